@@ -1,0 +1,91 @@
+package sim
+
+import "time"
+
+// Config is everything one run depends on.
+type Config struct {
+	Seed      uint64
+	Duration  time.Duration // true-time limit of the run
+	MaxEvents int           // history limit; 0 means DefaultMaxEvents
+	Nodes     []NodeSpec
+	Procs     []ProcSpec
+	Network   Network
+	Faults    []Fault
+	// NewLocker makes the lock algorithm for one process incarnation.
+	NewLocker func(proc int) Locker
+	// WatchKey is recorded on every node after every command (the lock key).
+	WatchKey string
+}
+
+// DefaultMaxEvents bounds a run's history when Config.MaxEvents is 0.
+const DefaultMaxEvents = 1_000_000
+
+// NodeSpec is one Redis node.
+type NodeSpec struct {
+	Clock ClockSpec
+}
+
+// ProcSpec is one client process and its workload.
+type ProcSpec struct {
+	Name       string
+	Clock      ClockSpec
+	Start      time.Duration // true time at which it starts
+	Iterations int           // acquire → critical section → release rounds
+	Work       time.Duration // time held between reading and writing the resource
+	Think      time.Duration // pause after each round
+}
+
+// Latency is uniform in [Min, Max]; Min == Max is fixed.
+type Latency struct {
+	Min, Max time.Duration
+}
+
+// Network applies to every command.
+type Network struct {
+	Request     Latency
+	Reply       Latency
+	LossRequest float64 // probability that the request never arrives
+	LossReply   float64 // probability that the command runs but the reply never arrives
+	Timeout     time.Duration
+}
+
+// Point is where in a process's life a trigger looks.
+type Point uint8
+
+const (
+	PointAt       Point = iota // no trigger: the fault fires at Fault.At
+	PointSend                  // the process is about to send a command
+	PointReply                 // a reply reached the process
+	PointAcquired              // Acquire returned held
+	PointReleased              // Release returned
+)
+
+var pointNames = [...]string{"at", "send", "reply", "acquired", "released"}
+
+func (p Point) String() string {
+	if int(p) < len(pointNames) {
+		return pointNames[p]
+	}
+	return "unknown"
+}
+
+// Trigger fires a fault on the Nth matching event of one process.
+type Trigger struct {
+	Point Point
+	Proc  int
+	Cmd   string // PointSend/PointReply: command name, upper case; "" matches any
+	N     int    // 1-based
+}
+
+// Fault is one planned fault.
+type Fault struct {
+	Kind FaultKind
+	Proc int // target of pause, crash, proc clock jump
+	Node int // target of node clock jump, node restart
+	// At is the true time it fires, unless On says an event triggers it.
+	At time.Duration
+	On Trigger
+	// Dur: pause length; crash: restart a fresh process after Dur (0: stays
+	// down); clock jump: how far; node restart: time down.
+	Dur time.Duration
+}

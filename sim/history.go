@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// Reply is a Redis reply as the algorithm sees it.
+type Reply = node.Reply
+
+// Kind says what an Event records.
+type Kind uint8
+
+const (
+	// KindCommand: a command ran on a node (At is when it ran; Sent when the
+	// client sent it; Key is the watched key afterwards).
+	KindCommand Kind = iota + 1
+	// KindCommandResult: what the client got back: Reply, or Err on timeout.
+	KindCommandResult
+	KindLockInvoke    // Acquire called
+	KindLockReturn    // Acquire returned: Held, Token, Fence, or Err (a client error)
+	KindReleaseInvoke // Release called with the lease (Token, Fence)
+	KindReleaseReturn // Release returned; Err if it failed
+	KindResourceRead  // the critical section read Value
+	KindResourceWrite // the critical section wrote Value with Fence; Accepted
+	KindFault         // a fault fired: Fault, Dur
+	KindProcStart     // a process (or a fresh incarnation) started
+	KindProcEnd       // a process finished its workload or stopped on a client error
+)
+
+var kindNames = [...]string{"", "command", "command-result", "lock-invoke", "lock-return",
+	"release-invoke", "release-return", "resource-read", "resource-write", "fault", "proc-start", "proc-end"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// FaultKind names a fault.
+type FaultKind uint8
+
+const (
+	FaultPause       FaultKind = iota + 1 // process stops for Dur
+	FaultCrash                            // process dies at its next yield
+	FaultRestart                          // a crashed process starts again, fresh (history only)
+	FaultProcJump                         // process clock jumps by Dur
+	FaultNodeJump                         // node clock jumps by Dur
+	FaultNodeRestart                      // node loses all data; down for Dur
+)
+
+var faultNames = [...]string{"", "pause", "crash", "restart", "proc-clock-jump", "node-clock-jump", "node-restart"}
+
+func (f FaultKind) String() string {
+	if int(f) < len(faultNames) {
+		return faultNames[f]
+	}
+	return "unknown"
+}
+
+// KeyState is a watched key on a node right after a command ran there.
+type KeyState struct {
+	Exists bool
+	Value  string
+	TTL    time.Duration // -1: no TTL
+}
+
+// Event is one thing that happened on the true timeline. Fields that do not
+// apply to a Kind are zero; Proc and Node are -1 when they do not apply.
+type Event struct {
+	At          Time
+	Kind        Kind
+	Proc        int
+	Node        int
+	Incarnation int    // the process's life: 0, then +1 after each restart
+	Req         uint64 // command request id (KindCommand, KindCommandResult)
+	Args        []string
+	Reply       Reply
+	Err         string
+	Sent        Time // KindCommand: when the client sent the request
+	Held        bool
+	Token       string
+	Fence       int64
+	Value       int64
+	Accepted    bool
+	Fault       FaultKind
+	Dur         time.Duration
+	Key         KeyState
+}
+
+// History is every event of a run in true-time order (ties in the order they
+// happened).
+type History struct {
+	Events []Event
+	Procs  []string // process names by index
+	Nodes  int
+	// WatchKey is the key whose state KindCommand events carry.
+	WatchKey string
+}

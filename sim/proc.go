@@ -1,0 +1,50 @@
+package sim
+
+import (
+	"errors"
+	"math/rand/v2"
+	"time"
+)
+
+// Proc is what an algorithm sees of its simulated client process.
+type Proc interface {
+	Name() string
+	// Now reads this process's local clock. It does not yield.
+	Now() time.Time
+	// Do sends one command to node and waits for the reply. It yields. An
+	// error reply from Redis comes back as a *RedisError; a lost request or
+	// reply, or a slow one, as ErrTimeout (the command may still have run).
+	Do(node int, args ...string) (Reply, error)
+	// Sleep waits d of true time. It yields.
+	Sleep(d time.Duration)
+	// Rand is this process's deterministic random source (tokens, jitter).
+	Rand() *rand.Rand
+	// Nodes is how many Redis nodes the run has.
+	Nodes() int
+}
+
+// ErrTimeout is the client-side timeout: the caller cannot know whether the
+// command ran.
+var ErrTimeout = errors.New("timeout")
+
+// RedisError is an error reply from a node.
+type RedisError struct{ Msg string }
+
+func (e *RedisError) Error() string { return e.Msg }
+
+// Lease is what Acquire hands back.
+type Lease struct {
+	Held  bool
+	Token string // the value that identifies this holder, if the algorithm has one
+	Fence int64  // fencing number carried into resource writes; 0 = none
+}
+
+// Locker is one lock algorithm as one process runs it. The engine makes a new
+// Locker for every process incarnation, so instance fields are process memory.
+type Locker interface {
+	// Acquire runs the algorithm's own acquire with its own retry policy. An
+	// error means the algorithm's code failed (it would have thrown): the
+	// process stops.
+	Acquire(p Proc) (Lease, error)
+	Release(p Proc, l Lease) error
+}
