@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+)
+
+// Digest is a sha256 over a canonical encoding of the history: every field of
+// every event, integers as fixed 8 bytes, strings length-prefixed. Same
+// scenario and seed give the same digest on any machine.
+func (h *History) Digest() string {
+	d := digester{h: sha256.New()}
+	d.int(int64(len(h.Procs)))
+	for _, p := range h.Procs {
+		d.str(p)
+	}
+	d.int(int64(h.Nodes))
+	d.str(h.WatchKey)
+	d.int(int64(len(h.Events)))
+	for i := range h.Events {
+		d.event(&h.Events[i])
+	}
+	return hex.EncodeToString(d.h.Sum(nil))
+}
+
+type digester struct {
+	h   hash.Hash
+	buf [8]byte
+}
+
+func (d *digester) int(v int64) {
+	binary.LittleEndian.PutUint64(d.buf[:], uint64(v))
+	d.h.Write(d.buf[:])
+}
+
+func (d *digester) str(s string) {
+	d.int(int64(len(s)))
+	d.h.Write([]byte(s))
+}
+
+func (d *digester) bool(b bool) {
+	if b {
+		d.int(1)
+	} else {
+		d.int(0)
+	}
+}
+
+func (d *digester) event(e *Event) {
+	d.int(int64(e.At))
+	d.int(int64(e.Kind))
+	d.int(int64(e.Proc))
+	d.int(int64(e.Node))
+	d.int(int64(e.Incarnation))
+	d.int(int64(e.Req))
+	d.int(int64(len(e.Args)))
+	for _, a := range e.Args {
+		d.str(a)
+	}
+	d.reply(&e.Reply)
+	d.str(e.Err)
+	d.int(int64(e.Sent))
+	d.bool(e.Held)
+	d.str(e.Token)
+	d.int(e.Fence)
+	d.int(e.Value)
+	d.bool(e.Accepted)
+	d.int(int64(e.Fault))
+	d.int(int64(e.Dur))
+	d.bool(e.Key.Exists)
+	d.str(e.Key.Value)
+	d.int(int64(e.Key.TTL))
+}
+
+func (d *digester) reply(r *Reply) {
+	d.int(int64(r.Kind))
+	d.str(r.Str)
+	d.int(r.Int)
+	d.int(int64(len(r.Elems)))
+	for i := range r.Elems {
+		d.reply(&r.Elems[i])
+	}
+}

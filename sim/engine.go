@@ -1,0 +1,251 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// Result is what a run produced.
+type Result struct {
+	History History
+	Stats   Stats
+	End     Time   // true time at which the run ended
+	Cut     string // why the run stopped before its processes finished, if it did
+}
+
+// Stats counts what happened in a run.
+type Stats struct {
+	Acquired int `json:"acquired"`
+	Failed   int `json:"failed"`
+	Commands int `json:"commands"`
+}
+
+// request is one command in flight.
+type request struct {
+	id        uint64
+	proc, inc int
+	node      int
+	args      []string
+	sent      Time
+	deadline  Time // 0: the client waits for ever
+	lostReply bool
+	dropped   bool   // the node was down when it arrived
+	why       string // why the client timed out
+	reply     Reply
+}
+
+type simNode struct {
+	n         *node.Node
+	clock     clock
+	downUntil Time
+}
+
+type runner struct {
+	cfg     *Config
+	now     Time
+	q       queue
+	procs   []*process
+	nodes   []simNode
+	net     *rand.Rand
+	hist    []Event
+	stats   Stats
+	reqID   uint64
+	live    int // processes alive or waiting to restart
+	maxEv   int
+	cut     string
+	limit   Time
+	fired   []bool
+	counts  []int
+	byProc  [][]int // trigger faults by the process they watch
+	// resource is what the lock protects: a counter that, with fencing,
+	// refuses a fencing number lower than the highest it has seen.
+	resource struct{ value, maxFence int64 }
+}
+
+// Run executes one simulation. It returns an error only for a configuration
+// that cannot run; everything that happens in the run is in the history.
+func Run(cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: &cfg, limit: Time(cfg.Duration), maxEv: cfg.MaxEvents}
+	if r.maxEv == 0 {
+		r.maxEv = DefaultMaxEvents
+	}
+	r.net = rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)) // "net"
+	r.nodes = make([]simNode, len(cfg.Nodes))
+	for i, ns := range cfg.Nodes {
+		r.nodes[i] = simNode{n: node.New(int64(mix(cfg.Seed, uint64(i)+1<<32))), clock: clock{spec: ns.Clock}}
+	}
+	r.procs = make([]*process, len(cfg.Procs))
+	for i := range cfg.Procs {
+		spec := &cfg.Procs[i]
+		r.procs[i] = &process{r: r, id: i, spec: spec, clock: clock{spec: spec.Clock}}
+		r.q.push(event{at: Time(spec.Start), kind: evStart, proc: int32(i)})
+		r.live++
+	}
+	r.fired = make([]bool, len(cfg.Faults))
+	r.counts = make([]int, len(cfg.Faults))
+	r.byProc = make([][]int, len(cfg.Procs))
+	for i, f := range cfg.Faults {
+		if f.On.Point == PointAt {
+			r.q.push(event{at: Time(f.At), kind: evFault, fault: int32(i)})
+		} else {
+			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
+		}
+	}
+	r.hist = make([]Event, 0, 64*len(cfg.Procs))
+	r.loop()
+	for _, p := range r.procs {
+		if p.live {
+			p.crashPending = true
+			p.stop() // unwinds the goroutine: none outlives the run
+			p.live = false
+		}
+	}
+	names := make([]string, len(cfg.Procs))
+	for i, p := range cfg.Procs {
+		names[i] = p.Name
+	}
+	return &Result{
+		History: History{Events: r.hist, Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
+		Stats:   r.stats,
+		End:     r.now,
+		Cut:     r.cut,
+	}, nil
+}
+
+func (r *runner) loop() {
+	for r.q.len() > 0 && r.live > 0 {
+		if r.q.peek().at > r.limit {
+			r.now = r.limit
+			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
+			return
+		}
+		if len(r.hist) >= r.maxEv {
+			r.cut = fmt.Sprintf("event limit %d reached", r.maxEv)
+			return
+		}
+		e := r.q.pop()
+		r.now = e.at
+		r.dispatch(&e)
+	}
+}
+
+func (r *runner) dispatch(e *event) {
+	switch e.kind {
+	case evFault:
+		r.fire(int(e.fault))
+		return
+	case evArrive:
+		r.arrive(e.req)
+		return
+	}
+	p := r.procs[e.proc]
+	if e.kind == evStart {
+		r.startProc(p)
+		return
+	}
+	if int(e.inc) != p.inc || !p.live {
+		return // an event of a process incarnation that crashed
+	}
+	switch e.kind {
+	case evBegin:
+		r.begin(p)
+	case evResume:
+		r.resume(p)
+	case evReply:
+		r.deliver(p, e.req)
+	}
+}
+
+func (r *runner) startProc(p *process) {
+	if p.inc > 0 {
+		r.record(Event{Kind: KindFault, Fault: FaultRestart, Proc: p.id, Node: -1})
+	}
+	p.rng = rand.New(rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc)))
+	p.start()
+	r.resume(p)
+}
+
+// resume runs the process until its next yield, unless it is paused.
+func (r *runner) resume(p *process) {
+	if p.pausedUntil > r.now {
+		r.q.push(event{at: p.pausedUntil, kind: evResume, proc: int32(p.id), inc: int32(p.inc)})
+		return
+	}
+	p.running = true
+	_, ok := p.next()
+	p.running = false
+	if !ok {
+		p.live = false
+		if p.crashPending {
+			p.inc++
+		} else {
+			r.live--
+		}
+		return
+	}
+	if p.want == effCommand {
+		r.trigger(PointSend, p, p.args[0])
+		if !p.live {
+			return
+		}
+	}
+	r.begin(p)
+}
+
+// begin starts the effect the process yielded for, once any pause is over.
+func (r *runner) begin(p *process) {
+	if p.pausedUntil > r.now {
+		r.q.push(event{at: p.pausedUntil, kind: evBegin, proc: int32(p.id), inc: int32(p.inc)})
+		return
+	}
+	switch p.want {
+	case effSleep:
+		r.q.push(event{at: r.now + Time(p.sleep), kind: evResume, proc: int32(p.id), inc: int32(p.inc)})
+	case effCommand:
+		r.send(p)
+	case effRead:
+		p.readVal = r.resource.value
+		r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
+		r.resume(p)
+	case effWrite:
+		accepted := p.fence == 0 || p.fence >= r.resource.maxFence
+		if accepted {
+			r.resource.value = p.value
+			r.resource.maxFence = max(r.resource.maxFence, p.fence)
+		}
+		r.record(Event{Kind: KindResourceWrite, Proc: p.id, Node: -1, Value: p.value, Fence: p.fence, Accepted: accepted})
+		r.resume(p)
+	}
+}
+
+func (r *runner) record(e Event) {
+	e.At = r.now
+	if e.Proc >= 0 && e.Kind != KindCommand {
+		e.Incarnation = r.procs[e.Proc].inc
+	}
+	r.hist = append(r.hist, e)
+}
+
+func mix(a, b uint64) uint64 {
+	// splitmix64 of a combined with b: independent streams per purpose.
+	z := a ^ (b * 0x9e3779b97f4a7c15)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func upper(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' {
+			return strings.ToUpper(s)
+		}
+	}
+	return s
+}

@@ -1,0 +1,67 @@
+package sim
+
+import "time"
+
+// trigger counts an event of process p at point and fires the faults that
+// were waiting for its Nth occurrence.
+func (r *runner) trigger(point Point, p *process, cmd string) {
+	for _, i := range r.byProc[p.id] {
+		f := &r.cfg.Faults[i]
+		if r.fired[i] || f.On.Point != point || (f.On.Cmd != "" && f.On.Cmd != upper(cmd)) {
+			continue
+		}
+		r.counts[i]++
+		if r.counts[i] == f.On.N {
+			r.fire(i)
+		}
+	}
+}
+
+// fire applies fault i now. Faults on a process that is not alive do nothing.
+func (r *runner) fire(i int) {
+	if r.fired[i] {
+		return
+	}
+	r.fired[i] = true
+	f := &r.cfg.Faults[i]
+	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
+	switch f.Kind {
+	case FaultPause, FaultCrash, FaultProcJump:
+		p := r.procs[f.Proc]
+		if !p.live {
+			return
+		}
+		ev.Proc = f.Proc
+		r.record(ev)
+		switch f.Kind {
+		case FaultPause:
+			p.pausedUntil = max(p.pausedUntil, r.now+Time(f.Dur))
+		case FaultProcJump:
+			p.clock.jumped += f.Dur
+		case FaultCrash:
+			r.crash(p, f.Dur)
+		}
+	case FaultNodeJump:
+		ev.Node = f.Node
+		r.record(ev)
+		r.nodes[f.Node].clock.jumped += f.Dur
+	case FaultNodeRestart:
+		ev.Node = f.Node
+		r.record(ev)
+		n := &r.nodes[f.Node]
+		n.n.Flush()
+		n.downUntil = r.now + Time(f.Dur)
+	}
+}
+
+// crash ends the process at its next yield (at once if it is suspended) and
+// starts a fresh incarnation after restart, if restart > 0.
+func (r *runner) crash(p *process, restart time.Duration) {
+	p.kill()
+	p.pausedUntil = 0
+	if restart > 0 {
+		r.q.push(event{at: r.now + Time(restart), kind: evStart, proc: int32(p.id)})
+	} else {
+		r.live--
+	}
+}

@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// send puts the process's command on the network. Latencies and losses are
+// drawn now, so the client's outcome time is known at once: the reply time,
+// or the deadline when the request or reply is lost or too slow.
+func (r *runner) send(p *process) {
+	nw := &r.cfg.Network
+	r.reqID++
+	q := &request{id: r.reqID, proc: p.id, inc: p.inc, node: p.node, args: p.args, sent: r.now}
+	if nw.Timeout > 0 {
+		q.deadline = r.now + Time(nw.Timeout)
+	}
+	lostReq := nw.LossRequest > 0 && r.net.Float64() < nw.LossRequest
+	q.lostReply = nw.LossReply > 0 && r.net.Float64() < nw.LossReply
+	arrive := r.now + Time(r.latency(nw.Request))
+	replyAt := arrive + Time(r.latency(nw.Reply))
+	if !lostReq {
+		r.q.push(event{at: arrive, kind: evArrive, req: q})
+	}
+	at := replyAt
+	switch {
+	case lostReq:
+		q.why = "timeout: request lost"
+	case q.lostReply:
+		q.why = "timeout: reply lost"
+	case q.deadline > 0 && replyAt > q.deadline:
+		q.why = "timeout: reply too slow"
+	}
+	if q.why != "" {
+		if q.deadline == 0 {
+			return // no timeout: the client waits for ever
+		}
+		at = q.deadline
+		q.lostReply = true
+	}
+	r.q.push(event{at: at, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
+}
+
+func (r *runner) latency(l Latency) time.Duration {
+	if l.Max <= l.Min {
+		return l.Min
+	}
+	return l.Min + time.Duration(r.net.Int64N(int64(l.Max-l.Min)+1))
+}
+
+// arrive runs the command on its node at the node's own clock.
+func (r *runner) arrive(q *request) {
+	n := &r.nodes[q.node]
+	if r.now < n.downUntil {
+		q.dropped = true
+		return
+	}
+	nodeNow := n.clock.at(r.now).Std()
+	q.reply = n.n.Exec(q.proc, nodeNow, q.args)
+	r.stats.Commands++
+	// The sender may have crashed since it sent: keep its incarnation.
+	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
+	if r.cfg.WatchKey != "" {
+		ev.Key.Exists, ev.Key.Value, ev.Key.TTL = n.n.Key(nodeNow, r.cfg.WatchKey)
+	}
+	r.record(ev)
+}
+
+// deliver hands the reply, or the timeout, to the waiting process.
+func (r *runner) deliver(p *process, q *request) {
+	if q.dropped && !q.lostReply {
+		// The node was down: no reply will come, the client waits out its
+		// deadline.
+		if q.deadline == 0 {
+			return
+		}
+		q.lostReply, q.why = true, "timeout: node down"
+		r.q.push(event{at: q.deadline, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
+		return
+	}
+	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id}
+	if q.lostReply {
+		p.reply, p.err = Reply{}, ErrTimeout
+		res.Err = q.why
+		r.record(res)
+		r.resume(p)
+		return
+	}
+	p.reply, p.err = q.reply, nil
+	if q.reply.Kind == node.Error {
+		p.err = &RedisError{Msg: q.reply.Str}
+	}
+	res.Reply = q.reply
+	r.record(res)
+	r.trigger(PointReply, p, q.args[0])
+	if p.live {
+		r.resume(p)
+	}
+}

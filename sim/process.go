@@ -1,0 +1,151 @@
+package sim
+
+import (
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// effectKind is what a process asked the scheduler for when it yielded.
+type effectKind uint8
+
+const (
+	effNone effectKind = iota
+	effCommand
+	effSleep
+	effRead
+	effWrite
+)
+
+// crashSignal unwinds a process's goroutine when it crashes or the run ends.
+// It never leaves this package: the coroutine body recovers it.
+type crashSignal struct{}
+
+// process is one simulated client. Its algorithm code runs as a coroutine
+// (iter.Pull): only the scheduler or this process runs at any instant, and
+// every effect is a yield back to the scheduler.
+type process struct {
+	r     *runner
+	id    int
+	spec  *ProcSpec
+	clock clock
+	rng   *rand.Rand
+	inc   int // incarnation
+
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+
+	live         bool // has a coroutine that has not finished
+	running      bool // the coroutine is executing right now
+	crashPending bool // crash at the next yield
+	pausedUntil  Time
+
+	// The pending effect, set before yielding.
+	want    effectKind
+	args    []string
+	node    int
+	sleep   time.Duration
+	value   int64
+	fence   int64
+	reply   Reply
+	err     error
+	readVal int64
+}
+
+func (p *process) Name() string     { return p.spec.Name }
+func (p *process) Rand() *rand.Rand { return p.rng }
+func (p *process) Nodes() int       { return len(p.r.nodes) }
+func (p *process) Now() time.Time   { return p.clock.at(p.r.now).Std() }
+
+func (p *process) Do(node int, args ...string) (Reply, error) {
+	if node < 0 || node >= len(p.r.nodes) {
+		return Reply{}, fmt.Errorf("no node %d: the run has %d", node, len(p.r.nodes))
+	}
+	if len(args) == 0 {
+		return Reply{}, fmt.Errorf("empty command")
+	}
+	p.want, p.node = effCommand, node
+	p.args = append([]string(nil), args...) // the history keeps them
+	p.suspend()
+	return p.reply, p.err
+}
+
+// Sleep with d <= 0 returns at once without yielding, like sleep(0).
+func (p *process) Sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	p.want, p.sleep = effSleep, d
+	p.suspend()
+}
+
+func (p *process) readResource() int64 {
+	p.want = effRead
+	p.suspend()
+	return p.readVal
+}
+
+func (p *process) writeResource(v, fence int64) {
+	p.want, p.value, p.fence = effWrite, v, fence
+	p.suspend()
+}
+
+// suspend hands control to the scheduler until it resumes this process.
+func (p *process) suspend() {
+	if p.crashPending {
+		panic(crashSignal{})
+	}
+	p.running = false
+	ok := p.yield(struct{}{})
+	p.running = true
+	if !ok || p.crashPending {
+		panic(crashSignal{})
+	}
+}
+
+// start makes a fresh coroutine running the workload with a new Locker.
+func (p *process) start() {
+	locker := p.r.cfg.NewLocker(p.id)
+	body := func(yield func(struct{}) bool) {
+		p.yield = yield
+		defer func() {
+			if v := recover(); v != nil {
+				if _, ok := v.(crashSignal); !ok {
+					// The algorithm's own code panicked: that is a client
+					// error of the algorithm, not of the engine.
+					p.r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1,
+						Err: "panic: " + firstLine(fmt.Sprint(v))})
+				}
+			}
+		}()
+		p.workload(locker)
+	}
+	p.next, p.stop = iter.Pull(iter.Seq[struct{}](body))
+	p.live, p.crashPending, p.want = true, false, effNone
+}
+
+// kill ends the coroutine if it is suspended; a running one is ended at its
+// next yield.
+func (p *process) kill() {
+	if !p.live {
+		return
+	}
+	if p.running {
+		p.crashPending = true
+		return
+	}
+	p.crashPending = true
+	p.stop()
+	p.live = false
+	p.inc++
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
