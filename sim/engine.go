@@ -45,22 +45,22 @@ type simNode struct {
 }
 
 type runner struct {
-	cfg     *Config
-	now     Time
-	q       queue
-	procs   []*process
-	nodes   []simNode
-	net     *rand.Rand
-	hist    []Event
-	stats   Stats
-	reqID   uint64
-	live    int // processes alive or waiting to restart
-	maxEv   int
-	cut     string
-	limit   Time
-	fired   []bool
-	counts  []int
-	byProc  [][]int // trigger faults by the process they watch
+	cfg    *Config
+	now    Time
+	q      queue
+	procs  []*process
+	nodes  []simNode
+	net    *rand.Rand
+	hist   []Event
+	stats  Stats
+	reqID  uint64
+	live   int // processes alive or waiting to restart
+	maxEv  int
+	cut    string
+	limit  Time
+	fired  []bool
+	counts []int
+	byProc [][]int // trigger faults by the process they watch
 	// resource is what the lock protects: a counter that, with fencing,
 	// refuses a fencing number lower than the highest it has seen.
 	resource struct{ value, maxFence int64 }
