@@ -72,6 +72,12 @@ func Run(cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	// The run owns its fault plan: trigger command names are compared upper
+	// case, and the caller's slice is left alone.
+	cfg.Faults = append([]Fault(nil), cfg.Faults...)
+	for i := range cfg.Faults {
+		cfg.Faults[i].On.Cmd = upper(cfg.Faults[i].On.Cmd)
+	}
 	r := &runner{cfg: &cfg, limit: Time(cfg.Duration), maxEv: cfg.MaxEvents}
 	if r.maxEv == 0 {
 		r.maxEv = DefaultMaxEvents

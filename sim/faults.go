@@ -7,7 +7,7 @@ import "time"
 func (r *runner) trigger(point Point, p *process, cmd string) {
 	for _, i := range r.byProc[p.id] {
 		f := &r.cfg.Faults[i]
-		if r.fired[i] || f.On.Point != point || (f.On.Cmd != "" && f.On.Cmd != upper(cmd)) {
+		if r.fired[i] || f.On.Point != point || (f.On.Cmd != "" && !equalFold(f.On.Cmd, cmd)) {
 			continue
 		}
 		r.counts[i]++
@@ -64,4 +64,22 @@ func (r *runner) crash(p *process, restart time.Duration) {
 	} else {
 		r.live--
 	}
+}
+
+// equalFold compares an upper-case command name with one as sent, without
+// allocating.
+func equalFold(upperName, sent string) bool {
+	if len(upperName) != len(sent) {
+		return false
+	}
+	for i := 0; i < len(sent); i++ {
+		c := sent[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != upperName[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -46,3 +46,40 @@ func standardConfig(seed uint64) Config {
 		WatchKey:  "lock",
 	}
 }
+
+// scriptLock runs test code as the acquire step: the engine's workload then
+// records it like any algorithm.
+type scriptLock struct {
+	acquire func(p Proc) (Lease, error)
+}
+
+func (l scriptLock) Acquire(p Proc) (Lease, error) { return l.acquire(p) }
+func (l scriptLock) Release(Proc, Lease) error     { return nil }
+
+// oneProc runs body once in a single process on one node with a
+// zero-latency network.
+func oneProc(body func(p Proc) (Lease, error), mod func(*Config)) (*Result, error) {
+	cfg := Config{
+		Seed:      7,
+		Duration:  time.Hour,
+		Nodes:     []NodeSpec{{}},
+		Procs:     []ProcSpec{{Name: "c1", Iterations: 1}},
+		Network:   Network{Timeout: time.Second},
+		NewLocker: func(int) Locker { return scriptLock{acquire: body} },
+		WatchKey:  "k",
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	return Run(cfg)
+}
+
+func eventsOf(h History, k Kind) []Event {
+	var out []Event
+	for _, e := range h.Events {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}

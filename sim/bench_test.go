@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"iter"
+	"testing"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// commandMix is what a lock does: acquire, look, release by script, delete.
+var commandMix = [][]string{
+	{"SET", "lock", "tok", "NX", "PX", "1000"},
+	{"GET", "lock"},
+	{"EVAL", releaseScript, "1", "lock", "tok"},
+	{"DEL", "lock"},
+}
+
+// BenchmarkRawDispatch is the command mix straight into a node: miniredis
+// Dispatch (scripts through the node's own Lua VM), no simulation.
+func BenchmarkRawDispatch(b *testing.B) {
+	n := node.New(1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		n.Exec(0, Time(i).Std(), commandMix[i%len(commandMix)])
+	}
+}
+
+// BenchmarkSimCommand is the same mix issued by a simulated process through
+// Do: a coroutine switch each way, the event queue, history, watched key.
+func BenchmarkSimCommand(b *testing.B) {
+	b.ReportAllocs()
+	body := func(p Proc) (Lease, error) {
+		for i := 0; i < b.N; i++ {
+			p.Do(0, commandMix[i%len(commandMix)]...)
+		}
+		return Lease{}, nil
+	}
+	b.ResetTimer()
+	if _, err := oneProc(body, func(c *Config) { c.WatchKey = "lock"; c.MaxEvents = 1 << 62 }); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkRunStandard is one whole run: 3 processes × 20 rounds of a SET NX
+// PX lock with a Lua release, no faults.
+func BenchmarkRunStandard(b *testing.B) {
+	b.ReportAllocs()
+	cfg := standardConfig(1)
+	for i := 0; b.Loop(); i++ {
+		cfg.Seed = uint64(i)
+		if _, err := Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSwitchPull and BenchmarkSwitchChan compare the two ways to hand
+// control between the scheduler and a process: one round trip per op.
+func BenchmarkSwitchPull(b *testing.B) {
+	next, stop := iter.Pull(func(yield func(int) bool) {
+		for i := 0; yield(i); i++ {
+		}
+	})
+	defer stop()
+	for b.Loop() {
+		next()
+	}
+}
+
+func BenchmarkSwitchChan(b *testing.B) {
+	req, resp := make(chan struct{}), make(chan int)
+	go func() {
+		for i := 0; ; i++ {
+			if _, ok := <-req; !ok {
+				return
+			}
+			resp <- i
+		}
+	}()
+	defer close(req)
+	for b.Loop() {
+		req <- struct{}{}
+		<-resp
+	}
+}
