@@ -1,0 +1,44 @@
+package model
+
+import "github.com/locksim/locksim/sim"
+
+// Check judges one run's history.
+func Check(h sim.History, o Options) Verdict {
+	o = o.withDefaults()
+	t := extract(&h)
+	w := &witnesses{h: &h}
+	vs := append(overlapViolations(t, w), strayViolations(t, w, false)...)
+	lockFound := len(vs)
+	lost := lostUpdateViolations(t, w)
+	vs = append(vs, lost...)
+	vs = append(vs, stuckViolations(t, o, w)...)
+	vs = append(vs, staleViolations(t, o, w)...)
+	vs = append(vs, clientErrorViolations(t, w)...)
+
+	v := Verdict{Linearizable: Unknown, ResourceLinearizable: Unknown}
+	if !o.SkipPorcupine {
+		v.Linearizable = linearizable(mutexModel(t), mutexOps(t), o.Timeout)
+		v.ResourceLinearizable = linearizable(resourceModel(t), resourceOps(t), o.Timeout)
+		// The direct checks should explain every porcupine rejection. If one
+		// does not, say so rather than stay quiet.
+		if v.Linearizable == No && lockFound == 0 {
+			strays := strayViolations(t, w, true)
+			if len(strays) == 0 {
+				strays = append(strays, Violation{Kind: KindNotLinearizable, From: 0, To: t.end,
+					Detail: "porcupine found no order of the lock history a mutex allows, and no overlap explains it"})
+			}
+			vs = append(vs, strays...)
+		}
+		if v.ResourceLinearizable == No && len(lost) == 0 {
+			vs = append(vs, Violation{Kind: KindNotLinearizable, From: 0, To: t.end,
+				Detail: "porcupine found no order of the resource history a counter allows, and no lost update explains it"})
+		}
+	}
+	sortViolations(vs)
+	if vs == nil {
+		vs = []Violation{}
+	}
+	v.Violations = vs
+	v.Verdict = verdictOf(vs)
+	return v
+}

@@ -1,0 +1,179 @@
+package model
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// retries: p fails to acquire every 100ms from from to to.
+func (b *hist) retries(p int, from, to sim.Time) *hist {
+	for at := from; at+ms(10) <= to; at += ms(100) {
+		b.failAcquire(p, at, at+ms(10))
+	}
+	return b
+}
+
+// crashedHolder: c1 takes the lock and crashes holding it at 100ms.
+func crashedHolder() *hist {
+	return newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(100), sim.FaultCrash, 0)
+}
+
+func TestStuck(t *testing.T) {
+	tests := []struct {
+		name     string
+		h        sim.History
+		ttl      time.Duration
+		verdict  string
+		from, to sim.Time
+	}{
+		{
+			name: "ttl: nobody gets the lock for 2×TTL", ttl: time.Second,
+			h:       crashedHolder().retries(1, ms(200), ms(3000)).build(),
+			verdict: VerdictStuck, from: ms(200), to: ms(2910),
+		},
+		{
+			name: "ttl: the lock comes back after the TTL", ttl: time.Second,
+			h:       crashedHolder().retries(1, ms(200), ms(1200)).acquire(1, ms(1200), ms(1210), 0).release(1, ms(1300), ms(1310)).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			name: "ttl: a live holder keeps it, others wait: contention", ttl: time.Second,
+			h:       newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).retries(1, ms(10), ms(5000)).release(0, ms(5000), ms(5001)).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			name: "ttl: failing just under 2×TTL", ttl: time.Second,
+			h:       crashedHolder().retries(1, ms(200), ms(2100)).acquire(1, ms(2100), ms(2105), 0).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			name:    "no ttl: an acquire in flight to the end of the run",
+			h:       crashedHolder().invoke(1, ms(200)).tick(ms(5000)).build(),
+			verdict: VerdictStuck, from: ms(200), to: ms(5000),
+		},
+		{
+			name:    "no ttl: repeated failures after the holder crashed",
+			h:       crashedHolder().retries(1, ms(200), ms(2000)).end(1, ms(2500), "").build(),
+			verdict: VerdictStuck, from: ms(200), to: ms(1910),
+		},
+		{
+			name:    "no ttl: the run ends soon after trying began",
+			h:       crashedHolder().invoke(1, ms(4900)).tick(ms(5000)).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			name:    "no ttl: the lock is acquired again",
+			h:       crashedHolder().retries(1, ms(200), ms(3000)).acquire(1, ms(3000), ms(3005), 0).release(1, ms(3010), ms(3011)).tick(ms(5000)).build(),
+			verdict: VerdictSafe,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Check(tc.h, Options{TTL: tc.ttl})
+			if v.Verdict != tc.verdict {
+				t.Fatalf("verdict %s, want %s: %+v", v.Verdict, tc.verdict, v.Violations)
+			}
+			if tc.verdict == VerdictSafe {
+				return
+			}
+			got := v.Violations[0]
+			if got.Kind != KindStuck || !slices.Equal(got.Processes, []string{"c2"}) || got.From != tc.from || got.To != tc.to {
+				t.Errorf("got %s %v %s..%s, want stuck [c2] %s..%s", got.Kind, got.Processes, since(got.From), since(got.To), since(tc.from), since(tc.to))
+			}
+		})
+	}
+}
+
+// leftover: c1 holds from 1ms, its release at 10ms leaves the key in state
+// left; c2 tries from 5ms to 3s, and sees the key count down its TTL.
+func leftover(left sim.KeyState) *hist {
+	b := newHist("c1", "c2").
+		cmd(0, 0, ms(1), keyVal("tok-c1", -1), "SET", "lock", "tok-c1", "NX").acquire(0, ms(0), ms(1), 0).
+		cmd(0, 0, ms(10), left, "EVAL", "release", "1", "lock", "tok-c1").release(0, ms(10), ms(11))
+	for at := ms(5); at < ms(3000); at += ms(100) {
+		seen := left
+		if left.TTL >= 0 && at > ms(10) {
+			seen.TTL -= time.Duration(at - ms(10))
+			if seen.TTL <= 0 {
+				seen = noKey
+			}
+		}
+		b.cmd(1, 0, at+ms(1), seen, "SET", "lock", "tok-c2", "NX").failAcquire(1, at, at+ms(2))
+	}
+	return b
+}
+
+func TestStale(t *testing.T) {
+	tests := []struct {
+		name    string
+		h       sim.History
+		verdict string
+		to      sim.Time
+	}{
+		{name: "the key stays after a successful release", h: leftover(keyVal("tok-c1", -1)).build(), verdict: VerdictStale, to: ms(2907)},
+		{name: "the key stays, then someone deletes it", h: leftover(keyVal("tok-c1", -1)).cmd(-1, 0, ms(1500), noKey, "DEL", "lock").build(),
+			verdict: VerdictStale, to: ms(1500)},
+		{name: "the release deleted the key", h: leftover(noKey).build(), verdict: VerdictSafe},
+		{name: "the key expires soon", h: leftover(keyVal("tok-c1", 500*time.Millisecond)).build(), verdict: VerdictSafe},
+		{name: "the key is someone else's", h: leftover(keyVal("tok-c3", -1)).build(), verdict: VerdictSafe},
+		{name: "the node restarts and loses it", h: leftover(keyVal("tok-c1", -1)).nodeRestart(0, ms(600)).build(), verdict: VerdictSafe},
+		{
+			name: "nobody waits",
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).
+				cmd(0, 0, ms(10), keyVal("tok-c1", -1), "EVAL", "release", "1", "lock").release(0, ms(10), ms(11)).tick(ms(5000)).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			name: "the release failed: not stale",
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).
+				cmd(0, 0, ms(10), keyVal("tok-c1", -1), "EVAL", "release", "1", "lock").releaseErr(0, ms(10), ms(11), "timeout").
+				retries(1, ms(20), ms(3000)).build(),
+			verdict: VerdictSafe,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Check(tc.h, Options{TTL: 10 * time.Second})
+			if v.Verdict != tc.verdict {
+				t.Fatalf("verdict %s, want %s: %+v", v.Verdict, tc.verdict, v.Violations)
+			}
+			if tc.verdict == VerdictSafe {
+				return
+			}
+			got := v.Violations[0]
+			if got.Kind != KindStale || !slices.Equal(got.Processes, []string{"c1", "c2"}) || got.From != ms(11) || got.To != tc.to {
+				t.Errorf("got %s %v %s..%s, want stale [c1 c2] 11ms..%s", got.Kind, got.Processes, since(got.From), since(got.To), since(tc.to))
+			}
+			if len(got.Witness) == 0 || got.Witness[len(got.Witness)-1].Args[0] != "EVAL" {
+				t.Errorf("witness should end with the release's EVAL: %+v", got.Witness)
+			}
+		})
+	}
+}
+
+func TestClientError(t *testing.T) {
+	bad := Check(newHist("c1").cmd(0, 0, ms(1), noKey, "GET", "lock").end(0, ms(2), "int() argument must be a string, not 'NoneType'").build(), Options{})
+	if bad.Verdict != VerdictClientError || len(bad.Violations) != 1 || bad.Violations[0].From != ms(2) ||
+		len(bad.Violations[0].Witness) != 2 {
+		t.Errorf("client error: %+v", bad)
+	}
+	good := Check(newHist("c1").cmd(0, 0, ms(1), noKey, "GET", "lock").end(0, ms(2), "").build(), Options{})
+	if good.Verdict != VerdictSafe || len(good.Violations) != 0 {
+		t.Errorf("clean end: %+v", good)
+	}
+}
+
+// A key left on one node while another process holds the lock (say, by a
+// majority elsewhere) is not what keeps the others waiting.
+func TestStaleIgnoresContention(t *testing.T) {
+	h := leftover(keyVal("tok-c1", -1))
+	h.h.Procs = append(h.h.Procs, "c3")
+	h.acquire(2, ms(20), ms(21), 0).release(2, ms(4000), ms(4001))
+	v := Check(h.build(), Options{TTL: 10 * time.Second})
+	if slices.Contains(kinds(v), KindStale) {
+		t.Errorf("got %+v", v.Violations)
+	}
+}

@@ -1,0 +1,114 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// The direct safety check: two processes' holds overlap. Holds are half-open
+// [from, to): holds that touch do not overlap. This is exactly porcupine's
+// mutex verdict: with acquires spanning [call, from] and releases [to, ret],
+// hold a can be ordered before hold b iff a.to <= b.from (a release and an
+// acquire at the same instant are concurrent, so either order is allowed),
+// and a set of holds that can be ordered pairwise can be ordered as a whole
+// (sort by from). So the mutex history is linearizable iff no two holds
+// overlap, unless a process's own calls are out of order (a stray: releasing
+// without holding, acquiring while holding), which this check does not see.
+// Porcupine rejects a stray for certain only when it is apart in time from
+// its process's other calls (trace.certain); those are reported on their
+// own, the others only to explain a porcupine rejection. The agreement
+// properties (agree_test.go) check all three claims.
+
+type overlap struct {
+	a, b     int // indexes in holds; a began first
+	from, to sim.Time
+}
+
+func overlaps(holds []hold) []overlap {
+	order := make([]int, len(holds))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		a, b := holds[i], holds[j]
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.proc, b.proc), cmp.Compare(i, j))
+	})
+	var out []overlap
+	var active []int // holds that may still overlap a later one
+	for _, j := range order {
+		b := holds[j]
+		keep := active[:0]
+		for _, i := range active {
+			if holds[i].to > b.from {
+				keep = append(keep, i)
+			}
+		}
+		active = keep
+		for _, i := range active {
+			if a := holds[i]; a.proc != b.proc && a.from < b.to && b.from < a.to {
+				out = append(out, overlap{i, j, b.from, min(a.to, b.to)})
+			}
+		}
+		active = append(active, j)
+	}
+	return out
+}
+
+func overlapViolations(t *trace, w *witnesses) []Violation {
+	var vs []Violation
+	for _, o := range overlaps(t.holds) {
+		a, b := t.holds[o.a], t.holds[o.b]
+		to, until := o.to, "until "+since(o.to)
+		if to == forever {
+			to, until = t.end, "until the end of the run"
+		}
+		// The commands that led there: what each sent before the second hold
+		// began.
+		vs = append(vs, Violation{
+			Kind:      KindOverlap,
+			Processes: names(t, a.proc, b.proc),
+			From:      o.from,
+			To:        to,
+			Detail: fmt.Sprintf("%s held the lock from %s%s, %s from %s%s: both held it %s",
+				t.name(a.proc), since(a.from), fenced(a.fence), t.name(b.proc), since(b.from), fenced(b.fence), until),
+			Witness: w.events(w.lastCommands(t, a.proc, b.fromIdx, 3), w.lastCommands(t, b.proc, b.fromIdx, 3)),
+		})
+	}
+	return vs
+}
+
+// strayViolations reports the strays porcupine must reject, or with all set
+// every stray.
+func strayViolations(t *trace, w *witnesses, all bool) []Violation {
+	var vs []Violation
+	for k, s := range t.strays {
+		if !all && !t.certain(k) {
+			continue
+		}
+		at := t.h.Events[s.idx].At
+		vs = append(vs, Violation{
+			Kind:      KindNotLinearizable,
+			Processes: names(t, s.proc),
+			From:      at,
+			To:        at,
+			Detail:    fmt.Sprintf("%s %s at %s", t.name(s.proc), s.what, since(at)),
+			Witness:   w.events(w.lastCommands(t, s.proc, s.idx, 3), []int{s.idx}),
+		})
+	}
+	return vs
+}
+
+// since writes true time as the time since the run began: short, and the
+// same in every report.
+func since(t sim.Time) string { return time.Duration(t).String() }
+
+func fenced(f int64) string {
+	if f == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (fence %d)", f)
+}

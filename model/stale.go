@@ -1,0 +1,145 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// stale: Release returned success, yet on some node the lock key still held
+// what it held right after the release, for longer than StaleBound while
+// another process was trying to acquire. The key is taken to be gone when a
+// later command on that node finds it absent or changed, when its TTL (as the
+// last command saw it) runs out, or when the node restarts. When the lease
+// has a token, only keys holding that token count: a key another process set
+// is not this release's leftover. Time others waited while a live process
+// held the lock is contention, not staleness, and does not count.
+
+func staleViolations(t *trace, o Options, w *witnesses) []Violation {
+	if len(t.releases) == 0 {
+		return nil
+	}
+	w.build(len(t.wants), t.nodes)
+	busy := holdSpans(t)
+	var vs []Violation
+	for _, r := range t.releases {
+		var nodes, wit []int
+		waiters := make([]bool, len(t.wants))
+		var gone, waited sim.Time
+		for n := range t.nodes {
+			c := lastBefore(w.byNode[n], r.idx)
+			if c < 0 {
+				continue
+			}
+			k := t.h.Events[c].Key
+			if !k.Exists || (r.token != "" && k.Value != r.token) {
+				continue
+			}
+			g := keyGone(t, w, n, c)
+			if g <= r.at {
+				continue
+			}
+			win := span{r.at, g}
+			var others []span
+			for p, ws := range t.wants {
+				if c := clip(ws, win); p != r.proc && len(c) > 0 {
+					others = append(others, c...)
+					waiters[p] = true
+				}
+			}
+			m := measure(subtract(union(others), busy))
+			if m <= sim.Time(o.StaleBound) {
+				continue
+			}
+			nodes, wit = append(nodes, n), append(wit, c)
+			gone, waited = max(gone, g), max(waited, m)
+		}
+		if len(nodes) == 0 {
+			continue
+		}
+		procs := []int{r.proc}
+		for p, waiting := range waiters {
+			if waiting {
+				procs = append(procs, p)
+			}
+		}
+		vs = append(vs, Violation{
+			Kind:      KindStale,
+			Processes: names(t, procs...),
+			From:      r.at,
+			To:        gone,
+			Detail: fmt.Sprintf("%s released the lock at %s but the key stayed on node%s %s until %s while others waited %v",
+				t.name(r.proc), since(r.at), plural(len(nodes)), joinInts(nodes), since(gone), time.Duration(waited)),
+			Witness: w.events(w.lastCommands(t, r.proc, r.idx, 3), wit),
+		})
+	}
+	return vs
+}
+
+// keyGone is when the key that command c left on node n went away, at the
+// latest the end of the run.
+func keyGone(t *trace, w *witnesses, n, c int) sim.Time {
+	value := t.h.Events[c].Key.Value
+	deadline := expiry(t.h.Events[c])
+	reset := forever // a node restart loses the key
+	if i := firstAfter(w.resets[n], c); i >= 0 {
+		reset = t.h.Events[i].At
+	}
+	cmds := w.byNode[n]
+	k, _ := slices.BinarySearch(cmds, c+1)
+	for _, d := range cmds[k:] {
+		e := t.h.Events[d]
+		if min(deadline, reset) <= e.At {
+			break
+		}
+		if !e.Key.Exists || e.Key.Value != value {
+			return e.At
+		}
+		deadline = expiry(e) // the TTL may have been extended
+	}
+	return min(deadline, reset, t.end)
+}
+
+// expiry is when the watched key runs out by its TTL as e saw it.
+func expiry(e sim.Event) sim.Time {
+	if e.Key.TTL < 0 {
+		return forever
+	}
+	return e.At + sim.Time(e.Key.TTL)
+}
+
+// lastBefore is the largest index in sorted idx below i, or -1.
+func lastBefore(idx []int, i int) int {
+	k, _ := slices.BinarySearch(idx, i)
+	if k == 0 {
+		return -1
+	}
+	return idx[k-1]
+}
+
+// firstAfter is the smallest index in sorted idx above i, or -1.
+func firstAfter(idx []int, i int) int {
+	k, _ := slices.BinarySearch(idx, i+1)
+	if k == len(idx) {
+		return -1
+	}
+	return idx[k]
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,84 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// stuck: processes kept trying to acquire (an acquire in flight, or failed
+// acquires one after another) while nobody held the lock, for at least 2×TTL;
+// or, for a lock with no TTL, nobody acquired it again before the run ended.
+// Waiting while a live process holds the lock is contention, not a stuck
+// lock, so hold intervals are cut out of the waiting time; a crashed holder's
+// hold ends at its crash, which is what makes its abandoned lock visible.
+
+func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
+	var all []span
+	for _, ws := range t.wants {
+		all = append(all, ws...)
+	}
+	lastAcquire := sim.Time(math.MinInt64)
+	for _, h := range t.holds {
+		lastAcquire = max(lastAcquire, h.from)
+	}
+	idle := subtract(union(all), holdSpans(t))
+	var windows []span
+	if o.TTL > 0 {
+		for _, s := range idle {
+			if s.len() >= 2*sim.Time(o.TTL) {
+				windows = append(windows, s)
+			}
+		}
+	} else {
+		// No TTL: the tail after the last acquisition, if they tried for at
+		// least StaleBound in it (a run cut off mid-acquire is not a stuck
+		// lock).
+		var tail []span
+		for _, s := range idle {
+			if s.from >= lastAcquire {
+				tail = append(tail, s)
+			}
+		}
+		if measure(tail) >= sim.Time(o.StaleBound) {
+			windows = append(windows, span{tail[0].from, tail[len(tail)-1].to})
+		}
+	}
+	var vs []Violation
+	for _, win := range windows {
+		var procs []int
+		var wit [][]int
+		for p, ws := range t.wants {
+			if len(clip(ws, win)) > 0 {
+				procs = append(procs, p)
+				wit = append(wit, w.lastCommands(t, p, indexAfter(t, win.to), 2))
+			}
+		}
+		why := fmt.Sprintf("at least 2×TTL (%v)", o.TTL)
+		if o.TTL == 0 {
+			why = "and nobody acquired it again before the run ended (no TTL)"
+		}
+		vs = append(vs, Violation{
+			Kind:      KindStuck,
+			Processes: names(t, procs...),
+			From:      win.from,
+			To:        win.to,
+			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%v) while nobody held the lock, %s",
+				joinNames(t, procs...), since(win.from), since(win.to), time.Duration(win.len()), why),
+			Witness: w.events(wit...),
+		})
+	}
+	return vs
+}
+
+// holdSpans is when some live process held the lock. An acquisition, even one
+// released at once, counts for at least a nanosecond: it breaks a wait.
+func holdSpans(t *trace) []span {
+	busy := make([]span, len(t.holds))
+	for i, h := range t.holds {
+		busy[i] = span{h.from, max(min(h.to, t.end), h.from+1)}
+	}
+	return union(busy)
+}

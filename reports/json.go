@@ -1,0 +1,69 @@
+// Package reports renders runs and searches: text, JSON, HTML, the verdict
+// matrix. It holds no simulation logic.
+package reports
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// RunJSON is the stable JSON of one run. Later fields are only ever added.
+type RunJSON struct {
+	Scenario             string            `json:"scenario"`
+	Algorithm            string            `json:"algorithm"`
+	Seed                 uint64            `json:"seed"`
+	Verdict              string            `json:"verdict"`
+	Expect               string            `json:"expect,omitempty"`
+	Violations           []model.Violation `json:"violations"`
+	Linearizable         model.Tri         `json:"linearizable"`
+	ResourceLinearizable model.Tri         `json:"resource_linearizable"`
+	Digest               string            `json:"digest"`
+	Stats                StatsJSON         `json:"stats"`
+	Cut                  string            `json:"cut,omitempty"`
+}
+
+// StatsJSON counts what happened.
+type StatsJSON struct {
+	Acquired   int     `json:"acquired"`
+	Failed     int     `json:"failed"`
+	Commands   int     `json:"commands"`
+	SimSeconds float64 `json:"sim_seconds"`
+}
+
+// Run builds the JSON value of an outcome.
+func Run(o *scenarios.Outcome) RunJSON {
+	vs := o.Verdict.Violations
+	if vs == nil {
+		vs = []model.Violation{}
+	}
+	expect := ""
+	if o.Prepared.Algorithm.Name == o.Scenario.Algorithm {
+		expect = o.Scenario.Expect // an expectation holds for the scenario's own algorithm only
+	}
+	st := o.Result.Stats
+	return RunJSON{
+		Scenario:             o.Scenario.Name,
+		Algorithm:            o.Prepared.Algorithm.Name,
+		Seed:                 o.Scenario.Seed,
+		Verdict:              o.Verdict.Verdict,
+		Expect:               expect,
+		Violations:           vs,
+		Linearizable:         o.Verdict.Linearizable,
+		ResourceLinearizable: o.Verdict.ResourceLinearizable,
+		Digest:               o.Digest,
+		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
+			SimSeconds: time.Duration(o.Result.End).Seconds()},
+		Cut: o.Result.Cut,
+	}
+}
+
+// WriteJSON writes one outcome as an indented JSON object.
+func WriteJSON(w io.Writer, o *scenarios.Outcome) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(Run(o))
+}

@@ -1,0 +1,116 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/sim"
+)
+
+// Prepared is a scenario made ready to run with one algorithm.
+type Prepared struct {
+	Config    sim.Config
+	Algorithm locks.Algorithm
+	Params    locks.Params // the algorithm's defaults with the scenario's overrides
+}
+
+// Prepare builds the engine config for algorithm algoName, or for the
+// scenario's own algorithm when algoName is "". Running another algorithm
+// replays the same clients, clocks, network and fault plan against it.
+func (s *Scenario) Prepare(algoName string) (*Prepared, error) {
+	if algoName == "" {
+		algoName = s.Algorithm
+	}
+	algo, err := locks.Lookup(algoName)
+	if err != nil {
+		return nil, err
+	}
+	return s.PrepareWith(algo)
+}
+
+// PrepareWith builds the engine config for a given algorithm, which need not
+// be registered (an algorithm file's, say).
+func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
+	over := s.lockParams()
+	if err := algo.Validate(over); err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	params := algo.With(over)
+	need := algo.NodesNeeded(over)
+	nodes := s.Nodes
+	if len(nodes) == 0 {
+		nodes = make([]Node, need)
+	} else if len(nodes) < need {
+		return nil, fmt.Errorf("nodes: %s needs %d nodes, the scenario has %d", algo.Name, need, len(nodes))
+	}
+	cfg := sim.Config{
+		Seed:      s.Seed,
+		Duration:  s.Duration.D(),
+		MaxEvents: s.MaxEvents,
+		WatchKey:  params.Key,
+		NewLocker: func(int) sim.Locker { return algo.New(over) },
+		Network: sim.Network{
+			Request:     sim.Latency{Min: s.Network.Request.Min.D(), Max: s.Network.Request.Max.D()},
+			Reply:       sim.Latency{Min: s.Network.Reply.Min.D(), Max: s.Network.Reply.Max.D()},
+			LossRequest: s.Network.LossRequest,
+			LossReply:   s.Network.LossReply,
+			Timeout:     s.Network.Timeout.D(),
+		},
+	}
+	for _, n := range nodes {
+		cfg.Nodes = append(cfg.Nodes, sim.NodeSpec{Clock: n.Clock.spec()})
+	}
+	for _, c := range s.Clients {
+		cfg.Procs = append(cfg.Procs, sim.ProcSpec{Name: c.Name, Clock: c.Clock.spec(), Start: c.Start.D(),
+			Iterations: c.Iterations, Work: c.Work.D(), Think: c.Think.D()})
+	}
+	for i := range s.Faults {
+		f, err := s.fault(i, len(nodes))
+		if err != nil {
+			return nil, err
+		}
+		cfg.Faults = append(cfg.Faults, f)
+	}
+	return &Prepared{Config: cfg, Algorithm: algo, Params: params}, nil
+}
+
+func (c Clock) spec() sim.ClockSpec {
+	return sim.ClockSpec{Offset: c.Offset.D(), DriftPPM: c.DriftPPM}
+}
+
+var pointOf = map[string]sim.Point{PointSend: sim.PointSend, PointReply: sim.PointReply,
+	PointAcquired: sim.PointAcquired, PointReleased: sim.PointReleased}
+
+func (s *Scenario) fault(i, nodes int) (sim.Fault, error) {
+	f := s.Faults[i]
+	out := sim.Fault{At: f.At.D(), Proc: s.clientIndex(f.Client), Node: -1}
+	if f.Node != nil {
+		if *f.Node >= nodes {
+			return out, fmt.Errorf("faults[%d].node: node %d does not exist (the run has %d)", i, *f.Node, nodes)
+		}
+		out.Node = *f.Node
+	}
+	switch f.Kind {
+	case FaultPause:
+		out.Kind, out.Dur = sim.FaultPause, f.For.D()
+	case FaultCrash:
+		out.Kind, out.Dur = sim.FaultCrash, f.RestartAfter.D()
+	case FaultClockJump:
+		out.Kind, out.Dur = sim.FaultProcJump, f.By.D()
+		if f.Node != nil {
+			out.Kind = sim.FaultNodeJump
+		}
+	case FaultNodeRestart:
+		out.Kind, out.Dur = sim.FaultNodeRestart, f.For.D()
+	}
+	if f.On != nil {
+		out.On = sim.Trigger{Point: pointOf[f.On.Point], Proc: s.clientIndex(f.On.Client),
+			Cmd: strings.ToUpper(f.On.Command), N: f.On.N}
+	}
+	return out, nil
+}
+
+// Lifetime is how long the lock outlives a silent holder, for liveness.
+func (p *Prepared) Lifetime() time.Duration { return p.Algorithm.Lifetime(p.Params) }

@@ -1,0 +1,103 @@
+package scenarios
+
+// Scenario is everything one run depends on. A scenario file is this struct
+// in YAML; unknown fields are rejected, and Validate names the field and the
+// rule of anything out of bounds.
+type Scenario struct {
+	Name      string   `yaml:"name"`
+	Summary   string   `yaml:"summary,omitempty"`
+	Source    string   `yaml:"source,omitempty"` // the documents it comes from
+	Narrative string   `yaml:"narrative,omitempty"`
+	Algorithm string   `yaml:"algorithm"`
+	Params    Params   `yaml:"params,omitempty"`
+	Expect    string   `yaml:"expect,omitempty"` // the verdict a test asserts
+	Seed      uint64   `yaml:"seed"`
+	Duration  Duration `yaml:"duration"`
+	MaxEvents int      `yaml:"max_events,omitempty"`
+	// Nodes: omitted means as many as the algorithm needs, on true time.
+	Nodes   []Node   `yaml:"nodes,omitempty"`
+	Clients []Client `yaml:"clients"`
+	Network Network  `yaml:"network"`
+	Faults  []Fault  `yaml:"faults,omitempty"`
+}
+
+// Params override the algorithm's constants; zero keeps the document's.
+type Params struct {
+	Key        string   `yaml:"key,omitempty"`
+	TTL        Duration `yaml:"ttl,omitempty"`
+	Retries    int      `yaml:"retries,omitempty"`
+	RetrySleep Duration `yaml:"retry_sleep,omitempty"`
+	Resolution Duration `yaml:"resolution,omitempty"`
+	Nodes      int      `yaml:"nodes,omitempty"`
+}
+
+// Clock is a local clock: true time + offset + drift.
+type Clock struct {
+	Offset   Duration `yaml:"offset,omitempty"`
+	DriftPPM int64    `yaml:"drift_ppm,omitempty"`
+}
+
+// Node is one Redis server.
+type Node struct {
+	Clock Clock `yaml:"clock,omitempty"`
+}
+
+// Client is one process and its workload.
+type Client struct {
+	Name       string   `yaml:"name"`
+	Clock      Clock    `yaml:"clock,omitempty"`
+	Start      Duration `yaml:"start,omitempty"`
+	Iterations int      `yaml:"iterations"`
+	Work       Duration `yaml:"work,omitempty"`
+	Think      Duration `yaml:"think,omitempty"`
+}
+
+// Network applies to every command.
+type Network struct {
+	Request     Latency  `yaml:"request"`
+	Reply       Latency  `yaml:"reply"`
+	LossRequest float64  `yaml:"loss_request,omitempty"`
+	LossReply   float64  `yaml:"loss_reply,omitempty"`
+	Timeout     Duration `yaml:"timeout,omitempty"`
+}
+
+// Fault kinds as written in files.
+const (
+	FaultPause       = "pause"
+	FaultCrash       = "crash"
+	FaultClockJump   = "clock-jump"
+	FaultNodeRestart = "node-restart"
+)
+
+// Fault is one planned fault: at a true time, or on an event of a client.
+type Fault struct {
+	Kind string `yaml:"kind"`
+	// Client is the target of pause, crash, and a client's clock jump.
+	Client string `yaml:"client,omitempty"`
+	// Node is the target of node-restart and a node's clock jump.
+	Node *int     `yaml:"node,omitempty"`
+	At   Duration `yaml:"at,omitempty"`
+	On   *Trigger `yaml:"on,omitempty"`
+	// For is a pause's length, or how long a restarted node stays down.
+	For Duration `yaml:"for,omitempty"`
+	// RestartAfter brings a crashed client back as a fresh process.
+	RestartAfter Duration `yaml:"restart_after,omitempty"`
+	// By is how far a clock jumps (negative: backwards).
+	By Duration `yaml:"by,omitempty"`
+}
+
+// Trigger points as written in files.
+const (
+	PointSend     = "send"
+	PointReply    = "reply"
+	PointAcquired = "acquired"
+	PointReleased = "released"
+)
+
+// Trigger is "the Nth time client does point (with command)".
+type Trigger struct {
+	Client  string `yaml:"client"`
+	Point   string `yaml:"point"`
+	Command string `yaml:"command,omitempty"`
+	N       int    `yaml:"n"`
+}
