@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func simrun(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestRunExitCodes(t *testing.T) {
+	cases := []struct {
+		args    []string
+		code    int
+		verdict string
+	}{
+		{[]string{"run", "del-race", "--json"}, exitViolation, "unsafe"},
+		{[]string{"run", "--json", "del-race", "--algo", "set-nx-px-token"}, exitOK, "safe"},
+		{[]string{"run", "del-race", "--algo", "setnx-getset", "--json"}, exitOK, "safe"},
+	}
+	for _, c := range cases {
+		code, out, errOut := simrun(c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errOut)
+		}
+		var j map[string]any
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("%v: not JSON: %v\n%s", c.args, err, out)
+		}
+		if j["verdict"] != c.verdict {
+			t.Errorf("%v: verdict %v, want %s", c.args, j["verdict"], c.verdict)
+		}
+	}
+}
+
+// The JSON fields the issue names are a contract.
+func TestRunJSONFields(t *testing.T) {
+	_, out, _ := simrun("run", "del-race", "--json")
+	var j struct {
+		Scenario, Algorithm, Verdict, Digest string
+		Seed                                 *uint64
+		Violations                           []struct {
+			Kind      string
+			Processes []string
+			From, To  string
+			Detail    string
+		}
+		Stats map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Scenario != "del-race" || j.Algorithm != "setnx-del-recover" || j.Seed == nil || len(j.Digest) != 64 {
+		t.Fatalf("identity fields: %+v", j)
+	}
+	overlap := false
+	for _, v := range j.Violations {
+		if v.Kind == "overlap" && strings.Join(v.Processes, ",") == "c1,c2" &&
+			strings.HasPrefix(v.From, "2026-01-01T00:00:05.") && strings.HasSuffix(v.To, "Z") {
+			overlap = true
+		}
+	}
+	if !overlap {
+		t.Fatalf("want an overlap of c1 and c2 with RFC 3339 times: %+v", j.Violations)
+	}
+	for _, k := range []string{"acquired", "failed", "commands", "sim_seconds"} {
+		if _, ok := j.Stats[k]; !ok {
+			t.Errorf("stats.%s missing: %v", k, j.Stats)
+		}
+	}
+}
+
+func TestTextNamesBothHolders(t *testing.T) {
+	code, out, _ := simrun("run", "del-race")
+	if code != exitViolation || !strings.Contains(out, "UNSAFE") || !strings.Contains(out, "c1, c2") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+// Bad input: one line on stderr naming the problem and the valid names, exit 2.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "no-such-scenario"}, "valid: del-race"},
+		{[]string{"run", "del-race", "--algo", "no-such-lock"}, "valid: setnx-del,"},
+		{[]string{"run"}, "want one scenario"},
+		{[]string{"run", "del-race", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"run", "missing.yaml"}, "missing.yaml"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"show", "nope"}, "unknown scenario"},
+		{[]string{"list", "extra"}, "takes no arguments"},
+	}
+	for _, c := range cases {
+		code, out, errOut := simrun(c.args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
+		}
+		if out != "" || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: stderr %q (stdout %q), want one line containing %q", c.args, errOut, out, c.want)
+		}
+	}
+}
+
+func TestShowThenRunGivesTheSameDigest(t *testing.T) {
+	code, yaml, _ := simrun("show", "del-race")
+	if code != exitOK {
+		t.Fatal("show failed")
+	}
+	file := filepath.Join(t.TempDir(), "del-race.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, byName, _ := simrun("run", "del-race", "--json")
+	_, byFile, _ := simrun("run", file, "--json")
+	if digest(t, byName) != digest(t, byFile) {
+		t.Fatalf("show → file → run changed the digest")
+	}
+}
+
+func TestListJSON(t *testing.T) {
+	_, out, _ := simrun("list", "--json")
+	var l listJSON
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Algorithms) != 12 || len(l.Scenarios) == 0 || len(l.Faults) != 7 {
+		t.Fatalf("list: %d algorithms, %d scenarios, %d fault classes", len(l.Algorithms), len(l.Scenarios), len(l.Faults))
+	}
+	for _, a := range l.Algorithms {
+		if a.Name == "" || a.Source == "" || a.Summary == "" {
+			t.Errorf("incomplete algorithm entry %+v", a)
+		}
+	}
+}
+
+// Two separate processes with different GOMAXPROCS give the same digest:
+// nothing in a run depends on the host.
+func TestDigestAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "simrun")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	var digests []string
+	for _, procs := range []string{"1", "2"} {
+		cmd := exec.Command(bin, "run", "del-race", "--json")
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+procs)
+		out, _ := cmd.Output() // exit 1: unsafe
+		digests = append(digests, digest(t, string(out)))
+	}
+	if digests[0] != digests[1] {
+		t.Fatalf("digests differ across processes: %v", digests)
+	}
+}
+
+func digest(t *testing.T, out string) string {
+	t.Helper()
+	var j struct{ Digest string }
+	if err := json.Unmarshal([]byte(out), &j); err != nil || j.Digest == "" {
+		t.Fatalf("no digest in %q: %v", out, err)
+	}
+	return j.Digest
+}
