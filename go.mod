@@ -7,5 +7,8 @@ require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/yuin/gopher-lua v1.1.1
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/term v0.47.0
 	pgregory.net/rapid v1.3.0
 )
+
+require golang.org/x/sys v0.49.0 // indirect

@@ -15,9 +15,31 @@ func Offset(t sim.Time) string {
 	return time.Duration(t).String()
 }
 
-// WriteText writes the verdict and its witnesses for a person to read.
+// TextOptions says how to render for a person.
+type TextOptions struct {
+	// Color adds ANSI colours. The caller decides (a terminal, NO_COLOR
+	// unset), so output under test is the same everywhere.
+	Color bool
+	// Trace adds every command: sent, ran, node, reply, result.
+	Trace bool
+	// Width is the most columns a timeline line takes; 0 means 100.
+	Width int
+}
+
+// WriteText writes the verdict, its witnesses and the timeline, without
+// colour.
 func WriteText(w io.Writer, o *scenarios.Outcome) error {
+	return WriteTextWith(w, o, TextOptions{})
+}
+
+// WriteTextWith writes the verdict and its witnesses, who held the lock when,
+// the timeline, and with opt.Trace the command trace.
+func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
+	if opt.Width <= 0 {
+		opt.Width = 100
+	}
 	j := Run(o)
+	p := newPicture(o)
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "scenario   %s", j.Scenario)
 	if o.Scenario.Source != "" {
@@ -25,7 +47,15 @@ func WriteText(w io.Writer, o *scenarios.Outcome) error {
 	}
 	fmt.Fprintf(b, "\nalgorithm  %s (%s)\n", j.Algorithm, o.Prepared.Algorithm.Source)
 	fmt.Fprintf(b, "seed       %d\n", j.Seed)
-	fmt.Fprintf(b, "verdict    %s", strings.ToUpper(j.Verdict))
+	verdict := strings.ToUpper(j.Verdict)
+	if opt.Color {
+		c := colBad
+		if j.Verdict == "safe" {
+			c = colGood
+		}
+		verdict = c + verdict + colReset
+	}
+	fmt.Fprintf(b, "verdict    %s", verdict)
 	if j.Expect != "" {
 		if j.Expect == j.Verdict {
 			fmt.Fprintf(b, " (as expected)")
@@ -43,6 +73,7 @@ func WriteText(w io.Writer, o *scenarios.Outcome) error {
 			fmt.Fprintf(b, "               %s\n", Event(o.Result.History, e))
 		}
 	}
+	writeHolds(b, p)
 	fmt.Fprintf(b, "linearizable  lock %s, resource %s\n", j.Linearizable, j.ResourceLinearizable)
 	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s simulated\n",
 		j.Stats.Acquired, j.Stats.Failed, j.Stats.Commands, j.Stats.SimSeconds)
@@ -50,8 +81,90 @@ func WriteText(w io.Writer, o *scenarios.Outcome) error {
 		fmt.Fprintf(b, "cut        %s\n", j.Cut)
 	}
 	fmt.Fprintf(b, "digest     %s\n", j.Digest)
+	b.WriteString("\n")
+	p.timeline(b, opt.Width, opt.Color)
+	if len(p.faults) > 0 {
+		for i, e := range p.faults {
+			label := ""
+			if i == 0 {
+				label = "faults"
+			}
+			fmt.Fprintf(b, "%-11s%s\n", label, Event(o.Result.History, e))
+		}
+	}
+	if opt.Trace {
+		b.WriteString("\n")
+		writeTrace(b, commandTrace(&o.Result.History), witnessReqs(o.Verdict.Violations))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// maxHolds bounds the holds list; a long run lists those in violations.
+const maxHolds = 12
+
+// shownHolds picks the holds worth listing: all of a short run's; of a long
+// run's, those that meet a violation's window, then the earliest.
+func shownHolds(p *picture) (shown []holdRow, more int) {
+	if len(p.holds) <= maxHolds {
+		return p.holds, 0
+	}
+	for _, h := range p.holds {
+		for _, w := range p.windows {
+			if h.from <= w.to && w.from <= h.to {
+				shown = append(shown, h)
+				break
+			}
+		}
+	}
+	if len(shown) == 0 {
+		shown = p.holds
+	}
+	if len(shown) > maxHolds {
+		shown = shown[:maxHolds]
+	}
+	return shown, len(p.holds) - len(shown)
+}
+
+// writeHolds says who held the lock when, and how each hold ended.
+func writeHolds(b *strings.Builder, p *picture) {
+	shown, more := shownHolds(p)
+	for i, h := range shown {
+		label := ""
+		if i == 0 {
+			label = "holds"
+		}
+		fmt.Fprintf(b, "%-11s%-4s %s → %s  %s%s\n", label, h.name, Offset(h.from), Offset(h.to), holdEnd(h), holdLease(h))
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "%-11s… %d more\n", "", more)
+	}
+}
+
+func holdLease(h holdRow) string {
+	var parts []string
+	if h.token != "" {
+		parts = append(parts, "token "+quoteShort(h.token, 42))
+	}
+	if h.fence != 0 {
+		parts = append(parts, fmt.Sprintf("fence %d", h.fence))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func holdEnd(h holdRow) string {
+	switch h.end {
+	case "crashed":
+		return "crashed while holding"
+	case "stopped":
+		return "stopped while holding"
+	case "open":
+		return "still held at the end"
+	}
+	return h.end
 }
 
 // Event renders one history event on one line.

@@ -79,7 +79,9 @@ func (r *runner) deliver(p *process, q *request) {
 		r.q.push(event{at: q.deadline, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
 		return
 	}
-	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id}
+	// The result repeats the command and its send time: a lost request has
+	// no KindCommand event to pair with.
+	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
 	if q.lostReply {
 		p.reply, p.err = Reply{}, ErrTimeout
 		res.Err = q.why

@@ -34,7 +34,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"run", "run NAME|FILE [--algo NAME] [--seed N] [--json] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun},
+		{"run", "run NAME|FILE [--algo NAME] [--seed N] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow},
 	}
@@ -61,7 +61,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "simrun: prove or disprove Redis lock algorithms in a deterministic simulation.")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  simrun %-60s %s\n", c.usage, c.summary)
+		fmt.Fprintf(w, "  simrun %s\n      %s\n", c.usage, c.summary)
 	}
 	fmt.Fprintln(w, "\nExit status: 0 no violation, 1 violation found, 2 usage or input error.")
 	fmt.Fprintln(w, "Run 'simrun COMMAND -h' for a command's flags.")

@@ -91,7 +91,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "no-such-scenario"}, "valid: del-race"},
+		{[]string{"run", "no-such-scenario"}, "del-race, "},
 		{[]string{"run", "del-race", "--algo", "no-such-lock"}, "valid: setnx-del,"},
 		{[]string{"run"}, "want one scenario"},
 		{[]string{"run", "del-race", "--bogus"}, "flag provided but not defined: -bogus"},

@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
+	"golang.org/x/term"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -17,6 +18,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	porc := fs.String("porcupine", "", "write porcupine's HTML visualisation of the lock history to `FILE`")
+	htmlOut := fs.String("html", "", "write a self-contained HTML report (timeline, trace, porcupine) to `FILE`")
+	trace := fs.Bool("trace", false, "add the full command trace to the text report")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -42,10 +45,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "run", err)
 		}
 	}
+	if *htmlOut != "" {
+		if err := writeFile(*htmlOut, func(w io.Writer) error { return reports.WriteHTML(w, o) }); err != nil {
+			return fail(stderr, "run", err)
+		}
+	}
 	if *asJSON {
 		err = reports.WriteJSON(stdout, o)
 	} else {
-		err = reports.WriteText(stdout, o)
+		err = reports.WriteTextWith(stdout, o, reports.TextOptions{Color: colorOK(stdout), Trace: *trace})
 	}
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -54,6 +62,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// colorOK says whether to colour output to w: only a terminal, and never
+// when NO_COLOR is set to a non-empty value (https://no-color.org).
+func colorOK(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(f.Fd()))
 }
 
 // writeFile writes through fn to path, reporting the path in errors.

@@ -2,24 +2,38 @@
 // process through its server's Dispatch, with no sockets and no goroutine per
 // command. The caller sets the node's clock before every command, so TTL
 // expiry and TIME follow simulated node time.
+//
+// Scripts (EVAL, EVALSHA, SCRIPT) run here rather than in miniredis, on one
+// gopher-lua state per node with a deterministic instruction budget; their
+// redis.call goes back through the same Dispatch.
 package node
 
 import (
 	"bufio"
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
 )
 
-// Node is one Redis server.
+// Node is one Redis server. It is not safe for concurrent use.
 type Node struct {
 	m     *miniredis.Miniredis
 	srv   *server.Server
 	out   bytes.Buffer
 	w     *bufio.Writer
 	peers []*server.Peer // one connection per client, made on first use
+	multi []bool         // per connection: inside MULTI, commands are queued
+	seed  int64
+
+	// ScriptBudget is how many Lua VM instructions one script may run before
+	// it is stopped with an error reply; zero means DefaultScriptBudget.
+	ScriptBudget int64
+
+	scripts map[string]string // sha1 -> source: what EVALSHA may run
+	vm      *luaVM            // made by the first script, dropped by Flush
 }
 
 // New makes a node whose random commands are seeded with seed.
@@ -36,30 +50,82 @@ func New(seed int64) *Node {
 	m.Seed(int(seed))
 	m.SetTime(time.Unix(0, 0))
 	m.ClockTTL(true)
-	n := &Node{m: m, srv: srv}
+	n := &Node{m: m, srv: srv, seed: seed}
 	n.w = bufio.NewWriter(&n.out)
 	return n
 }
 
 // Exec runs one command from client conn at node time now.
 func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
-	n.m.SetTime(now)
+	n.setTime(now)
 	if len(args) == 0 {
-		return Reply{Kind: Error, Str: "ERR empty command"}
+		return errorReply("ERR empty command")
 	}
-	n.srv.Dispatch(n.peer(conn), args)
+	p := n.peer(conn)
+	name := strings.ToUpper(args[0])
+	if msg := refusal(name, args); msg != "" {
+		n.spoilTx(conn)
+		return errorReply(msg)
+	}
+	if isScripting(name) {
+		if n.multi[conn] {
+			// miniredis would queue its own EVAL; ours cannot join its queue.
+			n.spoilTx(conn)
+			return errorReply("ERR locksim: " + name + " inside MULTI is not simulated")
+		}
+		return n.scripting(p, name, args)
+	}
+	r := n.dispatch(p, args)
+	n.track(conn, name, args, r)
+	return r
+}
+
+// dispatch runs args through miniredis as client p and reads the reply.
+func (n *Node) dispatch(p *server.Peer, args []string) Reply {
+	n.srv.Dispatch(p, args)
 	n.w.Flush()
 	r, _, err := parseReply(n.out.Bytes())
 	n.out.Reset()
 	if err != nil {
-		return Reply{Kind: Error, Str: "ERR locksim: " + err.Error()}
+		return errorReply("ERR locksim: " + err.Error())
 	}
 	return r
+}
+
+// track follows which connections are inside MULTI, so that script commands,
+// which bypass miniredis, are never run where they should be queued.
+func (n *Node) track(conn int, name string, args []string, r Reply) {
+	switch name {
+	case "MULTI":
+		if r.Kind == Status {
+			n.multi[conn] = true
+		}
+	case "EXEC", "DISCARD":
+		if len(args) == 1 {
+			n.multi[conn] = false
+		}
+	default:
+		// Redis aborts a transaction that queued an unknown command;
+		// miniredis forgets to.
+		if r.Kind == Error && strings.HasPrefix(r.Str, "ERR unknown command") {
+			n.spoilTx(conn)
+		}
+	}
+}
+
+// spoilTx makes the open transaction of conn, if any, fail at EXEC, as Redis
+// does after a command is refused while queueing. An arity error is the only
+// way to set miniredis's flag for that from outside.
+func (n *Node) spoilTx(conn int) {
+	if n.multi[conn] {
+		n.dispatch(n.peers[conn], []string{"MULTI", "locksim"})
+	}
 }
 
 func (n *Node) peer(conn int) *server.Peer {
 	for len(n.peers) <= conn {
 		n.peers = append(n.peers, nil)
+		n.multi = append(n.multi, false)
 	}
 	if n.peers[conn] == nil {
 		n.peers[conn] = server.NewPeer(n.w)
@@ -67,10 +133,19 @@ func (n *Node) peer(conn int) *server.Peer {
 	return n.peers[conn]
 }
 
+// setTime moves the node clock. miniredis reads the host clock when its time
+// is zero, so zero means the Unix epoch here.
+func (n *Node) setTime(now time.Time) {
+	if now.IsZero() {
+		now = time.Unix(0, 0)
+	}
+	n.m.SetTime(now)
+}
+
 // Key reports key at node time now: whether it exists, its string value and
 // its TTL (-1 when it has none).
 func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl time.Duration) {
-	n.m.SetTime(now)
+	n.setTime(now)
 	if !n.m.Exists(key) {
 		return false, "", -1
 	}
@@ -82,13 +157,16 @@ func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl ti
 	return true, value, ttl
 }
 
-// Flush loses every key and script: what a restart without persistence does.
+// Flush loses every key, script and connection: what a restart without
+// persistence does.
 func (n *Node) Flush() {
 	n.m.FlushAll()
-	n.peers = nil
+	n.peers, n.multi = nil, nil
+	n.scripts = nil
+	if n.vm != nil {
+		n.vm.close()
+		n.vm = nil
+	}
 }
 
-// Supported reports whether the node knows the command name.
-func (n *Node) Supported(cmd string) bool {
-	return n.srv.IsRegisteredCommand(cmd)
-}
+func errorReply(msg string) Reply { return Reply{Kind: Error, Str: msg} }

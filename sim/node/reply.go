@@ -91,7 +91,7 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		if n < 0 {
 			return Reply{Kind: Nil}, rest, nil
 		}
-		if len(rest) < n+2 {
+		if len(rest)-2 < n { // not n+2: that overflows
 			return Reply{}, nil, errProtocol
 		}
 		return Reply{Kind: Bulk, Str: string(rest[:n])}, rest[n+2:], nil
@@ -103,8 +103,13 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		if n < 0 {
 			return Reply{Kind: Nil}, rest, nil
 		}
-		if line[0] == '%' {
+		// Every element takes at least 3 bytes ("_\r\n"): a larger count is
+		// malformed, and must not size the allocation.
+		if line[0] == '%' && n <= len(rest) {
 			n *= 2
+		}
+		if n > len(rest)/3 {
+			return Reply{}, nil, errProtocol
 		}
 		elems := make([]Reply, n)
 		for i := range elems {

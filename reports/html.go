@@ -1,0 +1,140 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+)
+
+//go:embed report.html.tmpl
+var reportTmpl string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	// f writes a coordinate with at most one decimal: short, stable output.
+	"f": func(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) },
+}).Parse(reportTmpl))
+
+type htmlViolation struct {
+	Kind, Processes, From, To, Detail string
+	Witness                           []string
+}
+
+type htmlHold struct {
+	Proc, From, To, End, Lease string
+}
+
+type htmlCommand struct {
+	Req                                    uint64
+	Proc, Node, Sent, Ran, Done            string
+	Command, Reply, Key, Outcome, RowClass string
+}
+
+type htmlData struct {
+	Scenario, Summary, Source, Narrative string
+	Algorithm, AlgorithmSource           string
+	Seed                                 uint64
+	Verdict, VerdictClass, Expect        string
+	Violations                           []htmlViolation
+	Holds                                []htmlHold
+	MoreHolds                            int
+	Linearizable, ResourceLinearizable   string
+	Stats, Cut, Digest                   string
+	SVG                                  svgData
+	Legend                               []htmlLegend
+	Versions                             []string
+	Key                                  string
+	Faults                               []string
+	Commands                             []htmlCommand
+	// Porcupine is porcupine's own page, put in an iframe's srcdoc: escaped
+	// as an attribute value, it stays one self-contained file.
+	Porcupine    string
+	PorcupineErr string
+}
+
+type htmlLegend struct{ Class, Text string }
+
+// WriteHTML writes one self-contained HTML page about an outcome: verdict and
+// witnesses, the narrative, an SVG timeline with details on hover, the
+// command trace, and porcupine's visualisation. It loads nothing from the
+// network. An error is a failure to write; a porcupine failure is shown in
+// the page.
+func WriteHTML(w io.Writer, o *scenarios.Outcome) error {
+	var porc bytes.Buffer
+	perr := model.WritePorcupineHTML(o.Result.History, model.Options{TTL: o.Prepared.Lifetime()}, &porc)
+	d := htmlReport(o)
+	if perr != nil {
+		d.PorcupineErr = perr.Error()
+	} else {
+		d.Porcupine = porc.String()
+	}
+	return reportTemplate.Execute(w, d)
+}
+
+func htmlReport(o *scenarios.Outcome) htmlData {
+	j := Run(o)
+	h := &o.Result.History
+	p := newPicture(o)
+	trace := commandTrace(h)
+	witness := witnessReqs(o.Verdict.Violations)
+	d := htmlData{
+		Scenario: j.Scenario, Summary: o.Scenario.Summary, Source: o.Scenario.Source,
+		Narrative: strings.TrimSpace(o.Scenario.Narrative),
+		Algorithm: j.Algorithm, AlgorithmSource: o.Prepared.Algorithm.Source,
+		Seed: j.Seed, Verdict: j.Verdict, VerdictClass: "bad", Expect: j.Expect,
+		Linearizable: j.Linearizable.String(), ResourceLinearizable: j.ResourceLinearizable.String(),
+		Stats: strings.TrimSpace(statsLine(j)), Cut: j.Cut, Digest: j.Digest, Key: p.key,
+	}
+	if j.Verdict == model.VerdictSafe {
+		d.VerdictClass = "good"
+	}
+	for _, v := range o.Verdict.Violations {
+		hv := htmlViolation{Kind: v.Kind, Processes: strings.Join(v.Processes, ", "), From: Offset(v.From),
+			To: Offset(v.To), Detail: v.Detail}
+		for _, e := range v.Witness {
+			hv.Witness = append(hv.Witness, Event(*h, e))
+		}
+		d.Violations = append(d.Violations, hv)
+	}
+	shown, more := shownHolds(p)
+	for _, hr := range shown {
+		d.Holds = append(d.Holds, htmlHold{hr.name, Offset(hr.from), Offset(hr.to), holdEnd(hr), strings.Trim(holdLease(hr), " ()")})
+	}
+	d.MoreHolds = more
+	d.SVG = p.svg(witness, trace)
+	d.Legend = []htmlLegend{{"st-idle", "idle"}, {"st-in-a-lock-call", "in Acquire / Release"}, {"st-holding", "holding"},
+		{"st-holding overlap", "holding while another holds"}, {"pause", "paused"}, {"st-crashed", "crashed"},
+		{"key k0", "key present (one colour per version)"}, {"down", "node down"}, {"violation", "violation window"}}
+	for _, v := range p.versions {
+		d.Versions = append(d.Versions, v.label+" "+v.describe())
+	}
+	for _, e := range p.faults {
+		d.Faults = append(d.Faults, Event(*h, e))
+	}
+	for _, r := range trace {
+		c := htmlCommand{Req: r.req, Proc: r.proc, Node: r.node, Sent: "?", Ran: "-", Done: "-",
+			Command: r.command(), Reply: r.reply, Key: r.key, Outcome: r.outcome}
+		if r.hasRan {
+			c.Sent, c.Ran = Offset(r.sent), Offset(r.ran)
+		}
+		if r.hasDone {
+			c.Done = Offset(r.done)
+		}
+		if witness[r.req] {
+			c.RowClass = "witness"
+		}
+		d.Commands = append(d.Commands, c)
+	}
+	return d
+}
+
+func statsLine(j RunJSON) string {
+	return "acquired " + strconv.Itoa(j.Stats.Acquired) + " · failed " + strconv.Itoa(j.Stats.Failed) +
+		" · commands " + strconv.Itoa(j.Stats.Commands) + " · " + strconv.FormatFloat(j.Stats.SimSeconds, 'f', 3, 64) + " s simulated"
+}

@@ -1,0 +1,438 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// The picture is a history read for drawing: one lane per process, one per
+// node, the violation windows. The terminal and the SVG timelines both draw
+// it, so they always agree. It only reads the history: which states to draw
+// where, never what the run should have done.
+
+// procState is what a process lane shows. When several fall in one terminal
+// column, the highest wins.
+type procState uint8
+
+const (
+	stAbsent  procState = iota // not started yet, or finished
+	stIdle                     // alive, outside lock calls, not holding
+	stCrashed                  // crashed and not (yet) restarted
+	stCalling                  // inside Acquire or Release
+	stHolding                  // Acquire returned held; Release not yet called
+)
+
+var stateNames = [...]string{"absent", "idle", "crashed", "in a lock call", "holding"}
+
+func (s procState) String() string { return stateNames[s] }
+
+// markKind is a fault drawn at one instant.
+type markKind uint8
+
+const (
+	markCrash markKind = iota + 1
+	markRestart
+	markJumpFwd
+	markJumpBack
+	markNodeRestart
+)
+
+type stateSpan struct {
+	from, to sim.Time
+	st       procState
+	what     string // for hover text: "in Acquire", "holding (token …)"
+}
+
+type mark struct {
+	at     sim.Time
+	kind   markKind
+	detail string
+}
+
+type pause struct {
+	from, to sim.Time
+	detail   string
+}
+
+type procLane struct {
+	name   string
+	spans  []stateSpan
+	pauses []pause
+	marks  []mark
+}
+
+// keySpan is the watched key on one node: present with version v, or the
+// node down (v < 0).
+type keySpan struct {
+	from, to sim.Time
+	v        int
+	down     bool
+}
+
+type nodeLane struct {
+	name  string
+	spans []keySpan
+	marks []mark
+}
+
+// keyVersion is one value of the key as one process wrote it. Versions are
+// told apart by value and writer, so a redlock token on three nodes is one
+// version and two clients writing the same timestamp are two.
+type keyVersion struct {
+	label string
+	value string
+	ttl   time.Duration // as the setting command left it; -1: none
+	by    string
+	cmd   string
+	at    sim.Time
+	nodes []int
+}
+
+// holdRow is one process's hold, for "who held when".
+type holdRow struct {
+	proc     int
+	name     string
+	from, to sim.Time
+	end      string // released, crashed, stopped, or open
+	token    string
+	fence    int64
+}
+
+type window struct {
+	kind     string
+	from, to sim.Time
+	procs    []string
+	detail   string
+}
+
+type picture struct {
+	end      sim.Time
+	key      string
+	procs    []procLane
+	nodes    []nodeLane
+	versions []keyVersion
+	holds    []holdRow
+	windows  []window
+	faults   []sim.Event
+	points   []sim.Time // every instant at which something on the picture changes
+	vidx     map[versionKey]int
+}
+
+// versionLabels skips x and X, which draw crashes and down nodes.
+const versionLabels = "ABCDEFGHIJKLMNOPQRSTUVWYZabcdefghijklmnopqrstuvwyz"
+
+func newPicture(o *scenarios.Outcome) *picture {
+	h := &o.Result.History
+	p := &picture{end: o.Result.End, key: h.WatchKey}
+	procs, nodes := len(h.Procs), h.Nodes
+	for i := range h.Events {
+		e := &h.Events[i]
+		p.end = max(p.end, e.At)
+		procs, nodes = max(procs, e.Proc+1), max(nodes, e.Node+1)
+	}
+	for i := range procs {
+		p.procs = append(p.procs, p.procLane(h, i))
+	}
+	p.versionIndex(h)
+	for n := range nodes {
+		p.nodes = append(p.nodes, p.nodeLane(h, n))
+	}
+	for _, v := range o.Verdict.Violations {
+		p.windows = append(p.windows, window{v.Kind, v.From, v.To, v.Processes, v.Detail})
+	}
+	slices.SortStableFunc(p.holds, func(a, b holdRow) int { return cmp.Compare(a.from, b.from) })
+	for i := range h.Events {
+		if h.Events[i].Kind == sim.KindFault {
+			p.faults = append(p.faults, h.Events[i])
+		}
+	}
+	p.collectPoints(h)
+	return p
+}
+
+func procName(h *sim.History, i int) string {
+	if i >= 0 && i < len(h.Procs) && h.Procs[i] != "" {
+		return h.Procs[i]
+	}
+	return fmt.Sprintf("p%d", i)
+}
+
+func nodeName(n int) string { return fmt.Sprintf("node%d", n) }
+
+// procLane walks one process's events. Its hold ends where the checker's
+// does: at the Release call, a crash, a restart, or the process's end.
+func (p *picture) procLane(h *sim.History, i int) procLane {
+	l := procLane{name: procName(h, i)}
+	var alive, calling, crashed bool
+	hold := -1 // index in p.holds
+	cur, from := stAbsent, sim.Time(0)
+	callWhat, what := "", ""
+	set := func(at sim.Time) {
+		st := stIdle
+		switch {
+		case crashed:
+			st = stCrashed
+		case !alive:
+			st = stAbsent
+		case hold >= 0:
+			st = stHolding
+		case calling:
+			st = stCalling
+		}
+		if st == cur {
+			return
+		}
+		if at > from || cur == stHolding || cur == stCalling {
+			// A hold or call that began and ended at one instant still shows.
+			l.spans = append(l.spans, stateSpan{from, at, cur, what})
+		}
+		cur, from = st, at
+		switch st {
+		case stCalling:
+			what = callWhat
+		case stHolding:
+			what = "holding" + holdLease(p.holds[hold])
+		default:
+			what = st.String()
+		}
+	}
+	endHold := func(at sim.Time, how string) {
+		if hold >= 0 {
+			p.holds[hold].to, p.holds[hold].end = at, how
+			hold = -1
+		}
+	}
+	for _, e := range h.Events {
+		if e.Proc != i {
+			continue
+		}
+		switch e.Kind {
+		case sim.KindProcStart:
+			alive, crashed, calling = true, false, false
+		case sim.KindLockInvoke:
+			calling, callWhat = true, "in Acquire"
+		case sim.KindLockReturn:
+			calling = false
+			if e.Held && e.Err == "" && hold < 0 {
+				hold = len(p.holds)
+				p.holds = append(p.holds, holdRow{proc: i, name: l.name, from: e.At, to: e.At, end: "open",
+					token: e.Token, fence: e.Fence})
+			}
+		case sim.KindReleaseInvoke:
+			endHold(e.At, "released")
+			calling, callWhat = true, "in Release"
+		case sim.KindReleaseReturn:
+			calling = false
+		case sim.KindProcEnd:
+			endHold(e.At, "stopped")
+			alive, calling = false, false
+		case sim.KindFault:
+			switch e.Fault {
+			case sim.FaultCrash:
+				endHold(e.At, "crashed")
+				alive, calling, crashed = false, false, true
+				l.marks = append(l.marks, mark{e.At, markCrash, "crash"})
+			case sim.FaultRestart:
+				endHold(e.At, "crashed")
+				alive, calling, crashed = false, false, false
+				l.marks = append(l.marks, mark{e.At, markRestart, fmt.Sprintf("restart as a fresh process (life %d)", e.Incarnation)})
+			case sim.FaultPause:
+				l.pauses = append(l.pauses, pause{e.At, e.At + sim.Time(e.Dur), fmt.Sprintf("paused %v", e.Dur)})
+			case sim.FaultProcJump:
+				l.marks = append(l.marks, jumpMark(e))
+			}
+		}
+		set(e.At)
+	}
+	if hold >= 0 {
+		p.holds[hold].to = p.end
+	}
+	if cur != stAbsent {
+		l.spans = append(l.spans, stateSpan{from, p.end, cur, what})
+	}
+	// A pause ends early when its process crashes or the run ends.
+	for k := range l.pauses {
+		ps := &l.pauses[k]
+		ps.to = min(ps.to, p.end)
+		for _, m := range l.marks {
+			if m.kind == markCrash && m.at >= ps.from && m.at < ps.to {
+				ps.to = m.at
+			}
+		}
+	}
+	return l
+}
+
+func jumpMark(e sim.Event) mark {
+	if e.Dur >= 0 {
+		return mark{e.At, markJumpFwd, "clock jumps +" + e.Dur.String()}
+	}
+	return mark{e.At, markJumpBack, "clock jumps " + e.Dur.String()}
+}
+
+type versionKey struct {
+	value string
+	proc  int
+}
+
+// newVersion says whether a command's key state starts a new version: the key
+// exists and the node's previous command saw it absent or holding another
+// value. versionIndex and nodeLane must agree on it.
+func newVersion(prev sim.KeyState, had bool, now sim.KeyState) bool {
+	return now.Exists && !(had && prev.Exists && prev.Value == now.Value)
+}
+
+// versionIndex gives each (value, writer) of the key a label, in the order
+// they first appear.
+func (p *picture) versionIndex(h *sim.History) {
+	p.vidx = map[versionKey]int{} // looked up only: the order comes from the events
+	last := map[int]sim.KeyState{}
+	for _, e := range h.Events {
+		if e.Kind != sim.KindCommand {
+			continue
+		}
+		prev, had := last[e.Node]
+		last[e.Node] = e.Key
+		if !newVersion(prev, had, e.Key) {
+			continue
+		}
+		k := versionKey{e.Key.Value, e.Proc}
+		v, ok := p.vidx[k]
+		if !ok {
+			v = len(p.versions)
+			p.vidx[k] = v
+			label := "+"
+			if v < len(versionLabels) {
+				label = versionLabels[v : v+1]
+			}
+			cmd := ""
+			if len(e.Args) > 0 {
+				cmd = strings.ToUpper(e.Args[0])
+			}
+			p.versions = append(p.versions, keyVersion{label: label, value: e.Key.Value, ttl: e.Key.TTL,
+				by: procName(h, e.Proc), cmd: cmd, at: e.At})
+		}
+		if !slices.Contains(p.versions[v].nodes, e.Node) {
+			p.versions[v].nodes = append(p.versions[v].nodes, e.Node)
+		}
+	}
+}
+
+// nodeLane follows the key on node n. It is gone when a later command finds
+// it absent or changed, when its TTL runs out (in true time, counting the
+// node's clock jumps), or when the node restarts.
+func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
+	l := nodeLane{name: nodeName(n)}
+	present, v, from := false, 0, sim.Time(0)
+	var prev sim.KeyState
+	had := false
+	expires := sim.Time(-1) // -1: no TTL
+	closeAt := func(at sim.Time) {
+		if present {
+			l.spans = append(l.spans, keySpan{from: from, to: at, v: v})
+			present = false
+		}
+	}
+	expireBefore := func(at sim.Time) {
+		if present && expires >= 0 && expires <= at {
+			closeAt(expires)
+		}
+	}
+	for _, e := range h.Events {
+		if e.Node != n {
+			continue
+		}
+		expireBefore(e.At)
+		switch {
+		case e.Kind == sim.KindCommand:
+			isNew := newVersion(prev, had, e.Key)
+			prev, had = e.Key, true
+			if !e.Key.Exists {
+				closeAt(e.At)
+				continue
+			}
+			if isNew {
+				closeAt(e.At)
+				v = p.vidx[versionKey{e.Key.Value, e.Proc}]
+			}
+			if !present {
+				// New, or the same version seen again after its TTL seemed
+				// to run out (node clock drift): draw it from here.
+				present, from = true, e.At
+			}
+			expires = -1
+			if e.Key.TTL > 0 {
+				expires = e.At + sim.Time(e.Key.TTL)
+			}
+		case e.Kind == sim.KindFault && e.Fault == sim.FaultNodeRestart:
+			closeAt(e.At)
+			l.spans = append(l.spans, keySpan{from: e.At, to: min(e.At+sim.Time(e.Dur), p.end), v: -1, down: true})
+			l.marks = append(l.marks, mark{e.At, markNodeRestart, fmt.Sprintf("restart: data lost, down %v", e.Dur)})
+		case e.Kind == sim.KindFault && e.Fault == sim.FaultNodeJump:
+			// Node time running ahead makes the TTL run out sooner in true time.
+			if present && expires >= 0 {
+				expires -= sim.Time(e.Dur)
+			}
+			l.marks = append(l.marks, jumpMark(e))
+		}
+	}
+	expireBefore(p.end)
+	closeAt(p.end)
+	slices.SortStableFunc(l.spans, func(a, b keySpan) int { return cmp.Compare(a.from, b.from) })
+	return l
+}
+
+func (p *picture) collectPoints(h *sim.History) {
+	pts := []sim.Time{0, p.end}
+	for i := range h.Events {
+		pts = append(pts, h.Events[i].At)
+	}
+	for _, l := range p.procs {
+		for _, s := range l.pauses {
+			pts = append(pts, s.from, s.to)
+		}
+	}
+	for _, l := range p.nodes {
+		for _, s := range l.spans {
+			pts = append(pts, s.from, s.to)
+		}
+	}
+	for _, w := range p.windows {
+		pts = append(pts, w.from, w.to)
+	}
+	kept := pts[:0]
+	for _, t := range pts {
+		if t >= 0 && t <= p.end {
+			kept = append(kept, t)
+		}
+	}
+	slices.Sort(kept)
+	p.points = slices.Compact(kept)
+}
+
+// keep is the violation windows, which the scale never folds.
+func (p *picture) keep() [][2]sim.Time {
+	var out [][2]sim.Time
+	for _, w := range p.windows {
+		out = append(out, [2]sim.Time{w.from, w.to})
+	}
+	return out
+}
+
+// inOverlap says whether process name is one of an overlap's holders
+// somewhere in [from, to].
+func (p *picture) inOverlap(name string, from, to sim.Time) bool {
+	for _, w := range p.windows {
+		if w.kind == model.KindOverlap && slices.Contains(w.procs, name) && from <= w.to && w.from <= to {
+			return true
+		}
+	}
+	return false
+}

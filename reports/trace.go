@@ -1,0 +1,122 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// traceRow is one command from send to outcome: its KindCommand event (when
+// it ran on the node) and its KindCommandResult (what the client got), paired
+// by request id.
+type traceRow struct {
+	req        uint64
+	proc, node string
+	sent, ran  sim.Time
+	hasRan     bool
+	args       []string
+	reply      string
+	key        string // the watched key right after it ran
+	done       sim.Time
+	hasDone    bool
+	outcome    string // "ok", "timeout: …", or why there is no result
+}
+
+func commandTrace(h *sim.History) []traceRow {
+	byReq := map[uint64]int{} // looked up only; rows keep history order
+	var rows []traceRow
+	row := func(e *sim.Event) *traceRow {
+		i, ok := byReq[e.Req]
+		if !ok {
+			i = len(rows)
+			byReq[e.Req] = i
+			rows = append(rows, traceRow{req: e.Req, proc: procName(h, e.Proc), node: nodeName(e.Node)})
+		}
+		return &rows[i]
+	}
+	for i := range h.Events {
+		e := &h.Events[i]
+		switch e.Kind {
+		case sim.KindCommand:
+			r := row(e)
+			r.sent, r.ran, r.hasRan, r.args, r.reply = e.Sent, e.At, true, e.Args, e.Reply.String()
+			r.key = "(absent)"
+			if e.Key.Exists {
+				r.key = quoteShort(e.Key.Value, 42)
+				if e.Key.TTL > 0 {
+					r.key += " TTL " + e.Key.TTL.String()
+				}
+			}
+		case sim.KindCommandResult:
+			r := row(e)
+			r.done, r.hasDone = e.At, true
+			r.outcome = "ok"
+			if e.Err != "" {
+				r.outcome = e.Err
+				if r.hasRan {
+					r.outcome += " (it ran)"
+				}
+			}
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		switch {
+		case !r.hasRan && r.hasDone:
+			// The engine records a command only where it ran: a request lost
+			// or dropped by a down node leaves just the timeout.
+			r.outcome += " (never ran)"
+		case !r.hasDone:
+			r.outcome = "no result: its process crashed or the run ended"
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b traceRow) int { return cmp.Compare(a.req, b.req) })
+	return rows
+}
+
+func (r traceRow) command() string {
+	if r.args == nil {
+		return "(not recorded)"
+	}
+	return shortArgs(r.args)
+}
+
+// witnessReqs is the request ids of the commands a verdict cites.
+func witnessReqs(vs []model.Violation) map[uint64]bool {
+	out := map[uint64]bool{}
+	for _, v := range vs {
+		for _, e := range v.Witness {
+			if e.Kind == sim.KindCommand {
+				out[e.Req] = true
+			}
+		}
+	}
+	return out
+}
+
+func writeTrace(b *strings.Builder, rows []traceRow, witness map[uint64]bool) {
+	fmt.Fprintf(b, "%-11s%d commands; times are true time since the start; * a witness's command\n", "trace", len(rows))
+	fmt.Fprintf(b, "%5s %-5s %-6s %-12s %-12s %-12s %s\n", "req", "proc", "node", "sent", "ran", "result at", "command → reply · key after · result")
+	for _, r := range rows {
+		sent, ran, done := "?", "-", "-"
+		if r.hasRan {
+			sent, ran = Offset(r.sent), Offset(r.ran)
+		}
+		if r.hasDone {
+			done = Offset(r.done)
+		}
+		line := r.command()
+		if r.hasRan {
+			line += " → " + r.reply + " · " + r.key
+		}
+		star := " "
+		if witness[r.req] {
+			star = "*"
+		}
+		fmt.Fprintf(b, "%s%4d %-5s %-6s %-12s %-12s %-12s %s · %s\n", star, r.req, r.proc, r.node, sent, ran, done, line, r.outcome)
+	}
+}

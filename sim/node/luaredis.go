@@ -1,0 +1,187 @@
+package node
+
+import (
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// redisLib builds the redis table scripts call into.
+func (vm *luaVM) redisLib() *lua.LTable {
+	L := vm.L
+	t := L.CreateTable(0, 20)
+	for _, f := range []struct {
+		name string
+		fn   lua.LGFunction
+	}{
+		{"call", func(L *lua.LState) int { return vm.call(L, true) }},
+		{"pcall", func(L *lua.LState) int { return vm.call(L, false) }},
+		{"log", vm.log},
+		{"error_reply", luaErrorReply},
+		{"status_reply", luaStatusReply},
+		{"sha1hex", vm.sha1hex},
+		{"setresp", vm.setResp},
+		{"replicate_commands", func(L *lua.LState) int { L.Push(lua.LTrue); return 1 }},
+		{"set_repl", func(*lua.LState) int { return 0 }},
+		{"breakpoint", func(L *lua.LState) int { L.Push(lua.LFalse); return 1 }},
+		{"debug", func(*lua.LState) int { return 0 }},
+	} {
+		t.RawSetString(f.name, L.NewFunction(f.fn))
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{
+		{"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3},
+		{"REPL_NONE", 0}, {"REPL_AOF", 1}, {"REPL_SLAVE", 2}, {"REPL_REPLICA", 2}, {"REPL_ALL", 3},
+	} {
+		t.RawSetString(c.name, lua.LNumber(c.v))
+	}
+	return t
+}
+
+// raise throws a Redis error into Lua as a plain string, the way pcall in
+// Redis 7 hands it back; remembering it lets the EVAL reply keep its code.
+func (vm *luaVM) raise(L *lua.LState, msg string) {
+	vm.raised = msg
+	L.Error(lua.LString(msg), 0)
+}
+
+// call is redis.call (raise) and redis.pcall (return an error table).
+func (vm *luaVM) call(L *lua.LState, raise bool) int {
+	r := vm.command(L)
+	if r.Kind == Error {
+		r.Str = errorText(r.Str)
+		if raise {
+			vm.raise(L, r.Str)
+		}
+	}
+	L.Push(vm.toLua(r))
+	return 1
+}
+
+func (vm *luaVM) command(L *lua.LState) Reply {
+	top := L.GetTop()
+	if top == 0 {
+		return errorReply("ERR Please specify at least one argument for this redis lib call")
+	}
+	args := make([]string, top)
+	for i := range args {
+		switch v := L.Get(i + 1).(type) {
+		case lua.LString:
+			args[i] = string(v)
+		case lua.LNumber:
+			args[i] = formatNumber(float64(v))
+		default:
+			return errorReply("ERR Lua redis lib command arguments must be strings or integers")
+		}
+	}
+	n := vm.n
+	name := strings.ToUpper(args[0])
+	if msg := refusal(name, args); msg != "" {
+		return errorReply(msg)
+	}
+	switch {
+	case notInScripts[name]:
+		return errorReply("ERR This Redis command is not allowed from script")
+	case !n.srv.IsRegisteredCommand(name):
+		return errorReply("ERR Unknown Redis command called from script")
+	case vm.readOnly && !n.srv.IsReadOnlyCommand(name):
+		return errorReply("ERR Write commands are not allowed from read-only scripts.")
+	case name == "SELECT":
+		// A script's SELECT would outlive it on the caller's connection;
+		// no lock script needs one, so it is refused rather than faked.
+		return errorReply("ERR locksim: SELECT inside a script is not simulated")
+	}
+	return n.dispatch(vm.peer, args)
+}
+
+// log is redis.log: checked like Redis, written nowhere.
+func (vm *luaVM) log(L *lua.LState) int {
+	if L.GetTop() < 2 {
+		vm.raise(L, "ERR redis.log() requires two arguments or more.")
+	}
+	level, ok := toNumber(L.Get(1))
+	if !ok {
+		vm.raise(L, "ERR First argument must be a number (log level).")
+	}
+	if l := int(level); l < 0 || l > 3 {
+		vm.raise(L, "ERR Invalid debug level.")
+	}
+	return 0
+}
+
+func (vm *luaVM) sha1hex(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		vm.raise(L, "ERR wrong number of arguments")
+	}
+	var s string
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		s = string(v)
+	case lua.LNumber:
+		s = v.String()
+	}
+	L.Push(lua.LString(sha1hex(s)))
+	return 1
+}
+
+func (vm *luaVM) setResp(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		vm.raise(L, "ERR redis.setresp() requires one argument.")
+	}
+	switch v, _ := toNumber(L.Get(1)); int(v) {
+	case 2:
+		return 0
+	case 3:
+		vm.raise(L, "ERR locksim: RESP3 is not simulated")
+	}
+	vm.raise(L, "ERR RESP version must be 2 or 3.")
+	return 0
+}
+
+// luaErrorReply is redis.error_reply: bad arguments give an error table
+// rather than a Lua error, as in Redis.
+func luaErrorReply(L *lua.LState) int {
+	s, ok := L.Get(1).(lua.LString)
+	if L.GetTop() != 1 || !ok {
+		L.Push(fieldTable(L, "err", "ERR wrong number or type of arguments"))
+		return 1
+	}
+	L.Push(fieldTable(L, "err", errorText(string(s))))
+	return 1
+}
+
+func luaStatusReply(L *lua.LState) int {
+	s, ok := L.Get(1).(lua.LString)
+	if L.GetTop() != 1 || !ok {
+		L.Push(fieldTable(L, "err", "ERR wrong number or type of arguments"))
+		return 1
+	}
+	L.Push(fieldTable(L, "ok", string(s)))
+	return 1
+}
+
+// errorText gives an error its code the way Redis does before handing it to
+// Lua: "-CODE msg" and "CODE msg" keep CODE, a message without one gets ERR.
+func errorText(s string) string {
+	s = strings.TrimPrefix(s, "-")
+	code, msg, found := strings.Cut(s, " ")
+	if !found {
+		code, msg = "ERR", s
+	}
+	return code + " " + strings.Trim(msg, "\r\n")
+}
+
+// toNumber is lua_isnumber + lua_tonumber: numbers and numeric strings.
+func toNumber(v lua.LValue) (float64, bool) {
+	switch v := v.(type) {
+	case lua.LNumber:
+		return float64(v), true
+	case lua.LString:
+		f, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
+		return f, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,58 @@
+package node
+
+import "strings"
+
+// unsimulated are commands whose meaning depends on waiting, on the
+// connection's protocol or on the server process itself, none of which a
+// node models: blocking would stall the scheduler, HELLO would switch the
+// reply format under the client, SHUTDOWN and QUIT end what a fault should.
+var unsimulated = map[string]bool{
+	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true,
+	"BZPOPMIN": true, "BZPOPMAX": true, "BLMPOP": true, "BZMPOP": true,
+	"WAIT": true, "WAITAOF": true,
+	"SUBSCRIBE": true, "PSUBSCRIBE": true, "SSUBSCRIBE": true, "MONITOR": true,
+	"HELLO": true, "SHUTDOWN": true, "DEBUG": true, "QUIT": true,
+}
+
+// notInScripts are commands Redis refuses inside a script: they would nest
+// scripts or transactions inside the script's own atomic step.
+var notInScripts = map[string]bool{
+	"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true,
+	"SCRIPT": true, "MULTI": true, "EXEC": true, "DISCARD": true,
+	"WATCH": true, "UNWATCH": true, "AUTH": true, "CLIENT": true,
+}
+
+// refusal returns the error for a command the node will not run, or "".
+// name is upper case.
+func refusal(name string, args []string) string {
+	if unsimulated[name] {
+		return "ERR locksim: " + name + " is not simulated"
+	}
+	if (name == "XREAD" || name == "XREADGROUP") && blocks(args[1:]) {
+		return "ERR locksim: " + name + " BLOCK is not simulated"
+	}
+	return ""
+}
+
+// blocks reports whether XREAD/XREADGROUP options ask to block. Options end
+// where STREAMS begins; option values (a group called BLOCK) are skipped.
+func blocks(opts []string) bool {
+	for i := 0; i < len(opts); i++ {
+		switch strings.ToUpper(opts[i]) {
+		case "STREAMS":
+			return false
+		case "BLOCK":
+			return true
+		case "GROUP":
+			i += 2
+		case "COUNT":
+			i++
+		}
+	}
+	return false
+}
+
+// Supported reports whether the node runs the command name, in any case.
+func (n *Node) Supported(cmd string) bool {
+	return !unsimulated[strings.ToUpper(cmd)] && n.srv.IsRegisteredCommand(cmd)
+}

@@ -1,0 +1,208 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/alicebob/miniredis/v2/server"
+	lua "github.com/yuin/gopher-lua"
+)
+
+func isScripting(name string) bool {
+	switch name {
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
+		return true
+	}
+	return false
+}
+
+// scripting runs EVAL, EVALSHA, their _RO forms and SCRIPT for client p.
+func (n *Node) scripting(p *server.Peer, name string, args []string) Reply {
+	if name == "SCRIPT" {
+		return n.scriptCommand(args[1:])
+	}
+	if len(args) < 3 {
+		return errorReply(wrongArgs(name))
+	}
+	keys, argv, msg := splitKeys(args[2], args[3:])
+	if msg != "" {
+		return errorReply(msg)
+	}
+	src := args[1]
+	if name == "EVALSHA" || name == "EVALSHA_RO" {
+		var ok bool
+		if src, ok = n.scripts[strings.ToLower(args[1])]; !ok {
+			return errorReply("NOSCRIPT No matching script. Please use EVAL.")
+		}
+	}
+	c, ce := compileScript(src)
+	if ce != nil {
+		return errorReply("ERR Error compiling script (new function): " + ce.format(chunkName))
+	}
+	n.remember(c.sha, src)
+	if n.vm == nil {
+		vm, err := newLuaVM(n)
+		if err != nil {
+			return errorReply("ERR locksim: " + oneLine(err.Error()))
+		}
+		n.vm = vm
+	}
+	r := n.vm.run(p, c, keys, argv, strings.HasSuffix(name, "_RO"))
+	if n.vm.spoiled {
+		n.vm.close()
+		n.vm = nil
+	}
+	return r
+}
+
+// splitKeys checks EVAL's numkeys the way miniredis words it.
+func splitKeys(numkeys string, rest []string) (keys, argv []string, msg string) {
+	k, err := strconv.Atoi(numkeys)
+	switch {
+	case err != nil:
+		return nil, nil, "ERR value is not an integer or out of range"
+	case k < 0:
+		return nil, nil, "ERR Number of keys can't be negative"
+	case k > len(rest):
+		return nil, nil, "ERR Number of keys can't be greater than number of args"
+	}
+	return rest[:k], rest[k:], ""
+}
+
+func (n *Node) remember(sha, src string) {
+	if n.scripts == nil {
+		n.scripts = map[string]string{}
+	}
+	n.scripts[sha] = src
+}
+
+// scriptCommand is SCRIPT LOAD, EXISTS, FLUSH and KILL.
+func (n *Node) scriptCommand(args []string) Reply {
+	if len(args) == 0 {
+		return errorReply(wrongArgs("SCRIPT"))
+	}
+	sub, args := strings.ToUpper(args[0]), args[1:]
+	switch sub {
+	case "LOAD":
+		if len(args) != 1 {
+			return errorReply(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try SCRIPT HELP.", sub))
+		}
+		c, ce := compileScript(args[0])
+		if ce != nil {
+			return errorReply("ERR Error compiling script (new function): " + ce.format(chunkName))
+		}
+		n.remember(c.sha, args[0])
+		return Reply{Kind: Bulk, Str: c.sha}
+	case "EXISTS":
+		if len(args) == 0 {
+			return errorReply(wrongArgs("script|exists"))
+		}
+		r := Reply{Kind: Array, Elems: make([]Reply, len(args))}
+		for i, sha := range args {
+			r.Elems[i].Kind = Int
+			if _, ok := n.scripts[strings.ToLower(sha)]; ok {
+				r.Elems[i].Int = 1
+			}
+		}
+		return r
+	case "FLUSH":
+		if len(args) == 1 && (strings.EqualFold(args[0], "SYNC") || strings.EqualFold(args[0], "ASYNC")) {
+			args = nil
+		}
+		if len(args) != 0 {
+			return errorReply("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		}
+		n.scripts = nil
+		if n.vm != nil {
+			n.vm.close()
+			n.vm = nil
+		}
+		return Reply{Kind: Status, Str: "OK"}
+	case "KILL":
+		// Scripts run to completion inside one simulated instant.
+		return errorReply("NOTBUSY No scripts in execution right now.")
+	}
+	return errorReply(fmt.Sprintf("ERR unknown subcommand '%s'. Try SCRIPT HELP.", sub))
+}
+
+func wrongArgs(cmd string) string {
+	return fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(cmd))
+}
+
+// run executes one compiled script for client p with fresh KEYS, ARGV,
+// random sequence and instruction budget.
+func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly bool) Reply {
+	L := vm.L
+	vm.peer, vm.readOnly, vm.raised = p, readOnly, ""
+	// Redis restarts the PRNG for every script, so no sequence spans calls.
+	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
+	vm.globals.RawSetString("KEYS", vm.strings(keys))
+	vm.globals.RawSetString("ARGV", vm.strings(argv))
+	limit := vm.n.ScriptBudget
+	if limit <= 0 {
+		limit = DefaultScriptBudget
+	}
+	vm.budget.reset(limit)
+	L.Env = vm.env // setfenv(0, t) must not reach the next script
+
+	L.Push(L.NewFunctionFromProto(c.proto))
+	err := L.PCall(0, 1, nil)
+	var r Reply
+	switch {
+	case vm.budget.exceeded():
+		r = errorReply(vm.budget.message())
+	case err != nil:
+		r = vm.failure(err)
+	default:
+		r = toReply(L.Get(-1))
+	}
+	L.SetTop(0)
+	vm.finish()
+	return r
+}
+
+// failure turns a script's error into its reply. Errors from redis.call and
+// error({err=...}) keep their code; Lua's own errors become ERR.
+func (vm *luaVM) failure(err error) Reply {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		vm.spoiled = true
+		return errorReply("ERR locksim: " + oneLine(err.Error()))
+	}
+	if ae.Type == lua.ApiErrorPanic {
+		// A Go panic may have stopped the state halfway through a change.
+		vm.spoiled = true
+	}
+	switch v := ae.Object.(type) {
+	case lua.LString:
+		if string(v) == vm.raised {
+			return errorReply(oneLine(string(v)))
+		}
+	case *lua.LTable:
+		if s, ok := v.RawGetString("err").(lua.LString); ok {
+			return errorReply(oneLine(string(s)))
+		}
+	}
+	return errorReply("ERR " + oneLine(describe(ae.Object)))
+}
+
+// finish undoes what a script may have changed outside itself.
+func (vm *luaVM) finish() {
+	vm.peer = nil
+	// rawset and table.insert can still write into a read-only view.
+	for _, v := range vm.views {
+		if k, _ := v.Next(lua.LNil); k != lua.LNil {
+			vm.spoiled = true
+		}
+	}
+}
+
+func (vm *luaVM) strings(list []string) *lua.LTable {
+	t := vm.L.CreateTable(len(list), 0)
+	for i, s := range list {
+		t.RawSetInt(i+1, lua.LString(s))
+	}
+	return t
+}
