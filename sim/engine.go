@@ -104,7 +104,7 @@ func Run(cfg Config) (*Result, error) {
 			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
 		}
 	}
-	r.hist = make([]Event, 0, 64*len(cfg.Procs))
+	r.hist = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
 	r.loop()
 	for _, p := range r.procs {
 		if p.live {
@@ -123,6 +123,17 @@ func Run(cfg Config) (*Result, error) {
 		End:     r.now,
 		Cut:     r.cut,
 	}, nil
+}
+
+// historyEstimate sizes the history so a run without contention never
+// regrows it: a round is about a dozen events (invoke, return, read, write,
+// release, two commands each with its result).
+func historyEstimate(cfg *Config, maxEvents int) int {
+	n := 0
+	for _, p := range cfg.Procs {
+		n += 4 + 12*p.Iterations
+	}
+	return min(n, maxEvents, 1<<16)
 }
 
 func (r *runner) loop() {
