@@ -56,7 +56,7 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 				wit = append(wit, w.lastCommands(t, p, indexAfter(t, win.to), 2))
 			}
 		}
-		why := fmt.Sprintf("at least 2×TTL (%v)", o.TTL)
+		why := fmt.Sprintf("at least 2 × TTL (%v)", 2*o.TTL)
 		if o.TTL == 0 {
 			why = "and nobody acquired it again before the run ended (no TTL)"
 		}

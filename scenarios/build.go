@@ -41,7 +41,10 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 	need := algo.NodesNeeded(over)
 	nodes := s.Nodes
 	if len(nodes) == 0 {
-		nodes = make([]Node, need)
+		// As many as the algorithm needs, and at least every node the fault
+		// plan names: replaying a five-node plan against a one-node lock
+		// keeps the plan whole; that lock just never talks to the others.
+		nodes = make([]Node, max(need, s.faultNodes()))
 	} else if len(nodes) < need {
 		return nil, fmt.Errorf("nodes: %s needs %d nodes, the scenario has %d", algo.Name, need, len(nodes))
 	}
@@ -74,6 +77,17 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 		cfg.Faults = append(cfg.Faults, f)
 	}
 	return &Prepared{Config: cfg, Algorithm: algo, Params: params}, nil
+}
+
+// faultNodes is one more than the highest node the fault plan names.
+func (s *Scenario) faultNodes() int {
+	n := 0
+	for _, f := range s.Faults {
+		if f.Node != nil {
+			n = max(n, *f.Node+1)
+		}
+	}
+	return n
 }
 
 func (c Clock) spec() sim.ClockSpec {

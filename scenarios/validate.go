@@ -257,7 +257,7 @@ func (s *Scenario) nodeCount() int {
 	if err != nil {
 		return 1
 	}
-	return algo.NodesNeeded(s.lockParams())
+	return max(algo.NodesNeeded(s.lockParams()), 1)
 }
 
 func (s *Scenario) lockParams() locks.Params {
