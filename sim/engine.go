@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/locksim/locksim/sim/node"
@@ -51,7 +52,7 @@ type runner struct {
 	procs  []*process
 	nodes  []simNode
 	net    *rand.Rand
-	hist   []Event
+	hist   recorder
 	stats  Stats
 	reqID  uint64
 	live   int // processes alive or waiting to restart
@@ -85,8 +86,13 @@ func Run(cfg Config) (*Result, error) {
 	r.net = rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)) // "net"
 	r.nodes = make([]simNode, len(cfg.Nodes))
 	for i, ns := range cfg.Nodes {
-		r.nodes[i] = simNode{n: node.New(int64(mix(cfg.Seed, uint64(i)+1<<32))), clock: clock{spec: ns.Clock}}
+		r.nodes[i] = simNode{n: takeNode(int64(mix(cfg.Seed, uint64(i)+1<<32))), clock: clock{spec: ns.Clock}}
 	}
+	defer func() {
+		for _, n := range r.nodes {
+			nodePool.Put(n.n)
+		}
+	}()
 	r.procs = make([]*process, len(cfg.Procs))
 	for i := range cfg.Procs {
 		spec := &cfg.Procs[i]
@@ -104,7 +110,7 @@ func Run(cfg Config) (*Result, error) {
 			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
 		}
 	}
-	r.hist = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
+	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
 	r.loop()
 	for _, p := range r.procs {
 		if p.live {
@@ -118,22 +124,66 @@ func Run(cfg Config) (*Result, error) {
 		names[i] = p.Name
 	}
 	return &Result{
-		History: History{Events: r.hist, Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
+		History: History{Events: r.hist.events(), Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
 		Stats:   r.stats,
 		End:     r.now,
 		Cut:     r.cut,
 	}, nil
 }
 
-// historyEstimate sizes the history so a run without contention never
-// regrows it: a round is about a dozen events (invoke, return, read, write,
-// release, two commands each with its result).
+// historyEstimate sizes the first chunk of history so that a run with little
+// contention fits in it: a round is a dozen events or so (invoke, return,
+// read, write, release, commands with their results), retries add more.
 func historyEstimate(cfg *Config, maxEvents int) int {
 	n := 0
 	for _, p := range cfg.Procs {
-		n += 4 + 12*p.Iterations
+		n += 4 + 16*p.Iterations
 	}
-	return min(n, maxEvents, 1<<16)
+	return max(min(n, maxEvents, 1<<16), 64)
+}
+
+// recorder appends events in chunks and joins them once at the end: a
+// growing slice would copy and clear the history about twice over.
+type recorder struct {
+	full [][]Event
+	cur  []Event
+	n    int
+}
+
+func (r *recorder) add(e Event) {
+	if len(r.cur) == cap(r.cur) {
+		r.full = append(r.full, r.cur)
+		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
+	}
+	r.cur = append(r.cur, e)
+	r.n++
+}
+
+func (r *recorder) events() []Event {
+	if len(r.full) == 0 {
+		return r.cur
+	}
+	out := make([]Event, 0, r.n)
+	for _, c := range r.full {
+		out = append(out, c...)
+	}
+	return append(out, r.cur...)
+}
+
+// nodePool keeps nodes between runs: building one costs more than a short
+// run. A taken node is Reset, which makes it indistinguishable from a new one
+// (TestPooledNodesAreFresh).
+var nodePool sync.Pool
+
+// freshNodes turns the pool off, for the test that compares both.
+var freshNodes = false
+
+func takeNode(seed int64) *node.Node {
+	if n, ok := nodePool.Get().(*node.Node); ok && !freshNodes {
+		n.Reset(seed)
+		return n
+	}
+	return node.New(seed)
 }
 
 func (r *runner) loop() {
@@ -143,7 +193,7 @@ func (r *runner) loop() {
 			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
 			return
 		}
-		if len(r.hist) >= r.maxEv {
+		if r.hist.n >= r.maxEv {
 			r.cut = fmt.Sprintf("event limit %d reached", r.maxEv)
 			return
 		}
@@ -247,7 +297,7 @@ func (r *runner) record(e Event) {
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
 	}
-	r.hist = append(r.hist, e)
+	r.hist.add(e)
 }
 
 func mix(a, b uint64) uint64 {

@@ -349,3 +349,17 @@ func TestInvalidConfig(t *testing.T) {
 		t.Fatalf("a fault on a missing process must be rejected naming it, got %v", err)
 	}
 }
+
+// A node taken from the pool is Reset; its runs must be bit for bit those of
+// a new node, scripts, node restarts and clock faults included.
+func TestPooledNodesAreFresh(t *testing.T) {
+	for s := uint64(0); s < 30; s++ {
+		pooled := digestOf(t, faultyConfig(s))
+		freshNodes = true
+		fresh := digestOf(t, faultyConfig(s))
+		freshNodes = false
+		if pooled != fresh {
+			t.Fatalf("seed %d: pooled node gave %s, a new node %s", s, pooled, fresh)
+		}
+	}
+}
