@@ -9,7 +9,7 @@ import "strings"
 // INFO's counters belong to the host process, not to a run: a node reused for
 // another run (Reset) would show them.
 var unsimulated = map[string]bool{
-	"INFO": true,
+	"INFO":  true,
 	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true,
 	"BZPOPMIN": true, "BZPOPMAX": true, "BLMPOP": true, "BZMPOP": true,
 	"WAIT": true, "WAITAOF": true,
