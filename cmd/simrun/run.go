@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -15,6 +16,7 @@ import (
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	algo := fs.String("algo", "", "replay the scenario's fault plan against this algorithm")
+	algoFile := fs.String("algo-file", "", "replay the scenario's fault plan against the algorithm defined in `FILE` (see examples/)")
 	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	porc := fs.String("porcupine", "", "write porcupine's HTML visualisation of the lock history to `FILE`")
@@ -27,6 +29,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return fail(stderr, "run", fmt.Errorf("want one scenario name or file, got %d (see 'simrun list')", len(pos)))
 	}
+	if *algo != "" && *algoFile != "" {
+		return fail(stderr, "run", fmt.Errorf("--algo and --algo-file are mutually exclusive: give one"))
+	}
 	s, err := scenarios.Resolve(pos[0])
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -34,7 +39,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *seed != 0 {
 		s.Seed = *seed
 	}
-	o, err := s.Execute(*algo, model.Options{})
+	var o *scenarios.Outcome
+	if *algoFile != "" {
+		o, err = executeFile(s, *algoFile)
+	} else {
+		o, err = s.Execute(*algo, model.Options{})
+	}
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
@@ -62,6 +72,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// executeFile replays s against the algorithm defined in an algorithm file.
+func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error) {
+	a, err := locks.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.PrepareWith(a)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecutePrepared(p, model.Options{})
 }
 
 // colorOK says whether to colour output to w: only a terminal, and never

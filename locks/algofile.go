@@ -1,0 +1,797 @@
+package locks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
+	"go.yaml.in/yaml/v3"
+)
+
+// An algorithm file defines a lock without Go: acquire, release and an
+// optional extend, each one Redis command or Lua script, or a short list of
+// steps with rules on their replies. examples/ has three that reproduce
+// built-ins command for command; README.md describes the format.
+
+// Limits of an algorithm file. A real one is a few kilobytes and a handful of
+// steps.
+const (
+	MaxAlgoFileSize = 1 << 20 // the file, and each script file
+	maxSteps        = 32      // per operation
+	maxRules        = 32      // per step
+	maxArgs         = 256     // per command, keys and args together
+)
+
+// algoFile is the file as written. Lists of arguments and predicates stay
+// YAML nodes so that validation can name the exact field of a bad one.
+type algoFile struct {
+	Name       string    `yaml:"name"`
+	Summary    string    `yaml:"summary"`
+	Key        string    `yaml:"key"`
+	TTL        string    `yaml:"ttl"`
+	Resolution string    `yaml:"resolution"`
+	Lifetime   string    `yaml:"lifetime"`
+	Token      string    `yaml:"token"`
+	Retry      retryFile `yaml:"retry"`
+	Acquire    *opFile   `yaml:"acquire"`
+	Release    *opFile   `yaml:"release"`
+	Extend     *opFile   `yaml:"extend"`
+}
+
+type retryFile struct {
+	Attempts string `yaml:"attempts"` // a count, or "forever"
+	Sleep    string `yaml:"sleep"`
+	Jitter   bool   `yaml:"jitter"`
+}
+
+// opFile is one operation: the fields of a single step, or steps.
+type opFile struct {
+	stepFile `yaml:",inline"`
+	Steps    []stepFile `yaml:"steps"`
+	Errors   string     `yaml:"errors"`
+}
+
+type stepFile struct {
+	Label      string      `yaml:"label"`
+	Command    []yaml.Node `yaml:"command"`
+	Script     string      `yaml:"script"`
+	ScriptFile string      `yaml:"script_file"`
+	Keys       []yaml.Node `yaml:"keys"`
+	Args       []yaml.Node `yaml:"args"`
+	Fence      bool        `yaml:"fence"`
+	Success    yaml.Node   `yaml:"success"`
+	On         []ruleFile  `yaml:"on"`
+}
+
+type ruleFile struct {
+	If   yaml.Node `yaml:"if"`
+	Then string    `yaml:"then"`
+}
+
+// outcome is what a step's rule decides.
+type outcome uint8
+
+const (
+	outNone     outcome = iota
+	outNext             // go on to the next step
+	outHeld             // acquire: got the lock; extend: extended
+	outRetry            // acquire: this try failed; sleep as retry says, try again
+	outRetryNow         // acquire: this try failed; try again at once
+	outDone             // release: released
+	outLost             // extend: not extended
+	outError            // the program throws: a client error
+)
+
+var outcomeNames = [...]string{"", "next", "held", "retry", "retry_now", "done", "lost", "error"}
+
+func (o outcome) String() string { return outcomeNames[o] }
+
+// opKind says which operation a step belongs to, for the outcomes it allows.
+type opKind uint8
+
+const (
+	opAcquire opKind = iota
+	opRelease
+	opExtend
+)
+
+var opNames = [...]string{"acquire", "release", "extend"}
+
+// allowed lists the outcomes of each operation, in the order errors list them.
+var allowed = [...][]outcome{
+	opAcquire: {outHeld, outNext, outRetry, outRetryNow, outError},
+	opRelease: {outDone, outNext, outError},
+	opExtend:  {outHeld, outNext, outLost, outError},
+}
+
+func parseOutcome(op opKind, s string) (outcome, error) {
+	var names []string
+	for _, o := range allowed[op] {
+		if o.String() == s {
+			return o, nil
+		}
+		names = append(names, o.String())
+	}
+	return outNone, fmt.Errorf("%q is not an outcome of %s (valid: %s)", s, opNames[op], strings.Join(names, ", "))
+}
+
+// predicate kinds.
+type predKind uint8
+
+const (
+	predAny predKind = iota // no condition
+	predOK                  // status reply OK
+	predNil
+	predNotNil
+	predInteger
+	predEquals   // reply text equals the template
+	predAtLeast  // integer reply ≥ n
+	predLessThan // reply, read as an integer, < the template
+)
+
+type predicate struct {
+	kind predKind
+	t    template
+	n    int64
+}
+
+var predNames = []string{"ok", "nil", "not_nil", "integer", "{equals: V}", "{at_least: N}", "{less_than: T}"}
+
+// rule is "if pred then out".
+type rule struct {
+	pred predicate
+	then outcome
+}
+
+// step is one command, one script, or (no command) a check of the previous
+// step's reply.
+type step struct {
+	label   template
+	script  string     // a script_file's name, for the default label
+	args    []template // the whole command, EVAL and script included
+	fence   bool
+	rules   []rule
+	usesTok bool // the command, label or rules use {token}
+}
+
+type operation struct {
+	kind   opKind
+	steps  []step
+	errors outcome // what a timeout or an error reply decides
+}
+
+// fileAlgo is a loaded algorithm file.
+type fileAlgo struct {
+	name     string
+	token    *template // nil: random
+	jitter   bool
+	acquire  operation
+	release  operation
+	extend   *operation
+	lifetime lifetimeSpec
+}
+
+// lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
+// offset (the template's placeholder), or a fixed duration.
+type lifetimeSpec struct {
+	never bool
+	fixed time.Duration
+	ph    string // ttl_ms or ttl_s: the TTL counted in that unit
+	off   int64
+	unit  time.Duration // of the result
+}
+
+// LoadFile reads and validates an algorithm file. Script files named in it
+// are read relative to its directory. Errors are one line naming the file
+// and the field.
+func LoadFile(path string) (Algorithm, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return Algorithm{}, fmt.Errorf("algorithm file %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	return ParseFile(path, data, func(rel string) ([]byte, error) {
+		if !filepath.IsAbs(rel) {
+			rel = filepath.Join(dir, rel)
+		}
+		return readLimited(rel)
+	})
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxAlgoFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxAlgoFileSize {
+		return nil, fmt.Errorf("more than %d bytes", MaxAlgoFileSize)
+	}
+	return data, nil
+}
+
+// ParseFile reads an algorithm file from data; name is used in errors and as
+// the algorithm's Source. readScript reads a script_file (nil: script files
+// are refused).
+func ParseFile(name string, data []byte, readScript func(path string) ([]byte, error)) (Algorithm, error) {
+	a, f, err := parseFile(data, readScript)
+	if err != nil {
+		return Algorithm{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return newFileAlgorithm(name, a, f), nil
+}
+
+func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo, *algoFile, error) {
+	if len(data) > MaxAlgoFileSize {
+		return nil, nil, fmt.Errorf("file is %d bytes, more than the %d an algorithm file may have", len(data), MaxAlgoFileSize)
+	}
+	var f algoFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, errors.New("empty algorithm file")
+		}
+		return nil, nil, errors.New(yamlMessage(err))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, nil, errors.New("more than one YAML document: an algorithm file has one")
+	}
+	v := validator{readScript: readScript}
+	a := v.file(&f)
+	if v.err != nil {
+		return nil, nil, v.err
+	}
+	return a, &f, nil
+}
+
+// validator collects the first error, with the field it belongs to.
+type validator struct {
+	readScript func(string) ([]byte, error)
+	err        error
+}
+
+func (v *validator) fail(field, format string, args ...any) {
+	if v.err == nil {
+		v.err = fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+	}
+}
+
+var (
+	algoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	// scriptCall finds redis.call("CMD" and redis.pcall('CMD' with a literal
+	// command name, to check the node supports it.
+	scriptCall = regexp.MustCompile(`redis\s*\.\s*p?call\s*\(\s*["']([A-Za-z_|-]+)["']`)
+)
+
+func (v *validator) file(f *algoFile) *fileAlgo {
+	a := &fileAlgo{name: f.Name}
+	switch {
+	case f.Name == "":
+		v.fail("name", "missing: give the algorithm a name")
+	case !algoName.MatchString(f.Name):
+		v.fail("name", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", f.Name)
+	default:
+		if _, err := Lookup(f.Name); err == nil {
+			v.fail("name", "%q is a built-in algorithm: pick another name", f.Name)
+		}
+	}
+	if strings.ContainsAny(f.Summary, "\r\n") {
+		v.fail("summary", "must be one line")
+	}
+	if f.Key == "" {
+		v.fail("key", "missing: the lock key")
+	}
+	v.positive("ttl", f.TTL, true)
+	if f.Resolution != "" {
+		v.positive("resolution", f.Resolution, false)
+	}
+	if f.Token != "" && f.Token != "random" {
+		t := v.template("token", f.Token)
+		if t.uses(func(n string) bool { return n == phToken }) {
+			v.fail("token", "cannot use {token}: it defines it")
+		}
+		a.token = &t
+	}
+	v.retry(&f.Retry)
+	a.jitter = f.Retry.Jitter
+	a.lifetime = v.lifetime(f.Lifetime)
+
+	if f.Acquire == nil {
+		v.fail("acquire", "missing: the command or script that takes the lock")
+	} else {
+		a.acquire = v.operation("acquire", opAcquire, f.Acquire)
+	}
+	if f.Release == nil {
+		v.fail("release", "missing: the command or script that releases the lock")
+	} else {
+		a.release = v.operation("release", opRelease, f.Release)
+	}
+	if f.Extend != nil {
+		op := v.operation("extend", opExtend, f.Extend)
+		a.extend = &op
+	}
+	// Release and extend see the lease's token: one the acquire never sets
+	// would always be empty.
+	if v.err == nil && !a.acquire.usesToken() {
+		for _, op := range []*operation{&a.release, a.extend} {
+			if op != nil && op.usesToken() {
+				v.fail(opNames[op.kind], "uses {token}, which the acquire never sets (the lease's token would be empty)")
+			}
+		}
+	}
+	return a
+}
+
+// duration reads a Go duration ("1.5s", "200ms").
+func (v *validator) duration(field, s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		v.fail(field, "%q is not a duration (write it like 1.5s or 200ms)", s)
+		return 0
+	}
+	return d
+}
+
+func (v *validator) positive(field, s string, required bool) time.Duration {
+	if s == "" {
+		if required {
+			v.fail(field, "missing: a duration such as 30s")
+		}
+		return 0
+	}
+	d := v.duration(field, s)
+	if d <= 0 && v.err == nil {
+		v.fail(field, "%s: must be more than 0", s)
+	}
+	return d
+}
+
+func (v *validator) retry(r *retryFile) {
+	switch r.Attempts {
+	case "", "forever":
+	default:
+		n, err := strconv.Atoi(r.Attempts)
+		if err != nil || n < 1 {
+			v.fail("retry.attempts", "%q: want a count of tries ≥ 1, or forever", r.Attempts)
+		}
+	}
+	if r.Sleep != "" {
+		if d := v.duration("retry.sleep", r.Sleep); d < 0 {
+			v.fail("retry.sleep", "%s is negative", r.Sleep)
+		}
+	}
+}
+
+var lifetimeForm = regexp.MustCompile(`^\{(ttl_ms|ttl_s)([+-][0-9]{1,16})?\}(ns|us|µs|ms|s|m|h)$`)
+
+// lifetime reads "never", a duration, or "{ttl_s+1}s": a TTL placeholder,
+// an optional offset and a unit.
+func (v *validator) lifetime(s string) lifetimeSpec {
+	switch {
+	case s == "":
+		return lifetimeSpec{} // the TTL
+	case s == "never":
+		return lifetimeSpec{never: true}
+	case strings.HasPrefix(s, "{"):
+		m := lifetimeForm.FindStringSubmatch(s)
+		if m == nil {
+			v.fail("lifetime", "%q: want never, a duration, or a TTL placeholder with a unit such as {ttl_s+1}s", s)
+			return lifetimeSpec{}
+		}
+		unit, _ := time.ParseDuration("1" + m[3])
+		off, _ := strconv.ParseInt(m[2], 10, 64) // "" is 0
+		return lifetimeSpec{ph: m[1], off: off, unit: unit}
+	}
+	d := v.duration("lifetime", s)
+	if d <= 0 && v.err == nil {
+		v.fail("lifetime", "%s: must be more than 0 (never: the lock never expires)", s)
+	}
+	return lifetimeSpec{fixed: d}
+}
+
+func (v *validator) template(field, s string) template {
+	t, err := parseTemplate(s)
+	if err != nil {
+		v.fail(field, "%s", err)
+	}
+	return t
+}
+
+// args reads a list of arguments: scalars only, no nulls (YAML would drop
+// them and shift the rest).
+func (v *validator) args(field string, nodes []yaml.Node) []template {
+	var out []template
+	for i := range nodes {
+		n := &nodes[i]
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			v.fail(f, "want text or a number (write \"\" for an empty argument)")
+			return nil
+		}
+		out = append(out, v.template(f, n.Value))
+	}
+	return out
+}
+
+func (v *validator) operation(field string, kind opKind, o *opFile) operation {
+	op := operation{kind: kind, errors: outError}
+	single := !o.stepFile.empty()
+	switch {
+	case single && len(o.Steps) > 0:
+		v.fail(field, "has both steps and a single step's fields: use one or the other")
+		return op
+	case !single && len(o.Steps) == 0:
+		v.fail(field, "empty: give a command, a script or steps")
+		return op
+	case len(o.Steps) > maxSteps:
+		v.fail(field+".steps", "%d steps, more than %d", len(o.Steps), maxSteps)
+		return op
+	}
+	if o.Errors != "" {
+		switch out, err := parseOutcome(kind, o.Errors); {
+		case err != nil:
+			v.fail(field+".errors", "%s", err)
+		case out == outNext:
+			v.fail(field+".errors", "next: an error ends the operation (use %s or error)", map[opKind]string{opAcquire: "retry", opRelease: "done", opExtend: "lost"}[kind])
+		default:
+			op.errors = out
+		}
+	}
+	if single {
+		op.steps = []step{v.step(field, kind, &o.stepFile, 0, 1)}
+	} else {
+		for i := range o.Steps {
+			op.steps = append(op.steps, v.step(fmt.Sprintf("%s.steps[%d]", field, i), kind, &o.Steps[i], i, len(o.Steps)))
+		}
+	}
+	return op
+}
+
+func (op *operation) usesToken() bool {
+	for _, s := range op.steps {
+		if s.usesTok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *stepFile) empty() bool {
+	return s.Label == "" && s.Command == nil && s.Script == "" && s.ScriptFile == "" && s.Keys == nil &&
+		s.Args == nil && !s.Fence && s.Success.Kind == 0 && s.On == nil
+}
+
+func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step {
+	var s step
+	last := i == n-1
+	script := f.Script != "" || f.ScriptFile != ""
+	switch {
+	case f.Command != nil && script:
+		v.fail(field, "has both command and a script: a step runs one")
+	case f.Script != "" && f.ScriptFile != "":
+		v.fail(field, "has both script and script_file: give one")
+	case !script && (f.Keys != nil || f.Args != nil):
+		v.fail(field, "keys and args go with script or script_file")
+	case f.Command != nil:
+		s.args = v.command(field+".command", f.Command)
+	case script:
+		s.args, s.script = v.script(field, f), f.ScriptFile
+	case i == 0:
+		v.fail(field, "has no command or script: a check of the previous reply cannot come first")
+	}
+	if f.Fence && kind != opAcquire {
+		v.fail(field+".fence", "only an acquire step carries the fencing number")
+	}
+	if f.Fence && s.args == nil {
+		v.fail(field+".fence", "a check has no reply of its own to take the fencing number from")
+	}
+	s.fence = f.Fence
+
+	// Rules: success is shorthand for [{if: pred, then: held}, {then: retry}].
+	switch {
+	case f.Success.Kind != 0 && f.On != nil:
+		v.fail(field, "has both success and on: give one")
+	case f.Success.Kind != 0:
+		if kind == opRelease {
+			v.fail(field+".success", "a release has no success rule (its reply is not looked at; use on: to branch)")
+		}
+		fail := outRetry
+		if kind == opExtend {
+			fail = outLost
+		}
+		s.rules = []rule{{pred: v.predicate(field+".success", &f.Success), then: outHeld}, {then: fail}}
+	case len(f.On) > maxRules:
+		v.fail(field+".on", "%d rules, more than %d", len(f.On), maxRules)
+	default:
+		for j := range f.On {
+			rf := fmt.Sprintf("%s.on[%d]", field, j)
+			r := rule{}
+			if f.On[j].If.Kind != 0 {
+				r.pred = v.predicate(rf+".if", &f.On[j].If)
+			}
+			if f.On[j].Then == "" {
+				v.fail(rf+".then", "missing: what the rule decides")
+			} else if out, err := parseOutcome(kind, f.On[j].Then); err != nil {
+				v.fail(rf+".then", "%s", err)
+			} else {
+				r.then = out
+			}
+			if r.then == outNext && last {
+				v.fail(rf+".then", "next: there is no next step")
+			}
+			s.rules = append(s.rules, r)
+		}
+	}
+	if s.rules == nil {
+		switch {
+		case s.args == nil:
+			v.fail(field, "a check needs on: or success:")
+		case last && kind != opRelease:
+			v.fail(field, "the last step of %s needs success: or on: to say whether it worked", opNames[kind])
+		}
+	}
+
+	if f.Label != "" {
+		s.label = v.template(field+".label", f.Label)
+		if s.label.uses(func(n string) bool { return n == phToken }) {
+			v.fail(field+".label", "cannot use {token}")
+		}
+	}
+	s.usesTok = anyUses(s.args, phToken) || s.label.uses(isToken)
+	for _, r := range s.rules {
+		s.usesTok = s.usesTok || r.pred.t.uses(isToken)
+	}
+	return s
+}
+
+func isToken(n string) bool { return n == phToken }
+
+func anyUses(ts []template, name string) bool {
+	for _, t := range ts {
+		if t.uses(func(n string) bool { return n == name }) {
+			return true
+		}
+	}
+	return false
+}
+
+// supportNode answers which commands a node runs; one is enough for all.
+var supportNode = sync.OnceValue(func() *node.Node { return node.New(0) })
+
+func (v *validator) command(field string, nodes []yaml.Node) []template {
+	if len(nodes) == 0 {
+		v.fail(field, "empty: want the command and its arguments, such as [SET, \"{key}\", \"{token}\", NX]")
+		return nil
+	}
+	if len(nodes) > maxArgs {
+		v.fail(field, "%d arguments, more than %d", len(nodes), maxArgs)
+		return nil
+	}
+	args := v.args(field, nodes)
+	if v.err != nil {
+		return nil
+	}
+	name, ok := args[0].literal()
+	switch {
+	case !ok:
+		v.fail(field+"[0]", "the command name cannot be a placeholder")
+	case !supportNode().Supported(name):
+		v.fail(field+"[0]", "%s is not a command locksim's Redis (miniredis) runs", strconv.Quote(name))
+	}
+	return args
+}
+
+// script reads a step's script and builds its EVAL command.
+func (v *validator) script(field string, f *stepFile) []template {
+	src, name := f.Script, field+".script"
+	if f.ScriptFile != "" {
+		if v.readScript == nil {
+			v.fail(field+".script_file", "script files cannot be read here")
+			return nil
+		}
+		data, err := v.readScript(f.ScriptFile)
+		if err != nil {
+			v.fail(field+".script_file", "%s: %s", f.ScriptFile, oneLine(err.Error()))
+			return nil
+		}
+		src, name = string(data), f.ScriptFile
+	}
+	if err := node.Compile(name, src); err != nil {
+		if f.ScriptFile != "" {
+			v.fail(field+".script_file", "%s", oneLine(err.Error()))
+		} else if v.err == nil {
+			v.err = errors.New(oneLine(err.Error())) // "acquire.script:3: syntax error near 'then'"
+		}
+		return nil
+	}
+	for _, m := range scriptCall.FindAllStringSubmatch(src, -1) {
+		if !supportNode().Supported(m[1]) {
+			line := strings.Count(src[:strings.Index(src, m[0])], "\n") + 1
+			v.fail(field, "%s:%d: %s is not a command locksim's Redis (miniredis) runs", name, line, strconv.Quote(m[1]))
+			return nil
+		}
+	}
+	if len(f.Keys)+len(f.Args) > maxArgs {
+		v.fail(field, "%d keys and args, more than %d", len(f.Keys)+len(f.Args), maxArgs)
+		return nil
+	}
+	keys := v.args(field+".keys", f.Keys)
+	args := v.args(field+".args", f.Args)
+	out := []template{lit("EVAL"), lit(src), lit(strconv.Itoa(len(keys)))}
+	out = append(out, keys...)
+	return append(out, args...)
+}
+
+func lit(s string) template { return template{parts: []part{{lit: s}}} }
+
+// predicate reads ok, nil, not_nil, integer, {equals: V}, {at_least: N} or
+// {less_than: T}.
+func (v *validator) predicate(field string, n *yaml.Node) predicate {
+	bad := func() predicate {
+		v.fail(field, "want one of %s", strings.Join(predNames, ", "))
+		return predicate{}
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		switch n.Value {
+		case "ok":
+			return predicate{kind: predOK}
+		case "nil":
+			return predicate{kind: predNil}
+		case "not_nil":
+			return predicate{kind: predNotNil}
+		case "integer":
+			return predicate{kind: predInteger}
+		}
+		return bad()
+	case yaml.MappingNode:
+		if len(n.Content) != 2 || n.Content[1].Kind != yaml.ScalarNode || n.Content[1].Tag == "!!null" {
+			return bad()
+		}
+		key, val := n.Content[0].Value, n.Content[1].Value
+		f := field + "." + key
+		switch key {
+		case "equals":
+			return predicate{kind: predEquals, t: v.template(f, val)}
+		case "at_least":
+			x, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				v.fail(f, "%q is not a whole number", val)
+			}
+			return predicate{kind: predAtLeast, n: x}
+		case "less_than":
+			t := v.template(f, val)
+			if v.err == nil && !t.integer() {
+				v.fail(f, "%q: want a whole number or one numeric placeholder such as {now_s}", val)
+			}
+			return predicate{kind: predLessThan, t: t}
+		}
+	}
+	return bad()
+}
+
+// newFileAlgorithm makes the Algorithm a scenario runs.
+func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
+	d := Params{Key: f.Key, Retries: 1, Resolution: time.Second}
+	d.TTL, _ = time.ParseDuration(f.TTL)
+	if f.Resolution != "" {
+		d.Resolution, _ = time.ParseDuration(f.Resolution)
+	}
+	switch f.Retry.Attempts {
+	case "":
+	case "forever":
+		d.Retries = Forever
+	default:
+		d.Retries, _ = strconv.Atoi(f.Retry.Attempts)
+	}
+	if f.Retry.Sleep != "" {
+		d.RetrySleep, _ = time.ParseDuration(f.Retry.Sleep)
+	}
+	summary := f.Summary
+	if summary == "" {
+		summary = "defined in " + source
+	}
+	alg := Algorithm{
+		Name:     a.name,
+		Source:   source,
+		Summary:  summary,
+		Defaults: d,
+		lifetime: a.lifetime.of,
+		check: func(p Params) error {
+			if p.Nodes > 1 {
+				return fmt.Errorf("%s: nodes %d: an algorithm file runs on one node", a.name, p.Nodes)
+			}
+			return nil
+		},
+	}
+	alg.New = func(o Params) sim.Locker { return &fileLocker{a: a, p: alg.With(o)} }
+	return alg
+}
+
+// of is the lock's lifetime for parameters p.
+func (l lifetimeSpec) of(p Params) time.Duration {
+	switch {
+	case l.never:
+		return 0
+	case l.fixed > 0:
+		return l.fixed
+	case l.unit <= 0:
+		return p.TTL
+	}
+	e := env{p: p}
+	n := max(e.number(l.ph)+l.off, 1) // a negative offset never makes "never"
+	if n > int64(24*365*time.Hour/l.unit) {
+		return 24 * 365 * time.Hour
+	}
+	return time.Duration(n) * l.unit
+}
+
+// yamlMessage makes yaml.v3's messages one line without Go type names.
+func yamlMessage(err error) string {
+	var te *yaml.TypeError
+	msg := err.Error()
+	more := ""
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+		if len(te.Errors) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(te.Errors)-1)
+		}
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = reUnknownField.ReplaceAllString(msg, `unknown field "$1"`)
+	msg = reTypeMismatch.ReplaceAllStringFunc(msg, func(m string) string {
+		g := reTypeMismatch.FindStringSubmatch(m)
+		return fmt.Sprintf("%q is not %s", g[2], typeWord(g[3]))
+	})
+	msg = reNodeMismatch.ReplaceAllStringFunc(msg, func(m string) string {
+		g := reNodeMismatch.FindStringSubmatch(m)
+		return fmt.Sprintf("a %s where %s belongs", map[string]string{"seq": "list", "map": "mapping"}[g[1]], typeWord(g[2]))
+	})
+	return oneLine(msg) + more
+}
+
+var (
+	reUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	reTypeMismatch = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (\\S+)")
+	reNodeMismatch = regexp.MustCompile(`cannot unmarshal !!(seq|map) into (\S+)`)
+)
+
+func typeWord(t string) string {
+	switch {
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "text"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	default:
+		return "a mapping"
+	}
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

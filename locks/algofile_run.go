@@ -1,0 +1,235 @@
+package locks
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
+)
+
+// fileLocker runs an algorithm file for one process incarnation. It mirrors
+// the built-ins' shape: Acquire is a loop of tries with the file's retry
+// policy, each try runs the acquire steps; all on node 0.
+type fileLocker struct {
+	a *fileAlgo
+	p Params
+}
+
+// try is the state of one run of an operation's steps.
+type try struct {
+	l        *fileLocker
+	p        sim.Proc
+	random   string // this try's random token, drawn at its first use
+	token    string // {token} as last used: the lease keeps it
+	leaseTok string // release and extend: the lease's token
+	fixedTok bool   // {token} is leaseTok
+	fence    int64
+}
+
+func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
+	for n := 1; ; n++ {
+		t := &try{l: l, p: p}
+		out, err := t.run(&l.a.acquire)
+		if err != nil {
+			return sim.Lease{}, err
+		}
+		if out == outHeld {
+			return sim.Lease{Held: true, Token: t.token, Fence: t.fence}, nil
+		}
+		if lastTry(n, l.p.Retries) {
+			return sim.Lease{}, nil
+		}
+		if out == outRetry {
+			d := l.p.RetrySleep
+			if l.a.jitter {
+				d = jitter(p, d)
+			}
+			p.Sleep(d)
+		}
+	}
+}
+
+func (l *fileLocker) Release(p sim.Proc, lease sim.Lease) error {
+	t := &try{l: l, p: p, leaseTok: lease.Token, fixedTok: true}
+	_, err := t.run(&l.a.release)
+	return err
+}
+
+// Extend runs the file's extend operation for a held lease: true if the
+// lease was extended. A file without extend never extends. The engine's
+// workload does not call it yet; it is here for callers that drive a
+// Locker themselves.
+func (l *fileLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
+	if l.a.extend == nil {
+		return false, nil
+	}
+	t := &try{l: l, p: p, leaseTok: lease.Token, fixedTok: true}
+	out, err := t.run(l.a.extend)
+	return out == outHeld, err
+}
+
+// tokenFor gives {token} for one step: the lease's, this try's random one,
+// or the file's token template evaluated with the step's clock.
+func (t *try) tokenFor(e *env) string {
+	switch {
+	case t.fixedTok:
+		return t.leaseTok
+	case t.l.a.token == nil:
+		if t.random == "" {
+			t.random = token(t.p)
+		}
+		return t.random
+	}
+	inner := env{p: e.p, now: e.now} // the template cannot use {token}
+	return t.l.a.token.expand(&inner)
+}
+
+// run runs an operation's steps to the outcome that ends it.
+func (t *try) run(op *operation) (outcome, error) {
+	var reply sim.Reply
+	var replyLabel string
+	for i := range op.steps {
+		s := &op.steps[i]
+		e := &env{p: t.l.p, now: t.p.Now()}
+		if s.usesTok {
+			tok := t.tokenFor(e)
+			t.token = tok
+			e.tok = func() string { return tok }
+		}
+		label := replyLabel
+		if s.args != nil {
+			label = t.label(s, e)
+			args := make([]string, len(s.args))
+			for j := range s.args {
+				args[j] = s.args[j].expand(e)
+			}
+			r, err := t.p.Do(0, args...)
+			if err != nil {
+				if op.errors == outError || refused(err) {
+					return outNone, &ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
+				}
+				return op.errors, nil
+			}
+			reply, replyLabel = r, label
+			if s.fence {
+				if r.Kind != node.Int {
+					return outNone, clientErr(t.l.a.name, label, "fence: want an integer reply, got %s", r)
+				}
+				t.fence = r.Int
+			}
+		}
+		out, err := s.decide(reply, e)
+		if err != nil {
+			return outNone, &ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
+		}
+		switch out {
+		case outNext:
+			continue
+		case outError:
+			return outNone, clientErr(t.l.a.name, label, "reply %s: the file's rule says error", reply)
+		}
+		return out, nil
+	}
+	return outDone, nil // a release whose last step has no rule
+}
+
+// refused reports an error locksim itself raised: a command the node does not
+// simulate, or a script cut off by its instruction budget. That is the file's
+// code failing, whatever its errors policy says about Redis errors.
+func refused(err error) bool {
+	var re *sim.RedisError
+	return errors.As(err, &re) && strings.HasPrefix(re.Msg, "ERR locksim: ")
+}
+
+// label names a step in client errors: the file's label, or the command and
+// its first argument when that is the key or plain text ("SETNX lock.foo"),
+// or EVAL and the script file's name ("EVAL acquire.lua").
+func (t *try) label(s *step, e *env) string {
+	if len(s.label.parts) > 0 {
+		return s.label.expand(e)
+	}
+	if s.script != "" {
+		return "EVAL " + s.script
+	}
+	name, _ := s.args[0].literal()
+	name = strings.ToUpper(name)
+	if len(s.args) > 1 && name != "EVAL" && !s.args[1].uses(func(n string) bool { return n != phKey }) {
+		return name + " " + s.args[1].expand(e)
+	}
+	return name
+}
+
+// decide applies the step's rules in order; no rule means next.
+func (s *step) decide(r sim.Reply, e *env) (outcome, error) {
+	if len(s.rules) == 0 {
+		return outNext, nil
+	}
+	for _, ru := range s.rules {
+		ok, err := ru.pred.match(r, e)
+		if err != nil {
+			return outNone, err
+		}
+		if ok {
+			return ru.then, nil
+		}
+	}
+	return outNone, fmt.Errorf("no rule matches the reply %s", r)
+}
+
+func (p *predicate) match(r sim.Reply, e *env) (bool, error) {
+	switch p.kind {
+	case predAny:
+		return true, nil
+	case predOK:
+		return r.Kind == node.Status && r.Str == "OK", nil
+	case predNil:
+		return r.Kind == node.Nil, nil
+	case predNotNil:
+		return r.Kind != node.Nil, nil
+	case predInteger:
+		return r.Kind == node.Int, nil
+	case predAtLeast:
+		return r.Kind == node.Int && r.Int >= p.n, nil
+	case predEquals:
+		s, ok := replyText(r)
+		return ok && s == p.t.expand(e), nil
+	case predLessThan:
+		n, err := replyInt(r)
+		if err != nil {
+			return false, err
+		}
+		bound, _ := strconv.ParseInt(p.t.expand(e), 10, 64) // validated: a number
+		return n < bound, nil
+	}
+	return false, nil
+}
+
+// replyText is a reply as text: a string, a status, an integer in decimal.
+func replyText(r sim.Reply) (string, bool) {
+	switch r.Kind {
+	case node.Bulk, node.Status:
+		return r.Str, true
+	case node.Int:
+		return strconv.FormatInt(r.Int, 10), true
+	}
+	return "", false
+}
+
+// replyInt reads a reply as an integer the way int() and Long.parseLong do:
+// nil or other text throws.
+func replyInt(r sim.Reply) (int64, error) {
+	switch r.Kind {
+	case node.Int:
+		return r.Int, nil
+	case node.Bulk, node.Status:
+		n, err := strconv.ParseInt(r.Str, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("value %q is not an integer", r.Str)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("want an integer, got %s", r)
+}
