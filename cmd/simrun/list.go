@@ -12,9 +12,6 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// FaultClasses are the kinds of trouble a search can generate.
-var FaultClasses = []string{"none", "crash", "pause", "skew", "jump", "net", "restart"}
-
 type listJSON struct {
 	Algorithms []algoJSON     `json:"algorithms"`
 	Scenarios  []scenarioJSON `json:"scenarios"`
@@ -52,7 +49,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	for _, s := range scenarios.Builtins() {
 		l.Scenarios = append(l.Scenarios, scenarioJSON{s.Name, s.Algorithm, s.Expect, s.Source, s.Summary})
 	}
-	l.Faults = FaultClasses
+	l.Faults = scenarios.FaultClasses
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

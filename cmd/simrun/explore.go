@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/scenarios"
+	"golang.org/x/term"
+)
+
+// exploreHTML renders a counterexample's HTML report into DIR/report.html.
+var exploreHTML func(io.Writer, *scenarios.Outcome) error = reports.WriteHTML
+
+func cmdExplore(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	algo := fs.String("algo", "", "the algorithm to search (required; see 'simrun list')")
+	faults := fs.String("faults", "all", "fault classes to combine, comma-separated: "+strings.Join(scenarios.FaultClasses, ", ")+", or all")
+	runs := fs.Int("runs", explore.DefaultRuns, "stop after `N` runs without a violation (the whole run-index space when sharded)")
+	seed := fs.Uint64("seed", 1, "search seed: run i's scenario depends only on (seed, i, algorithm, faults)")
+	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
+	out := fs.String("out", "explore-out", "write counterexample.yaml and the reports to `DIR` when a violation is found")
+	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
+	shard := fs.String("shard", "", "run shard `i/n` of the run indices (0 ≤ i < n) and print one JSON line for 'simrun merge'")
+	verdicts := fs.String("verdict", "", "count only these verdicts as found, comma-separated (default: any but safe)")
+	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "bound on shrinking")
+	pos, code, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return code
+	}
+	bad := func(flagName string, err error) int {
+		return fail(stderr, "explore", fmt.Errorf("--%s: %v", flagName, err))
+	}
+	if len(pos) != 0 {
+		return fail(stderr, "explore", fmt.Errorf("takes no arguments, got %q", pos))
+	}
+	if *algo == "" {
+		return bad("algo", errors.New("required: the algorithm to search (see 'simrun list')"))
+	}
+	classes, err := scenarios.ParseClasses(*faults)
+	if err != nil {
+		return bad("faults", err)
+	}
+	o := explore.Options{Algorithm: *algo, Classes: classes, Seed: *seed, Runs: *runs, Workers: *workers,
+		ShrinkTime: *shrinkTime}
+	switch {
+	case *runs < 1:
+		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
+	case *workers < 0:
+		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
+	case *shrinkTime <= 0:
+		return bad("shrink-time", fmt.Errorf("%s: must be positive", *shrinkTime))
+	}
+	if *shard != "" {
+		if o.Shard, err = explore.ParseShard(*shard); err != nil {
+			return bad("shard", err)
+		}
+	}
+	if *verdicts != "" {
+		o.Verdicts = strings.Split(*verdicts, ",")
+	}
+	sharded := *shard != ""
+	if !*asJSON && !sharded && exploreTerminal(stdout) {
+		o.Progress = exploreProgress(stdout)
+	}
+	e, err := explore.New(o)
+	if err != nil {
+		var oe *explore.OptionError
+		if errors.As(err, &oe) {
+			return bad(exploreFlag[oe.Option], oe.Err)
+		}
+		return fail(stderr, "explore", err)
+	}
+	r, err := e.Run(context.Background())
+	if o.Progress != nil {
+		fmt.Fprint(stdout, "\r\033[K") // clear the progress line
+	}
+	if err != nil {
+		return fail(stderr, "explore", err)
+	}
+	path := ""
+	if r.Counterexample != nil {
+		if path, err = writeExploreArtifacts(*out, r); err != nil {
+			return fail(stderr, "explore", err)
+		}
+	}
+	rep, err := r.Report(path, sharded)
+	if err != nil {
+		return fail(stderr, "explore", err)
+	}
+	switch {
+	case sharded:
+		err = json.NewEncoder(stdout).Encode(rep) // one line
+	case *asJSON:
+		err = writeExploreJSON(stdout, rep)
+	default:
+		err = writeExploreSummary(stdout, rep, *out)
+	}
+	if err != nil {
+		return fail(stderr, "explore", err)
+	}
+	if rep.Found {
+		return exitViolation
+	}
+	return exitOK
+}
+
+// exploreFlag names the flag of each explore.Options field.
+var exploreFlag = map[string]string{"Algorithm": "algo", "Classes": "faults", "Runs": "runs", "Workers": "workers",
+	"Shard": "shard", "Verdicts": "verdict", "ShrinkTime": "shrink-time"}
+
+// writeExploreArtifacts writes DIR/counterexample.yaml, DIR/report.txt and
+// DIR/report.html; it returns the counterexample's path.
+func writeExploreArtifacts(dir string, r *explore.Result) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	data, err := scenarios.Marshal(r.Counterexample)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "counterexample.yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", err
+	}
+	rep, err := r.Report(path, false)
+	if err != nil {
+		return "", err
+	}
+	if err := writeExploreReports(dir, r.Outcome, rep); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// writeExploreReports writes DIR/report.txt, the search's summary and the
+// counterexample's run, and DIR/report.html.
+func writeExploreReports(dir string, o *scenarios.Outcome, rep explore.Report) error {
+	if err := writeFile(filepath.Join(dir, "report.txt"), func(w io.Writer) error {
+		if err := writeExploreSummary(w, rep, ""); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return reports.WriteText(w, o)
+	}); err != nil {
+		return err
+	}
+	if exploreHTML == nil {
+		return nil
+	}
+	return writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return exploreHTML(w, o) })
+}
+
+// writeExploreSummary is the result for a person.
+func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "explore    %s under %s, seed %d\n", r.Algorithm, strings.Join(r.Faults, ","), r.Seed)
+	fmt.Fprintf(b, "runs       %d of %d", r.Runs, r.RunsLimit)
+	if r.RunsPerSec > 0 {
+		fmt.Fprintf(b, " (%.0f runs/s", r.RunsPerSec)
+		if r.Workers > 0 {
+			fmt.Fprintf(b, ", %d worker%s", r.Workers, explorePlural(r.Workers))
+		}
+		b.WriteString(")")
+	}
+	if r.Shards > 0 {
+		fmt.Fprintf(b, " over %d shards", r.Shards)
+	}
+	b.WriteString("\n")
+	if !r.Found {
+		b.WriteString("found      nothing\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(b, "found      %s at run %d", strings.ToUpper(r.Verdict), *r.FirstFoundAfterRuns-1)
+	if r.SecondsToFirst != nil {
+		fmt.Fprintf(b, " after %.3fs", *r.SecondsToFirst)
+	}
+	b.WriteString("\n")
+	if s := r.Shrunk; s != nil {
+		fmt.Fprintf(b, "shrunk     to %d process%s, %d fault%s, %d events", s.Processes, explorePluralES(s.Processes), s.Faults, explorePlural(s.Faults), s.Events)
+		if r.ShrinkSeconds > 0 {
+			fmt.Fprintf(b, " in %.2fs", r.ShrinkSeconds)
+		}
+		if r.ShrinkTimedOut {
+			b.WriteString(" (out of time: perhaps not minimal; raise --shrink-time)")
+		}
+		b.WriteString("\n")
+	}
+	if r.Counterexample != nil {
+		fmt.Fprintf(b, "wrote      %s", *r.Counterexample)
+		if dir != "" {
+			fmt.Fprintf(b, " and the reports in %s", dir)
+		}
+		fmt.Fprintf(b, "\nreplay     simrun run %s\n", *r.Counterexample)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeExploreJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// exploreProgress draws "runs, runs/s, found" on one terminal line.
+func exploreProgress(w io.Writer) func(explore.Progress) {
+	return func(p explore.Progress) {
+		rate := float64(p.Runs) / max(p.Elapsed.Seconds(), 1e-9)
+		found := "no"
+		switch {
+		case p.Shrinking:
+			found = "yes, shrinking it"
+		case p.Found:
+			found = "yes, finishing the lower runs"
+		}
+		fmt.Fprintf(w, "\r\033[Kexploring  %d runs  %.0f runs/s  %s  found: %s", p.Runs, rate, p.Elapsed.Round(100*time.Millisecond), found)
+	}
+}
+
+func exploreTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func explorePlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func explorePluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The JSON fields the issue names are a contract; the counterexample
+// replays with 'simrun run' and the same verdict.
+func TestExploreJSONAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := simrun("explore", "--algo", "set-nx-px-token", "--faults", "pause", "--verdict", "unsafe", "--json", "--out", dir)
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d (stderr %q)", code, exitViolation, errOut)
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, k := range []string{"algorithm", "faults", "runs", "runs_per_sec", "found", "first_found_after_runs",
+		"seconds_to_first", "counterexample", "shrunk"} {
+		if _, ok := j[k]; !ok {
+			t.Errorf("no %q in %s", k, out)
+		}
+	}
+	shrunk, _ := j["shrunk"].(map[string]any)
+	for _, k := range []string{"processes", "faults", "events"} {
+		if _, ok := shrunk[k]; !ok {
+			t.Errorf("no shrunk.%s in %s", k, out)
+		}
+	}
+	path := filepath.Join(dir, "counterexample.yaml")
+	if j["counterexample"] != path || j["found"] != true || j["verdict"] != "unsafe" {
+		t.Errorf("counterexample %v, found %v, verdict %v", j["counterexample"], j["found"], j["verdict"])
+	}
+	for _, f := range []string{"report.txt", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	code, out, _ = simrun("run", path, "--json")
+	var run map[string]any
+	if err := json.Unmarshal([]byte(out), &run); err != nil {
+		t.Fatal(err)
+	}
+	if code != exitViolation || run["verdict"] != "unsafe" || run["expect"] != "unsafe" {
+		t.Errorf("replay: exit %d, verdict %v, expect %v", code, run["verdict"], run["expect"])
+	}
+}
+
+func TestExploreNothingFound(t *testing.T) {
+	code, out, errOut := simrun("explore", "--algo", "set-nx-px-token", "--faults", "none", "--runs", "30", "--json",
+		"--out", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("exit %d (stderr %q)", code, errOut)
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j["found"] != false || j["runs"] != 30.0 || j["counterexample"] != nil || j["shrunk"] != nil {
+		t.Errorf("%s", out)
+	}
+}
+
+// Shards print JSON lines; merged, they tell what one machine tells.
+func TestExploreShardsAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"explore", "--algo", "setnx-getset", "--faults", "pause", "--verdict", "unsafe", "--seed", "2"}
+	_, whole, _ := simrun(append(args, "--json", "--out", filepath.Join(dir, "whole"))...)
+	var lines []string
+	for _, s := range []string{"0/2", "1/2"} {
+		_, out, errOut := simrun(append(args, "--shard", s, "--out", filepath.Join(dir, s[:1]))...)
+		if strings.Count(out, "\n") != 1 || !strings.Contains(out, `"shard":"`+s+`"`) {
+			t.Fatalf("shard %s: want one JSON line, got %q (stderr %q)", s, out, errOut)
+		}
+		lines = append(lines, out)
+	}
+	file := filepath.Join(dir, "shards.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, merged, errOut := simrun("merge", "--json", "--out", filepath.Join(dir, "merged"), file)
+	if code != exitViolation {
+		t.Fatalf("merge: exit %d (stderr %q)", code, errOut)
+	}
+	var a, b map[string]any
+	_ = json.Unmarshal([]byte(whole), &a)
+	_ = json.Unmarshal([]byte(merged), &b)
+	for _, k := range []string{"runs", "first_found_after_runs", "verdict"} {
+		if a[k] != b[k] {
+			t.Errorf("%s: one machine %v, merged %v", k, a[k], b[k])
+		}
+	}
+	x, _ := os.ReadFile(filepath.Join(dir, "whole", "counterexample.yaml"))
+	y, _ := os.ReadFile(filepath.Join(dir, "merged", "counterexample.yaml"))
+	if len(x) == 0 || string(x) != string(y) {
+		t.Errorf("merged counterexample differs:\n%s\n---\n%s", x, y)
+	}
+	if code, _, errOut := simrun("merge", file, file); code != exitUsage || !strings.Contains(errOut, "twice") {
+		t.Errorf("merging a shard twice: exit %d, %q", code, errOut)
+	}
+}
+
+func TestExploreBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"explore"}, "--algo"},
+		{[]string{"explore", "--algo", "nope"}, "--algo"},
+		{[]string{"explore", "--algo", "redlock", "--faults", "gc"}, "--faults"},
+		{[]string{"explore", "--algo", "redlock", "--runs", "0"}, "--runs"},
+		{[]string{"explore", "--algo", "redlock", "--workers", "-1"}, "--workers"},
+		{[]string{"explore", "--algo", "redlock", "--shard", "2/2"}, "--shard"},
+		{[]string{"explore", "--algo", "redlock", "--verdict", "safe"}, "--verdict"},
+	} {
+		code, _, errOut := simrun(c.args...)
+		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.flag+":") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %s", c.args, code, errOut, c.flag)
+		}
+	}
+}

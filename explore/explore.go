@@ -1,0 +1,393 @@
+// Package explore searches for counterexamples: it runs an algorithm under
+// many random scenarios of chosen fault classes, stops at the first run
+// whose verdict is not safe, and shrinks that run with rapid to the smallest
+// scenario that still fails the same way.
+//
+// Determinism is the product. Run i's scenario is a pure function of (seed,
+// i, algorithm, fault classes); the result is the lowest failing run index,
+// whatever the number of workers or shards; nothing but the reported
+// timings reads the host clock.
+package explore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"pgregory.net/rapid"
+)
+
+// Defaults.
+const (
+	DefaultRuns       = 10_000
+	DefaultShrinkTime = 30 * time.Second
+)
+
+// Options say what to search.
+type Options struct {
+	Algorithm string   // a registered algorithm's name
+	Classes   []string // fault classes (scenarios.ParseClasses); empty: all
+	Seed      uint64
+	// Runs is the size of the run-index space, [0, Runs): the search stops
+	// at the first failing run or after all of them. Shards split it.
+	Runs    int
+	Workers int   // 0: one per core (GOMAXPROCS)
+	Shard   Shard // zero: the whole space
+	// Verdicts are the verdicts that count as found; empty: any but safe.
+	Verdicts []string
+	// ShrinkTime bounds rapid's shrinking; 0: DefaultShrinkTime. Shrinking
+	// is deterministic unless it runs out of time.
+	ShrinkTime time.Duration
+	// Progress, if set, is called about ten times a second from another
+	// goroutine while the search runs.
+	Progress func(Progress)
+}
+
+// Shard is one of Count interleaved parts of the run-index space: shard k
+// runs the indices i with i mod Count = k.
+type Shard struct{ Index, Count int }
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// ParseShard reads "i/n" with 0 ≤ i < n.
+func ParseShard(v string) (Shard, error) {
+	var s Shard
+	if n, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || n != 2 || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
+		return Shard{}, fmt.Errorf("%q: want i/n, such as 0/4", v)
+	}
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return Shard{}, fmt.Errorf("%q: want 0 ≤ i < n", v)
+	}
+	return s, nil
+}
+
+// Progress is a snapshot of a running search. Runs counts runs finished in
+// any order; it is for people, not for results.
+type Progress struct {
+	Runs      int
+	Elapsed   time.Duration
+	Found     bool
+	Shrinking bool // the search is over; shrinking has begun
+}
+
+// OptionError is an option New refused; Option is the Options field.
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Option + ": " + e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optErr(option string, err error) error { return &OptionError{option, err} }
+
+// Explorer holds what every run of one search shares.
+type Explorer struct {
+	opts    Options
+	algo    locks.Algorithm
+	classes []string
+	gen     *rapid.Generator[*scenarios.Scenario]
+}
+
+// New checks the options and builds the scenario generator.
+func New(o Options) (*Explorer, error) {
+	algo, err := locks.Lookup(o.Algorithm)
+	if err != nil {
+		return nil, optErr("Algorithm", err)
+	}
+	classes := o.Classes
+	if len(classes) == 0 {
+		classes = []string{"all"}
+	}
+	classes, err = scenarios.ParseClasses(strings.Join(classes, ","))
+	if err != nil {
+		return nil, optErr("Classes", err)
+	}
+	if o.Runs == 0 {
+		o.Runs = DefaultRuns
+	}
+	if o.Runs < 1 {
+		return nil, optErr("Runs", fmt.Errorf("%d: must be at least 1", o.Runs))
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Workers < 1 {
+		return nil, optErr("Workers", fmt.Errorf("%d: must be at least 1", o.Workers))
+	}
+	if o.Shard == (Shard{}) {
+		o.Shard = Shard{0, 1}
+	}
+	if o.Shard.Count < 1 || o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
+		return nil, optErr("Shard", fmt.Errorf("%s: want 0 ≤ i < n", o.Shard))
+	}
+	for _, v := range o.Verdicts {
+		if !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
+			return nil, optErr("Verdicts", fmt.Errorf("%q: want one of unsafe, stuck, stale, client-error", v))
+		}
+	}
+	if o.ShrinkTime <= 0 {
+		o.ShrinkTime = DefaultShrinkTime
+	}
+	gen, err := scenarios.Generator(algo, scenarios.GenOptions{Classes: classes})
+	if err != nil {
+		return nil, err
+	}
+	o.Classes = classes
+	return &Explorer{opts: o, algo: algo, classes: classes, gen: gen}, nil
+}
+
+// Options are the explorer's options with defaults filled in.
+func (e *Explorer) Options() Options { return e.opts }
+
+// RunSeed is the seed of rapid's bit stream for run i. It fits in 31 bits,
+// because Generator.Example takes an int (32 bits on some machines), and it
+// is never 0, which rapid.Check would replace with a random seed.
+func RunSeed(seed uint64, i int) uint64 {
+	z := splitmix(seed^splitmix(uint64(i)+0x6c6f636b73696d)) & math.MaxInt32 // "locksim"
+	if z == 0 {
+		z = 1
+	}
+	return z
+}
+
+func splitmix(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Scenario is run i's scenario: a pure function of (seed, i, algorithm,
+// fault classes).
+func (e *Explorer) Scenario(i int) *scenarios.Scenario {
+	s := e.gen.Example(int(RunSeed(e.opts.Seed, i)))
+	s.Name = fmt.Sprintf("explore-%s-seed%d-run%d", e.algo.Name, e.opts.Seed, i)
+	return s
+}
+
+// Verdict runs a scenario and judges it with the direct checkers only
+// (porcupine is left out for speed).
+func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, error) {
+	p, err := s.PrepareWith(e.algo)
+	if err != nil {
+		return model.Verdict{}, nil, err
+	}
+	res, err := sim.Run(p.Config)
+	if err != nil {
+		return model.Verdict{}, nil, err
+	}
+	return model.Check(res.History, model.Options{TTL: p.Lifetime(), SkipPorcupine: true}), res, nil
+}
+
+func (e *Explorer) counts(verdict string) bool {
+	if len(e.opts.Verdicts) == 0 {
+		return verdict != model.VerdictSafe
+	}
+	return slices.Contains(e.opts.Verdicts, verdict)
+}
+
+// Found is the lowest failing run of a search.
+type Found struct {
+	Index    int
+	Verdict  string
+	Scenario *scenarios.Scenario
+}
+
+// SearchResult is what Search found.
+type SearchResult struct {
+	Found *Found // nil: no run in the space failed
+	// Runs counts this shard's runs in index order up to and including the
+	// failing one, or all of its runs: the same whatever the workers.
+	Runs     int
+	Executed int           // runs actually executed (workers may run past the failure)
+	Elapsed  time.Duration // wall time, for runs/s only
+	ToFirst  time.Duration // wall time until the reported failure was seen
+}
+
+// Search runs this shard's runs on every worker until the lowest failing
+// run index is known, or all runs are done. A cancelled context stops it
+// early with ctx.Err().
+func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
+	o := e.opts
+	start := time.Now() // timing for reporting only
+	var (
+		next     atomic.Int64
+		executed atomic.Int64
+		best     atomic.Int64 // lowest failing index so far
+		mu       sync.Mutex
+		found    *Found
+		toFirst  time.Duration
+		firstErr error
+		errIndex = math.MaxInt
+	)
+	best.Store(math.MaxInt64)
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				m := int(next.Add(1) - 1)
+				i := o.Shard.Index + m*o.Shard.Count
+				// Indices are claimed in increasing order, so every index
+				// below the final best has been claimed and will finish.
+				if i >= o.Runs || int64(i) > best.Load() {
+					return
+				}
+				s := e.Scenario(i)
+				v, _, err := e.Verdict(s)
+				executed.Add(1)
+				mu.Lock()
+				switch {
+				case err != nil:
+					if i < errIndex {
+						firstErr, errIndex = fmt.Errorf("run %d: %w", i, err), i
+					}
+					storeMin(&best, int64(i))
+				case e.counts(v.Verdict):
+					if found == nil || i < found.Index {
+						found = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
+						toFirst = time.Since(start)
+					}
+					storeMin(&best, int64(i))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	var pwg sync.WaitGroup
+	if o.Progress != nil {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					o.Progress(Progress{Runs: int(executed.Load()), Elapsed: time.Since(start), Found: best.Load() != math.MaxInt64})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	pwg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if firstErr != nil && (found == nil || errIndex < found.Index) {
+		return nil, firstErr
+	}
+	r := &SearchResult{Found: found, Executed: int(executed.Load()), Elapsed: time.Since(start), ToFirst: toFirst}
+	last := o.Runs - 1
+	if found != nil {
+		last = found.Index
+	}
+	r.Runs = shardRuns(o.Shard, last)
+	return r, nil
+}
+
+// shardRuns counts the shard's indices in [0, last].
+func shardRuns(s Shard, last int) int {
+	if last < s.Index {
+		return 0
+	}
+	return (last-s.Index)/s.Count + 1
+}
+
+func storeMin(a *atomic.Int64, v int64) {
+	for {
+		cur := a.Load()
+		if v >= cur || a.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// Result is a whole exploration: the search, the shrunk counterexample and
+// its replay with every checker.
+type Result struct {
+	Algorithm string
+	Classes   []string
+	Seed      uint64
+	Limit     int // the run-index space, [0, Limit)
+	Shard     Shard
+	Workers   int
+	Search    *SearchResult
+	// Counterexample is the shrunk scenario, its expect set to the verdict
+	// of Outcome, so `simrun run` replays it and agrees.
+	Counterexample *scenarios.Scenario
+	Outcome        *scenarios.Outcome // the counterexample run with all checks (porcupine too)
+	Shrink         ShrinkStats
+}
+
+// Run searches, and on a failure shrinks it and replays the shrunk scenario
+// with every checker.
+func (e *Explorer) Run(ctx context.Context) (*Result, error) {
+	o := e.opts
+	sr, err := e.Search(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Algorithm: e.algo.Name, Classes: e.classes, Seed: o.Seed, Limit: o.Runs, Shard: o.Shard,
+		Workers: o.Workers, Search: sr}
+	if sr.Found == nil {
+		return r, nil
+	}
+	if o.Progress != nil {
+		o.Progress(Progress{Runs: sr.Executed, Elapsed: sr.Elapsed, Found: true, Shrinking: true})
+	}
+	shrunk, stats, err := e.Shrink(sr.Found.Index, sr.Found.Verdict)
+	if err != nil {
+		return nil, err
+	}
+	r.Shrink = stats
+	r.Counterexample, r.Outcome, err = e.Finish(shrunk, sr.Found)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Finish names the shrunk scenario, tells where it came from, replays it
+// with every checker and records the verdict it replays with.
+func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *scenarios.Outcome, error) {
+	c := *s
+	c.Name = fmt.Sprintf("explore-%s-seed%d-run%d", e.algo.Name, e.opts.Seed, f.Index)
+	c.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d, shrunk by rapid",
+		e.algo.Name, f.Verdict, strings.Join(e.classes, ","), f.Index, e.opts.Seed)
+	c.Source = "simrun explore"
+	p, err := c.PrepareWith(e.algo)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := c.ExecutePrepared(p, model.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Expect = o.Verdict.Verdict
+	var b strings.Builder
+	fmt.Fprintf(&b, "Found by: simrun explore --algo %s --faults %s --seed %d (run %d, %s), then shrunk.\n",
+		e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
+	for _, v := range o.Verdict.Violations {
+		fmt.Fprintf(&b, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
+	}
+	c.Narrative = b.String()
+	o.Scenario = &c
+	return &c, o, nil
+}

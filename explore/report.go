@@ -1,0 +1,182 @@
+package explore
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/locksim/locksim/scenarios"
+)
+
+// Report is the stable JSON of an exploration, one shard's or a merged
+// one. Later versions only add fields.
+type Report struct {
+	Algorithm string   `json:"algorithm"`
+	Faults    []string `json:"faults"`
+	Seed      uint64   `json:"seed"`
+	RunsLimit int      `json:"runs_limit"` // the run-index space, [0, runs_limit)
+	// Runs counts runs in index order up to and including the first failing
+	// one, or all of them; a shard counts its own. The same whatever the
+	// workers.
+	Runs       int     `json:"runs"`
+	RunsPerSec float64 `json:"runs_per_sec"` // timing: not part of the result
+	Found      bool    `json:"found"`
+	// FirstFoundAfterRuns is the failing run's index + 1: its place in the
+	// whole run order, sharded or not.
+	FirstFoundAfterRuns *int     `json:"first_found_after_runs"`
+	SecondsToFirst      *float64 `json:"seconds_to_first"` // timing
+	Verdict             string   `json:"verdict,omitempty"`
+	// Counterexample is the path of the counterexample file, when one was
+	// written.
+	Counterexample *string `json:"counterexample"`
+	Shrunk         *Shrunk `json:"shrunk"`
+	ShrinkSeconds  float64 `json:"shrink_seconds,omitempty"` // timing
+	// ShrinkTimedOut: shrinking ran out of time, so the counterexample may
+	// not be minimal, nor the same on a slower machine.
+	ShrinkTimedOut bool   `json:"shrink_timed_out,omitempty"`
+	Workers        int    `json:"workers,omitempty"`
+	Shard          string `json:"shard,omitempty"`  // "i/n" on a shard's line
+	Shards         int    `json:"shards,omitempty"` // on a merged result: how many shards
+	// ScenarioYAML is the counterexample itself, on a shard's line, so that
+	// merge can write the winning one.
+	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+}
+
+// Shrunk is the size of the shrunk counterexample.
+type Shrunk struct {
+	Processes int `json:"processes"`
+	Faults    int `json:"faults"`
+	Events    int `json:"events"` // history events of its run
+}
+
+// Report builds the JSON value of a result. path is where the
+// counterexample was written ("" for nowhere); withYAML embeds it.
+func (r *Result) Report(path string, withYAML bool) (Report, error) {
+	sr := r.Search
+	rep := Report{
+		Algorithm: r.Algorithm, Faults: r.Classes, Seed: r.Seed, RunsLimit: r.Limit,
+		Runs: sr.Runs, Workers: r.Workers,
+	}
+	if secs := sr.Elapsed.Seconds(); secs > 0 {
+		rep.RunsPerSec = float64(sr.Executed) / secs
+	}
+	if r.Shard.Count > 1 {
+		rep.Shard = r.Shard.String()
+	}
+	if sr.Found == nil {
+		return rep, nil
+	}
+	n, secs := sr.Found.Index+1, sr.ToFirst.Seconds()
+	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
+	rep.Verdict = r.Outcome.Verdict.Verdict
+	if path != "" {
+		rep.Counterexample = &path
+	}
+	rep.Shrunk = &Shrunk{Processes: len(r.Counterexample.Clients), Faults: len(r.Counterexample.Faults),
+		Events: len(r.Outcome.Result.History.Events)}
+	rep.ShrinkSeconds, rep.ShrinkTimedOut = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut
+	if withYAML {
+		data, err := scenarios.Marshal(r.Counterexample)
+		if err != nil {
+			return rep, err
+		}
+		rep.ScenarioYAML = string(data)
+	}
+	return rep, nil
+}
+
+// ReadReports reads JSON lines (blank lines are skipped); name is used in
+// errors.
+func ReadReports(name string, rd io.Reader) ([]Report, error) {
+	var out []Report
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 64*1024), 4*scenarios.MaxFileSize)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		var r Report
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a shard's JSON line: %v", name, line, err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// Merge combines the lines of every shard of one search into the result a
+// single machine would have reported: the lowest failing run index wins.
+// Every shard must be there, once, and all must have searched the same
+// space.
+func Merge(lines []Report) (Report, error) {
+	if len(lines) == 0 {
+		return Report{}, fmt.Errorf("no shard lines to merge")
+	}
+	first := lines[0]
+	var count int
+	seen := map[int]bool{}
+	for i, l := range lines {
+		s, err := ParseShard(l.Shard)
+		if l.Shard == "" {
+			err = fmt.Errorf("no shard field: run explore with --shard i/n")
+		}
+		if err != nil {
+			return Report{}, fmt.Errorf("line %d: shard: %v", i+1, err)
+		}
+		switch {
+		case i == 0:
+			count = s.Count
+		case s.Count != count:
+			return Report{}, fmt.Errorf("line %d: shard %s is not one of %d shards", i+1, l.Shard, count)
+		case l.Algorithm != first.Algorithm || !slices.Equal(l.Faults, first.Faults) || l.Seed != first.Seed || l.RunsLimit != first.RunsLimit:
+			return Report{}, fmt.Errorf("line %d: shard %s searched another space (algorithm, faults, seed or runs differ from line 1)", i+1, l.Shard)
+		}
+		if seen[s.Index] {
+			return Report{}, fmt.Errorf("line %d: shard %s appears twice", i+1, l.Shard)
+		}
+		seen[s.Index] = true
+	}
+	var missing []string
+	for k := range count {
+		if !seen[k] {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, count))
+		}
+	}
+	if len(missing) > 0 {
+		return Report{}, fmt.Errorf("missing shard%s %s: a missing shard may hold a lower failing run", plural(len(missing)), strings.Join(missing, ", "))
+	}
+	out := Report{Algorithm: first.Algorithm, Faults: first.Faults, Seed: first.Seed, RunsLimit: first.RunsLimit,
+		Runs: first.RunsLimit, Shards: count}
+	var win *Report
+	for i := range lines {
+		l := &lines[i]
+		out.RunsPerSec += l.RunsPerSec // the shards ran side by side
+		out.Workers += l.Workers
+		if l.Found && l.FirstFoundAfterRuns != nil && (win == nil || *l.FirstFoundAfterRuns < *win.FirstFoundAfterRuns) {
+			win = l
+		}
+	}
+	if win != nil {
+		out.Found, out.Runs = true, *win.FirstFoundAfterRuns
+		out.FirstFoundAfterRuns, out.SecondsToFirst = win.FirstFoundAfterRuns, win.SecondsToFirst
+		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk
+		out.ShrinkSeconds, out.ShrinkTimedOut, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ScenarioYAML
+	}
+	return out, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,145 @@
+package explore
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/scenarios"
+	"pgregory.net/rapid"
+)
+
+// ShrinkStats describe a shrink.
+type ShrinkStats struct {
+	Elapsed  time.Duration // wall time, for reporting only
+	Tries    int           // runs made while shrinking (rapid, then Simplify)
+	TimedOut bool          // rapid ran out of ShrinkTime: the result may not be minimal, nor the same on a slower machine
+}
+
+// Shrink replays run i under rapid.Check and lets rapid shrink it to the
+// smallest scenario whose verdict is still verdict, then simplifies what
+// rapid left (scenarios.Simplify).
+//
+// rapid.Check is driven outside `go test` through a rapid.TB of our own.
+// Its first case is run i itself: the generator draws from rapid's bit
+// stream seeded with RunSeed(seed, i), exactly as Scenario(i) does through
+// Example. rapid reads its seed, case count and shrink time from its
+// command-line flags, so Shrink sets them for the duration of the call; one
+// Shrink runs at a time.
+func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkStats, error) {
+	var (
+		last  *scenarios.Scenario
+		tries int
+	)
+	prop := func(t *rapid.T) {
+		s := e.gen.Draw(t, "scenario")
+		tries++
+		v, _, err := e.Verdict(s)
+		if err == nil && v.Verdict == verdict {
+			last = s
+			// The same message every time: rapid keeps a smaller case only
+			// when it fails the same way.
+			t.Fatalf("verdict %s", verdict)
+		}
+	}
+	tb := &shrinkTB{}
+	start := time.Now()
+	err := withRapidFlags([][2]string{
+		{"rapid.seed", strconv.FormatUint(RunSeed(e.opts.Seed, i), 10)},
+		{"rapid.checks", "5"}, // one case only: the first fails (-short divides by 5)
+		{"rapid.nofailfile", "true"},
+		{"rapid.shrinktime", e.opts.ShrinkTime.String()},
+	}, func() { rapid.Check(tb, prop) })
+	stats := ShrinkStats{Elapsed: time.Since(start), Tries: tries}
+	stats.TimedOut = stats.Elapsed >= e.opts.ShrinkTime // timing decides nothing else
+	if err != nil {
+		return nil, stats, err
+	}
+	if !tb.failed || last == nil || !strings.HasPrefix(tb.msg, "[rapid] failed") {
+		return nil, stats, fmt.Errorf("shrinking run %d: %s", i, firstLine(tb.msg))
+	}
+	// rapid's last call is the minimal case, and it failed: last is it.
+	// Then the structural steps rapid's bit shrinking misses.
+	simple, n := scenarios.Simplify(last, func(c *scenarios.Scenario) bool {
+		v, _, err := e.Verdict(c)
+		return err == nil && v.Verdict == verdict
+	})
+	stats.Tries += n
+	stats.Elapsed = time.Since(start)
+	return simple, stats, nil
+}
+
+var rapidMu sync.Mutex
+
+// withRapidFlags sets rapid's flags for the duration of fn and restores
+// them. rapid.Check also calls testing.Short, which needs the testing flags
+// registered and parsed: outside `go test` that is done here, once.
+func withRapidFlags(set [][2]string, fn func()) error {
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	if !flag.Parsed() {
+		testing.Init()
+		if err := flag.CommandLine.Parse(nil); err != nil {
+			return err
+		}
+	}
+	var restore [][2]string
+	defer func() {
+		for _, kv := range restore {
+			_ = flag.Set(kv[0], kv[1])
+		}
+	}()
+	for _, kv := range set {
+		f := flag.Lookup(kv[0])
+		if f == nil {
+			return fmt.Errorf("rapid has no flag -%s", kv[0])
+		}
+		restore = append(restore, [2]string{kv[0], f.Value.String()})
+		if err := flag.Set(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	fn()
+	return nil
+}
+
+// shrinkTB is the rapid.TB that rapid.Check reports to: it only remembers
+// that the property failed.
+type shrinkTB struct {
+	failed bool
+	msg    string
+}
+
+func (t *shrinkTB) Helper()                          {}
+func (t *shrinkTB) Name() string                     { return "locksim-explore-shrink" }
+func (t *shrinkTB) Logf(string, ...any)              {}
+func (t *shrinkTB) Log(...any)                       {}
+func (t *shrinkTB) Skipf(format string, args ...any) { t.msg = fmt.Sprintf(format, args...) }
+func (t *shrinkTB) Skip(args ...any)                 { t.msg = fmt.Sprint(args...) }
+func (t *shrinkTB) SkipNow()                         {}
+func (t *shrinkTB) Errorf(format string, args ...any) {
+	t.failed = true
+	if t.msg == "" {
+		t.msg = fmt.Sprintf(format, args...)
+	}
+}
+func (t *shrinkTB) Error(args ...any)                 { t.Errorf("%s", fmt.Sprint(args...)) }
+func (t *shrinkTB) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
+func (t *shrinkTB) Fatal(args ...any)                 { t.Error(args...) }
+func (t *shrinkTB) FailNow()                          { t.failed = true }
+func (t *shrinkTB) Fail()                             { t.failed = true }
+func (t *shrinkTB) Failed() bool                      { return t.failed }
+
+func firstLine(s string) string {
+	if s == "" {
+		return "rapid did not see it fail again"
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
