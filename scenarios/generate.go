@@ -533,19 +533,33 @@ func Simplify(s *Scenario, fails func(*Scenario) bool) (*Scenario, int) {
 				cur, changed = c, true
 				continue
 			}
-			// Dropping a client or a fault changes which random latencies
-			// the others draw; the same plan may still fail with other dice.
-			if k < len(cur.Faults)+len(cur.Clients) {
+			if k >= len(cur.Faults)+len(cur.Clients) {
+				continue
+			}
+			// Dropping a client or a fault shifts what the rest do: a
+			// trigger waiting for a waiter's 3rd SETNX may now want its
+			// 2nd, and the same plan may still fail with other dice.
+			variants := []*Scenario{c}
+			if lower := lowerTriggers(c); lower != nil {
+				tries++
+				if fails(lower) {
+					cur, changed = lower, true
+					continue
+				}
+				variants = append(variants, lower)
+			}
+		reseed:
+			for _, v := range variants {
 				for seed := uint64(0); seed < simplifyReseeds; seed++ {
-					if seed == c.Seed {
+					if seed == v.Seed {
 						continue
 					}
-					r := c.clone()
+					r := v.clone()
 					r.Seed = seed
 					tries++
 					if fails(r) {
 						cur, changed = r, true
-						break
+						break reseed
 					}
 				}
 			}
@@ -555,6 +569,23 @@ func Simplify(s *Scenario, fails func(*Scenario) bool) (*Scenario, int) {
 		}
 	}
 	return cur, tries
+}
+
+// lowerTriggers is s with every event count above 1 lowered by one, or nil
+// when there is none.
+func lowerTriggers(s *Scenario) *Scenario {
+	c := s.clone()
+	lowered := false
+	for i := range c.Faults {
+		if on := c.Faults[i].On; on != nil && on.N > 1 {
+			on.N--
+			lowered = true
+		}
+	}
+	if !lowered {
+		return nil
+	}
+	return c
 }
 
 // simplifyReseeds is how many scenario seeds Simplify tries when dropping a

@@ -83,7 +83,6 @@ func Run(cfg Config) (*Result, error) {
 	if r.maxEv == 0 {
 		r.maxEv = DefaultMaxEvents
 	}
-	r.net = rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)) // "net"
 	r.nodes = make([]simNode, len(cfg.Nodes))
 	for i, ns := range cfg.Nodes {
 		r.nodes[i] = simNode{n: takeNode(int64(mix(cfg.Seed, uint64(i)+1<<32))), clock: clock{spec: ns.Clock}}
@@ -96,7 +95,10 @@ func Run(cfg Config) (*Result, error) {
 	r.procs = make([]*process, len(cfg.Procs))
 	for i := range cfg.Procs {
 		spec := &cfg.Procs[i]
-		r.procs[i] = &process{r: r, id: i, spec: spec, clock: clock{spec: spec.Clock}}
+		// Each process has its own network stream: removing one client (as
+		// shrinking does) leaves the others' latencies and losses as they were.
+		net := rand.New(rand.NewPCG(mix(cfg.Seed^0x6e6574, uint64(i)+1), 0)) // 0x6e6574: "net"
+		r.procs[i] = &process{r: r, id: i, spec: spec, clock: clock{spec: spec.Clock}, net: net}
 		r.q.push(event{at: Time(spec.Start), kind: evStart, proc: int32(i)})
 		r.live++
 	}

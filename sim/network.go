@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/locksim/locksim/sim/node"
@@ -16,10 +17,10 @@ func (r *runner) send(p *process) {
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
-	lostReq := nw.LossRequest > 0 && r.net.Float64() < nw.LossRequest
-	q.lostReply = nw.LossReply > 0 && r.net.Float64() < nw.LossReply
-	arrive := r.now + Time(r.latency(nw.Request))
-	replyAt := arrive + Time(r.latency(nw.Reply))
+	lostReq := nw.LossRequest > 0 && p.net.Float64() < nw.LossRequest
+	q.lostReply = nw.LossReply > 0 && p.net.Float64() < nw.LossReply
+	arrive := r.now + Time(latency(p.net, nw.Request))
+	replyAt := arrive + Time(latency(p.net, nw.Reply))
 	if !lostReq {
 		r.q.push(event{at: arrive, kind: evArrive, req: q})
 	}
@@ -42,11 +43,11 @@ func (r *runner) send(p *process) {
 	r.q.push(event{at: at, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
 }
 
-func (r *runner) latency(l Latency) time.Duration {
+func latency(rng *rand.Rand, l Latency) time.Duration {
 	if l.Max <= l.Min {
 		return l.Min
 	}
-	return l.Min + time.Duration(r.net.Int64N(int64(l.Max-l.Min)+1))
+	return l.Min + time.Duration(rng.Int64N(int64(l.Max-l.Min)+1))
 }
 
 // arrive runs the command on its node at the node's own clock.

@@ -31,8 +31,9 @@ type process struct {
 	id    int
 	spec  *ProcSpec
 	clock clock
-	rng   *rand.Rand
-	inc   int // incarnation
+	rng   *rand.Rand // the algorithm's: tokens, jitter
+	net   *rand.Rand // the network's draws for this process's commands
+	inc   int        // incarnation
 
 	next  func() (struct{}, bool)
 	stop  func()
