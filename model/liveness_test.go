@@ -30,9 +30,44 @@ func TestStuck(t *testing.T) {
 		from, to sim.Time
 	}{
 		{
-			name: "ttl: nobody gets the lock for 2×TTL", ttl: time.Second,
+			// The crashed holder's lease explains [100ms, 1.1s); from then on
+			// nobody gets the lock for more than 2×TTL.
+			name: "ttl: nobody gets the lock for 2×TTL after the lease ran out", ttl: time.Second,
+			h:       crashedHolder().retries(1, ms(200), ms(3500)).build(),
+			verdict: VerdictStuck, from: ms(1100), to: ms(3410),
+		},
+		{
+			name: "ttl: 2×TTL of trying, but the crashed holder's lease explains the first TTL", ttl: time.Second,
 			h:       crashedHolder().retries(1, ms(200), ms(3000)).build(),
-			verdict: VerdictStuck, from: ms(200), to: ms(2910),
+			verdict: VerdictSafe,
+		},
+		{
+			// c2 holds and crashes, its lease runs out at 1.1s; c3 takes it
+			// and crashes too; c1 waits from 0 to 2.2s: the leases explain it.
+			name: "ttl: holders crashing one after another", ttl: time.Second,
+			h: newHist("c1", "c2", "c3").acquire(1, ms(0), ms(1), 0).fault(1, ms(100), sim.FaultCrash, 0).
+				acquire(2, ms(1100), ms(1101), 0).fault(2, ms(1200), sim.FaultCrash, 0).
+				retries(0, ms(0), ms(2200)).acquire(0, ms(2200), ms(2201), 0).release(0, ms(2300), ms(2301)).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			// c2 is paused for 2.5s while it waits: it is not trying then.
+			name: "ttl: a paused waiter is not trying", ttl: time.Second,
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).release(0, ms(50), ms(51)).
+				invoke(1, ms(100)).fault(1, ms(100), sim.FaultPause, 2500*time.Millisecond).
+				add(sim.Event{At: ms(2610), Kind: sim.KindLockReturn, Proc: 1, Node: -1, Held: true, Token: "tok-c2"}).
+				release(1, ms(2700), ms(2701)).build(),
+			verdict: VerdictSafe,
+		},
+		{
+			// The same wait without the pause is stuck: the pause, not the
+			// wait, is what the check forgives.
+			name: "ttl: the same wait unpaused", ttl: time.Second,
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).release(0, ms(50), ms(51)).
+				invoke(1, ms(100)).
+				add(sim.Event{At: ms(2610), Kind: sim.KindLockReturn, Proc: 1, Node: -1, Held: true, Token: "tok-c2"}).
+				release(1, ms(2700), ms(2701)).build(),
+			verdict: VerdictStuck, from: ms(100), to: ms(2610),
 		},
 		{
 			name: "ttl: the lock comes back after the TTL", ttl: time.Second,
@@ -175,5 +210,28 @@ func TestStaleIgnoresContention(t *testing.T) {
 	v := Check(h.build(), Options{TTL: 10 * time.Second})
 	if slices.Contains(kinds(v), KindStale) {
 		t.Errorf("got %+v", v.Violations)
+	}
+}
+
+// c1's release DELs at 10ms; c2's SETNX lands at 10.5ms with the very same
+// value (two whole-second timestamps collide) and c2 crashes before it
+// returns; c1's release returns at 11ms. The key that stays is c2's, not a
+// leftover of c1's release: no stale finding (it is a stuck lock instead).
+func TestStaleIgnoresAnotherClientsEqualValue(t *testing.T) {
+	b := newHist("c1", "c2", "c3").
+		cmd(0, 0, ms(1), keyVal("tok-c1", -1), "SETNX", "lock", "tok-c1").acquire(0, ms(0), ms(1), 0).
+		invoke(1, ms(5))
+	b.add(b.proc(0, ms(10), sim.KindReleaseInvoke))
+	b.cmd(0, 0, ms(10), noKey, "DEL", "lock").
+		cmd(1, 0, ms(10)+ms(1)/2, keyVal("tok-c1", -1), "SETNX", "lock", "tok-c1")
+	b.add(b.proc(0, ms(11), sim.KindReleaseReturn)).
+		fault(1, ms(12), sim.FaultCrash, 0).
+		retries(2, ms(20), ms(3000))
+	v := Check(b.build(), Options{})
+	if slices.Contains(kinds(v), KindStale) {
+		t.Fatalf("c2's key was taken for c1's leftover: %+v", v.Violations)
+	}
+	if !slices.Contains(kinds(v), KindStuck) {
+		t.Fatalf("the abandoned key should leave c3 stuck: %+v", v.Violations)
 	}
 }

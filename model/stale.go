@@ -30,7 +30,10 @@ func staleViolations(t *trace, o Options, w *witnesses) []Violation {
 		waiters := make([]bool, len(t.wants))
 		var gone, waited sim.Time
 		for n := range t.nodes {
-			c := lastBefore(w.byNode[n], r.idx)
+			// The key as the releaser's own last command there left it:
+			// another client's command in between may have written the same
+			// value (two whole-second timestamps collide) and is no leftover.
+			c := lastByBefore(t, w.byNode[n], r.idx, r.proc)
 			if c < 0 {
 				continue
 			}
@@ -118,6 +121,18 @@ func lastBefore(idx []int, i int) int {
 		return -1
 	}
 	return idx[k-1]
+}
+
+// lastByBefore is the largest index in sorted idx below i whose event is
+// process p's, or -1.
+func lastByBefore(t *trace, idx []int, i, p int) int {
+	k, _ := slices.BinarySearch(idx, i)
+	for k--; k >= 0; k-- {
+		if t.h.Events[idx[k]].Proc == p {
+			return idx[k]
+		}
+	}
+	return -1
 }
 
 // firstAfter is the smallest index in sorted idx above i, or -1.

@@ -15,16 +15,26 @@ import (
 // lock, so hold intervals are cut out of the waiting time; a crashed holder's
 // hold ends at its crash, which is what makes its abandoned lock visible.
 
+//
+// A process is not trying while a pause has it stopped, so its paused spans
+// are cut out of its waiting. With a TTL, a crashed or stopped holder's lease
+// keeps the lock taken until it runs out: waiting that long is the lock
+// working, so [crash, crash+TTL) counts as held.
+
 func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	var all []span
-	for _, ws := range t.wants {
-		all = append(all, ws...)
+	for p, ws := range t.wants {
+		all = append(all, subtract(union(ws), union(t.paused[p]))...)
 	}
 	lastAcquire := sim.Time(math.MinInt64)
 	for _, h := range t.holds {
 		lastAcquire = max(lastAcquire, h.from)
 	}
-	idle := subtract(union(all), holdSpans(t))
+	busy := holdSpans(t)
+	if o.TTL > 0 {
+		busy = union(append(busy, abandonedLeases(t, o.TTL)...))
+	}
+	idle := subtract(union(all), busy)
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
@@ -81,4 +91,16 @@ func holdSpans(t *trace) []span {
 		busy[i] = span{h.from, max(min(h.to, t.end), h.from+1)}
 	}
 	return union(busy)
+}
+
+// abandonedLeases is, for each hold that ended in a crash or a stop, the time
+// its lease still kept the lock from others.
+func abandonedLeases(t *trace, ttl time.Duration) []span {
+	var out []span
+	for _, h := range t.holds {
+		if h.end == endCrashed || h.end == endStopped {
+			out = append(out, span{h.to, h.to + sim.Time(ttl)})
+		}
+	}
+	return out
 }

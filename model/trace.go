@@ -88,6 +88,7 @@ type trace struct {
 	strays    []stray
 	failed    []attempt
 	wants     [][]span // per process: when it kept trying to acquire
+	paused    [][]span // per process: when a pause fault had it stopped
 	sections  []section
 	releases  []releaseOK
 	clientErr []int // event indexes of ProcEnd with Err
@@ -137,6 +138,7 @@ func extract(h *sim.History) *trace {
 		ps[p].holding, ps[p].releasing = -1, -1
 	}
 	t.wants = make([][]span, procs)
+	t.paused = make([][]span, procs)
 	for i := range h.Events {
 		e := &h.Events[i]
 		t.end = max(t.end, e.At)
@@ -214,6 +216,9 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		t.sections = append(t.sections, c)
 		s.reading = false
 	case sim.KindFault:
+		if e.Fault == sim.FaultPause {
+			t.paused[p] = append(t.paused[p], span{e.At, e.At + sim.Time(e.Dur)})
+		}
 		// A restart with no crash before it still means the old life is over.
 		if e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart {
 			t.stop(s, p, e.At, endCrashed)

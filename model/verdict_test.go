@@ -37,9 +37,9 @@ func TestPrecedence(t *testing.T) {
 
 // Every finding is listed, worst verdict wins, order is by From.
 func TestAllFindingsListed(t *testing.T) {
-	h := crashedHolder().retries(1, ms(200), ms(3000)).
-		acquire(1, ms(3000), ms(3001), 0).acquire(0, ms(3002), ms(3003), 0).release(1, ms(3004), ms(3005)).
-		end(1, ms(3010), "boom").build()
+	h := crashedHolder().retries(1, ms(200), ms(3500)).
+		acquire(1, ms(3500), ms(3501), 0).acquire(0, ms(3502), ms(3503), 0).release(1, ms(3504), ms(3505)).
+		end(1, ms(3510), "boom").build()
 	v := Check(h, Options{TTL: time.Second})
 	want := []string{KindStuck, KindOverlap, KindClientError}
 	if v.Verdict != VerdictUnsafe || !slices.Equal(kinds(v), want) {
