@@ -1,7 +1,6 @@
 package locks
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/internal/strictyaml"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 	"go.yaml.in/yaml/v3"
@@ -244,17 +244,11 @@ func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo,
 		return nil, nil, fmt.Errorf("file is %d bytes, more than the %d an algorithm file may have", len(data), MaxAlgoFileSize)
 	}
 	var f algoFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
+	if err := strictyaml.Decode(data, &f); err != nil {
+		if errors.Is(err, strictyaml.ErrEmpty) {
 			return nil, nil, errors.New("empty algorithm file")
 		}
-		return nil, nil, errors.New(yamlMessage(err))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, nil, errors.New("more than one YAML document: an algorithm file has one")
+		return nil, nil, err
 	}
 	v := validator{readScript: readScript}
 	a := v.file(&f)
@@ -744,49 +738,6 @@ func (l lifetimeSpec) of(p Params) time.Duration {
 		return 24 * 365 * time.Hour
 	}
 	return time.Duration(n) * l.unit
-}
-
-// yamlMessage makes yaml.v3's messages one line without Go type names.
-func yamlMessage(err error) string {
-	var te *yaml.TypeError
-	msg := err.Error()
-	more := ""
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-		if len(te.Errors) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(te.Errors)-1)
-		}
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = reUnknownField.ReplaceAllString(msg, `unknown field "$1"`)
-	msg = reTypeMismatch.ReplaceAllStringFunc(msg, func(m string) string {
-		g := reTypeMismatch.FindStringSubmatch(m)
-		return fmt.Sprintf("%q is not %s", g[2], typeWord(g[3]))
-	})
-	msg = reNodeMismatch.ReplaceAllStringFunc(msg, func(m string) string {
-		g := reNodeMismatch.FindStringSubmatch(m)
-		return fmt.Sprintf("a %s where %s belongs", map[string]string{"seq": "list", "map": "mapping"}[g[1]], typeWord(g[2]))
-	})
-	return oneLine(msg) + more
-}
-
-var (
-	reUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	reTypeMismatch = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (\\S+)")
-	reNodeMismatch = regexp.MustCompile(`cannot unmarshal !!(seq|map) into (\S+)`)
-)
-
-func typeWord(t string) string {
-	switch {
-	case t == "bool":
-		return "true or false"
-	case t == "string":
-		return "text"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	default:
-		return "a mapping"
-	}
 }
 
 func oneLine(s string) string {

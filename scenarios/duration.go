@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locksim/locksim/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -52,7 +53,7 @@ func (l *Latency) UnmarshalYAML(n *yaml.Node) error {
 	}
 	type plain Latency
 	var p plain
-	if err := decodeStrict(n, &p); err != nil {
+	if err := strictyaml.DecodeNode(n, &p); err != nil {
 		return err
 	}
 	*l = Latency(p)
