@@ -11,6 +11,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -35,9 +36,13 @@ const (
 
 // Options say what to search.
 type Options struct {
-	Algorithm string   // a registered algorithm's name
-	Classes   []string // fault classes (scenarios.ParseClasses); empty: all
-	Seed      uint64
+	Algorithm string // a registered algorithm's name, or "" with Lock
+	// Lock is an algorithm that need not be registered (an algorithm file's,
+	// a team's own Go lock), searched when Algorithm is "". Its Name names
+	// the counterexample.
+	Lock    locks.Algorithm
+	Classes []string // fault classes (scenarios.ParseClasses); empty: all
+	Seed    uint64
 	// Runs is the size of the run-index space, [0, Runs): the search stops
 	// at the first failing run or after all of them. Shards split it.
 	Runs    int
@@ -101,9 +106,9 @@ type Explorer struct {
 
 // New checks the options and builds the scenario generator.
 func New(o Options) (*Explorer, error) {
-	algo, err := locks.Lookup(o.Algorithm)
+	algo, err := o.algorithm()
 	if err != nil {
-		return nil, optErr("Algorithm", err)
+		return nil, err
 	}
 	classes := o.Classes
 	if len(classes) == 0 {
@@ -145,6 +150,23 @@ func New(o Options) (*Explorer, error) {
 	}
 	o.Classes = classes
 	return &Explorer{opts: o, algo: algo, classes: classes, gen: gen}, nil
+}
+
+// algorithm is Lock when it is set, else the registered Algorithm.
+func (o Options) algorithm() (locks.Algorithm, error) {
+	switch {
+	case o.Lock.New == nil:
+		a, err := locks.Lookup(o.Algorithm)
+		if err != nil {
+			return a, optErr("Algorithm", err)
+		}
+		return a, nil
+	case o.Algorithm != "":
+		return o.Lock, optErr("Lock", fmt.Errorf("%s: give Algorithm or Lock, not both", o.Lock.Name))
+	case o.Lock.Name == "":
+		return o.Lock, optErr("Lock", errors.New("has no Name"))
+	}
+	return o.Lock, nil
 }
 
 // Options are the explorer's options with defaults filled in.
@@ -382,8 +404,13 @@ func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario,
 	}
 	c.Expect = o.Verdict.Verdict
 	var b strings.Builder
-	fmt.Fprintf(&b, "Found by: simrun explore --algo %s --faults %s --seed %d (run %d, %s), then shrunk.\n",
-		e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
+	if e.opts.Lock.New == nil {
+		fmt.Fprintf(&b, "Found by: simrun explore --algo %s --faults %s --seed %d (run %d, %s), then shrunk.\n",
+			e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
+	} else { // not registered: only the caller knows where the lock came from
+		fmt.Fprintf(&b, "Found by: exploring %s under %s, seed %d (run %d, %s), then shrunk.\n",
+			e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
+	}
 	for _, v := range o.Verdict.Violations {
 		fmt.Fprintf(&b, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
 	}

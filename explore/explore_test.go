@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -234,6 +235,8 @@ func TestOptionErrors(t *testing.T) {
 		{Options{Algorithm: "redlock", Workers: -2}, "Workers"},
 		{Options{Algorithm: "redlock", Shard: Shard{2, 2}}, "Shard"},
 		{Options{Algorithm: "redlock", Verdicts: []string{"safe"}}, "Verdicts"},
+		{Options{Algorithm: "redlock", Lock: unregistered(t, "setnx-del", "mine")}, "Lock"},
+		{Options{Lock: unregistered(t, "setnx-del", "")}, "Lock"},
 	} {
 		_, err := New(c.o)
 		oe, ok := err.(*OptionError)
@@ -264,5 +267,42 @@ func TestSearchStopsOnCancel(t *testing.T) {
 	_, err := explorer(t, Options{Algorithm: "set-nx-px-token", Seed: 1}).Search(ctx)
 	if err == nil {
 		t.Fatal("a cancelled search returned a result")
+	}
+}
+
+// unregistered is a registered algorithm under another name, as an
+// algorithm file or a team's own Go lock reaches explore.
+func unregistered(t testing.TB, name, as string) locks.Algorithm {
+	t.Helper()
+	a, err := locks.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Name = as
+	return a
+}
+
+// An unregistered algorithm (Options.Lock) is searched exactly as the
+// registered one: the same failing run and counterexample, but for its name.
+func TestUnregisteredLockSearchesTheSame(t *testing.T) {
+	base := Options{Classes: classes(t, "crash"), Seed: 1, Runs: 20_000, Verdicts: []string{"unsafe"}}
+	var got [2]string
+	for i, o := range []Options{{Algorithm: "setnx-del-recover"}, {Lock: unregistered(t, "setnx-del-recover", "my-lock")}} {
+		o.Classes, o.Seed, o.Runs, o.Verdicts = base.Classes, base.Seed, base.Runs, base.Verdicts
+		r, err := explorer(t, o).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Search.Found == nil {
+			t.Fatalf("%+v: nothing found", o)
+		}
+		ce := *r.Counterexample
+		ce.Name, ce.Algorithm, ce.Narrative = "", "", "" // the parts that name the lock
+		ce.Summary = strings.Replace(ce.Summary, r.Algorithm, "ALGO", 1)
+		data, _ := scenarios.Marshal(&ce)
+		got[i] = fmt.Sprintf("run %d %s digest %s\n%s", r.Search.Found.Index, r.Outcome.Verdict.Verdict, r.Outcome.Digest, data)
+	}
+	if got[0] != got[1] {
+		t.Errorf("registered:\n%s\nunregistered:\n%s", got[0], got[1])
 	}
 }

@@ -23,7 +23,7 @@ var exploreHTML func(io.Writer, *scenarios.Outcome) error = reports.WriteHTML
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	algo := fs.String("algo", "", "the algorithm to search (required; see 'simrun list')")
+	af := addAlgoFlags(fs, "the algorithm to search (see 'simrun list'); this or --algo-file is required")
 	faults := fs.String("faults", "all", "fault classes to combine, comma-separated: "+strings.Join(scenarios.FaultClasses, ", ")+", or all")
 	runs := fs.Int("runs", explore.DefaultRuns, "stop after `N` runs without a violation (the whole run-index space when sharded)")
 	seed := fs.Uint64("seed", 1, "search seed: run i's scenario depends only on (seed, i, algorithm, faults)")
@@ -43,15 +43,21 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return fail(stderr, "explore", fmt.Errorf("takes no arguments, got %q", pos))
 	}
-	if *algo == "" {
-		return bad("algo", errors.New("required: the algorithm to search (see 'simrun list')"))
+	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTime: *shrinkTime}
+	if af.File == "" && af.Name != "" {
+		o.Algorithm = af.Name // explore.New names an unknown one as --algo
+	} else {
+		a, err := af.resolve() // both, neither, or the file's errors (naming its field)
+		if err != nil {
+			return fail(stderr, "explore", err)
+		}
+		o.Lock = a
 	}
 	classes, err := scenarios.ParseClasses(*faults)
 	if err != nil {
 		return bad("faults", err)
 	}
-	o := explore.Options{Algorithm: *algo, Classes: classes, Seed: *seed, Runs: *runs, Workers: *workers,
-		ShrinkTime: *shrinkTime}
+	o.Classes = classes
 	switch {
 	case *runs < 1:
 		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
@@ -59,6 +65,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
 	case *shrinkTime <= 0:
 		return bad("shrink-time", fmt.Errorf("%s: must be positive", *shrinkTime))
+	}
+	if *shard != "" && af.File != "" {
+		// merge replays the winning shard's file and cannot load the lock.
+		return bad("shard", errors.New("not with --algo-file: simrun merge cannot replay an algorithm file's counterexample"))
 	}
 	if *shard != "" {
 		if o.Shard, err = explore.ParseShard(*shard); err != nil {
@@ -89,7 +99,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	path := ""
 	if r.Counterexample != nil {
-		if path, err = writeExploreArtifacts(*out, r); err != nil {
+		if af.File != "" {
+			foundBy(r, af)
+		}
+		if path, err = writeExploreArtifacts(*out, r, af); err != nil {
 			return fail(stderr, "explore", err)
 		}
 	}
@@ -103,7 +116,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	case *asJSON:
 		err = writeExploreJSON(stdout, rep)
 	default:
-		err = writeExploreSummary(stdout, rep, *out)
+		err = writeExploreSummaryReplay(stdout, rep, *out, af.replay)
 	}
 	if err != nil {
 		return fail(stderr, "explore", err)
@@ -115,16 +128,16 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 // exploreFlag names the flag of each explore.Options field.
-var exploreFlag = map[string]string{"Algorithm": "algo", "Classes": "faults", "Runs": "runs", "Workers": "workers",
+var exploreFlag = map[string]string{"Algorithm": "algo", "Lock": "algo-file", "Classes": "faults", "Runs": "runs", "Workers": "workers",
 	"Shard": "shard", "Verdicts": "verdict", "ShrinkTime": "shrink-time"}
 
 // writeExploreArtifacts writes DIR/counterexample.yaml, DIR/report.txt and
 // DIR/report.html; it returns the counterexample's path.
-func writeExploreArtifacts(dir string, r *explore.Result) (string, error) {
+func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	data, err := scenarios.Marshal(r.Counterexample)
+	data, err := af.marshalScenario(r.Counterexample)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +149,7 @@ func writeExploreArtifacts(dir string, r *explore.Result) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeExploreReports(dir, r.Outcome, rep); err != nil {
+	if err := writeExploreReportsReplay(dir, r.Outcome, rep, af.replay); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -145,8 +158,12 @@ func writeExploreArtifacts(dir string, r *explore.Result) (string, error) {
 // writeExploreReports writes DIR/report.txt, the search's summary and the
 // counterexample's run, and DIR/report.html.
 func writeExploreReports(dir string, o *scenarios.Outcome, rep explore.Report) error {
+	return writeExploreReportsReplay(dir, o, rep, (&algoFlags{}).replay)
+}
+
+func writeExploreReportsReplay(dir string, o *scenarios.Outcome, rep explore.Report, replay func(string) string) error {
 	if err := writeFile(filepath.Join(dir, "report.txt"), func(w io.Writer) error {
-		if err := writeExploreSummary(w, rep, ""); err != nil {
+		if err := writeExploreSummaryReplay(w, rep, "", replay); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -160,8 +177,15 @@ func writeExploreReports(dir string, o *scenarios.Outcome, rep explore.Report) e
 	return writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return exploreHTML(w, o) })
 }
 
-// writeExploreSummary is the result for a person.
+// writeExploreSummary is the result for a person, for a registered
+// algorithm.
 func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
+	return writeExploreSummaryReplay(w, r, dir, (&algoFlags{}).replay)
+}
+
+// writeExploreSummaryReplay is the result for a person; replay gives the
+// command line that replays the counterexample at a path.
+func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay func(string) string) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "explore    %s under %s, seed %d\n", r.Algorithm, strings.Join(r.Faults, ","), r.Seed)
 	fmt.Fprintf(b, "runs       %d of %d", r.Runs, r.RunsLimit)
@@ -201,7 +225,7 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		if dir != "" {
 			fmt.Fprintf(b, " and the reports in %s", dir)
 		}
-		fmt.Fprintf(b, "\nreplay     simrun run %s\n", *r.Counterexample)
+		fmt.Fprintf(b, "\nreplay     %s\n", replay(*r.Counterexample))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -245,4 +269,17 @@ func explorePluralES(n int) string {
 		return ""
 	}
 	return "es"
+}
+
+// foundBy makes the counterexample of an algorithm file say how it was
+// found, as it does for a registered algorithm.
+func foundBy(r *explore.Result, af *algoFlags) {
+	c := r.Counterexample
+	line := fmt.Sprintf("Found by: simrun explore --algo-file %s --faults %s --seed %d (run %d, %s), then shrunk.",
+		shellWord(af.File), strings.Join(r.Classes, ","), r.Seed, r.Search.Found.Index, r.Search.Found.Verdict)
+	if _, rest, ok := strings.Cut(c.Narrative, "\n"); ok {
+		c.Narrative = line + "\n" + rest
+	} else {
+		c.Narrative = line + "\n"
+	}
 }

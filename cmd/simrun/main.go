@@ -37,7 +37,7 @@ func commands() []command {
 		{"run", "run NAME|FILE [--algo NAME | --algo-file FILE] [--seed N] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow},
-		{"explore", "explore --algo NAME [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge},
 	}
 }

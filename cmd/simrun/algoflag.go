@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// algoFlags are --algo NAME and --algo-file FILE, which every command that
+// runs a lock takes (explore, matrix): a registered algorithm, or one
+// defined in an algorithm file, never both.
+type algoFlags struct {
+	Name string // --algo
+	File string // --algo-file
+}
+
+// addAlgoFlags registers --algo (with its command's usage) and --algo-file.
+func addAlgoFlags(fs *flag.FlagSet, algoUsage string) *algoFlags {
+	f := &algoFlags{}
+	fs.StringVar(&f.Name, "algo", "", algoUsage)
+	fs.StringVar(&f.File, "algo-file", "", "the algorithm defined in `FILE` (see examples/README.md); excludes --algo")
+	return f
+}
+
+var (
+	errAlgoBoth = errors.New("--algo and --algo-file are mutually exclusive: give one")
+	errAlgoNone = errors.New("--algo: required: the algorithm to search (see 'simrun list'), or --algo-file FILE")
+)
+
+// resolve is the algorithm the flags name: looked up, or loaded from the
+// file. Neither flag is errAlgoNone; callers with a default check Given.
+func (f *algoFlags) resolve() (locks.Algorithm, error) {
+	switch {
+	case f.Name != "" && f.File != "":
+		return locks.Algorithm{}, errAlgoBoth
+	case f.File != "":
+		return locks.LoadFile(f.File)
+	case f.Name != "":
+		a, err := locks.Lookup(f.Name)
+		if err != nil {
+			return a, fmt.Errorf("--algo: %w", err)
+		}
+		return a, nil
+	}
+	return locks.Algorithm{}, errAlgoNone
+}
+
+// Given says whether either flag was set.
+func (f *algoFlags) Given() bool { return f.Name != "" || f.File != "" }
+
+// replay is the command line that replays a counterexample written to path.
+func (f *algoFlags) replay(path string) string {
+	if f.File == "" {
+		return "simrun run " + shellWord(path)
+	}
+	return "simrun run " + shellWord(path) + " --algo-file " + shellWord(f.File)
+}
+
+// standIn is the algorithm a counterexample of an algorithm file names.
+// A scenario file must name a registered algorithm to load; with
+// --algo-file the file's lock replaces it, so any single-node built-in
+// would do, and the reference lock misleads least when run without it.
+const standIn = "set-nx-px-token"
+
+// marshalScenario writes a counterexample as YAML. For an algorithm file it
+// names standIn and says so in a comment, so that 'simrun run FILE
+// --algo-file ALGO' loads it and nobody mistakes it for the built-in's.
+func (f *algoFlags) marshalScenario(s *scenarios.Scenario) ([]byte, error) {
+	if f.File == "" {
+		return scenarios.Marshal(s)
+	}
+	c := *s
+	c.Algorithm = standIn
+	data, err := scenarios.Marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("# A counterexample for %s, the lock in the algorithm file %s.\n"+
+		"# 'algorithm: %s' only lets this file load: replay it with --algo-file, as in\n"+
+		"#   simrun run THIS-FILE --algo-file %s\n", s.Algorithm, f.File, standIn, shellWord(f.File))
+	return append([]byte(head), data...), nil
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

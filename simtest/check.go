@@ -1,0 +1,238 @@
+package simtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// Params are what a scenario gives the lock it makes.
+type Params struct {
+	Key string
+	// TTL is drawn per scenario (tenths of a second from 0.5s to 4s, or
+	// whole seconds with Resolution(time.Second)), and every client's work
+	// stays below it. A lock that ignores it and keeps its own TTL may be
+	// reported unsafe for work it never promised to cover.
+	TTL time.Duration
+}
+
+// NewLocker makes the lock for one process incarnation: the engine calls it
+// for every process and again when a crashed one restarts, so the Locker's
+// fields are that process's memory. Locks must not share mutable state.
+type NewLocker func(Params) sim.Locker
+
+// Failure is a violation Explore found, shrunk.
+type Failure struct {
+	Verdict string
+	Run     int                // the failing run's index
+	Outcome *scenarios.Outcome // the counterexample's run, every checker on
+	YAML    []byte             // the counterexample file, as written to Path
+	Path    string             // "" when it was not written
+	Message string             // what Check reports
+}
+
+// standIn is the registered algorithm a counterexample names so that the
+// file loads (a scenario file must name one); Replay swaps in the Go lock.
+const standIn = "set-nx-px-token"
+
+// Check explores newLocker under the options' fault classes and, on a
+// violation whose verdict is in FailOn, reports the shrunk counterexample
+// with t.Errorf and returns false; the test goes on. It returns true when
+// no run failed.
+func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
+	t.Helper()
+	c, err := newConfig(opts)
+	if err != nil {
+		t.Errorf("%v", err)
+		return false
+	}
+	if c.runs == 0 && testing.Short() {
+		c.runs = DefaultRuns / 5
+	}
+	f, err := run(newLocker, c, fileName(t.Name()), "simtest.Check in "+t.Name())
+	switch {
+	case err != nil:
+		t.Errorf("simtest: %v", err)
+		return false
+	case f != nil:
+		t.Errorf("%s", f.Message)
+		return false
+	}
+	return true
+}
+
+// Explore is Check without a test: it returns the failure, or nil when no
+// run failed. The counterexample is written as DIR/NAME-seedS.yaml.
+func Explore(newLocker NewLocker, opts ...Option) (*Failure, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Explore")
+}
+
+// algorithm makes newLocker a locks.Algorithm that explore and scenarios
+// can run without registering it.
+func algorithm(newLocker NewLocker, c config) locks.Algorithm {
+	a := locks.Algorithm{
+		Name:     c.name,
+		Source:   "Go code checked by simtest",
+		Summary:  "a Go lock under test",
+		Defaults: locks.Params{Key: c.key, TTL: 30 * time.Second, Resolution: c.resolution},
+	}
+	a.New = func(o locks.Params) sim.Locker {
+		p := a.With(o) // New gets the scenario's overrides only
+		return newLocker(Params{Key: p.Key, TTL: p.TTL})
+	}
+	return a
+}
+
+func run(newLocker NewLocker, c config, file, by string) (*Failure, error) {
+	if newLocker == nil {
+		return nil, fmt.Errorf("no NewLocker")
+	}
+	runs := c.runs
+	if runs == 0 {
+		runs = DefaultRuns
+	}
+	e, err := explore.New(explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
+		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime})
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.Run(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if r.Counterexample == nil {
+		return nil, nil
+	}
+	f := &Failure{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Outcome: r.Outcome}
+	ce := r.Counterexample
+	ce.Source = "simtest"
+	ce.Summary = fmt.Sprintf("%s %s under %s: run %d of %s, seed %d, shrunk by rapid",
+		c.name, f.Verdict, strings.Join(r.Classes, ","), f.Run, by, c.seed)
+	if _, rest, ok := strings.Cut(ce.Narrative, "\n"); ok { // explore's "Found by" line
+		ce.Narrative = fmt.Sprintf("Found by: %s, faults %s, seed %d (run %d, %s), then shrunk.\n%s",
+			by, strings.Join(r.Classes, ","), c.seed, f.Run, f.Verdict, rest)
+	}
+	var path, saveErr string
+	if c.saveDir != "" {
+		path = filepath.Join(c.saveDir, file)
+	}
+	if f.YAML, err = marshal(ce, c, path); err != nil {
+		return nil, err
+	}
+	if path != "" {
+		if err := save(path, f.YAML); err != nil {
+			saveErr = err.Error()
+		} else {
+			f.Path = path
+		}
+	}
+	f.Message = message(f, r, c, path, saveErr)
+	return f, nil
+}
+
+// marshal writes the counterexample naming the stand-in, the key made
+// explicit, and a header that says how to replay it.
+func marshal(s *scenarios.Scenario, c config, path string) ([]byte, error) {
+	cp := *s
+	cp.Algorithm = standIn
+	cp.Params.Key = c.key // so the stand-in, too, runs on the lock's key
+	data, err := scenarios.Marshal(&cp)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		path = "FILE"
+	}
+	head := fmt.Sprintf("# A counterexample simtest found for %s, a Go lock. 'algorithm: %s' is a\n"+
+		"# stand-in that lets this file load; only Go can build the lock, so replay it with\n"+
+		"#   %s\n", s.Algorithm, standIn, replayCall(path, c))
+	return append([]byte(head), data...), nil
+}
+
+func save(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// message is the failure as a person reads it: what broke, the file, how
+// to replay it, and what simrun can and cannot do with it.
+func message(f *Failure, r *explore.Result, c config, path, saveErr string) string {
+	b := &strings.Builder{}
+	ce := r.Counterexample
+	fmt.Fprintf(b, "simtest: %s is %s under %s (seed %d, run %d of %d), shrunk to %d process%s and %d fault%s",
+		c.name, strings.ToUpper(f.Verdict), strings.Join(r.Classes, ","), c.seed, f.Run, r.Limit,
+		len(ce.Clients), plural(len(ce.Clients), "es"), len(ce.Faults), plural(len(ce.Faults), "s"))
+	if r.Shrink.TimedOut {
+		b.WriteString(" (shrinking ran out of time: perhaps not minimal)")
+	}
+	b.WriteString(":\n")
+	for _, v := range f.Outcome.Verdict.Violations {
+		fmt.Fprintf(b, "  %s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
+	}
+	switch {
+	case f.Path != "":
+		fmt.Fprintf(b, "\ncounterexample, written to %s:\n\n", f.Path)
+	case saveErr != "":
+		fmt.Fprintf(b, "\ncounterexample (writing %s failed: %s; save it there yourself):\n\n", path, saveErr)
+	default:
+		b.WriteString("\ncounterexample (save it as a file, FILE below):\n\n")
+		path = "FILE"
+	}
+	b.Write(f.YAML)
+	fmt.Fprintf(b, "\nreplay it in Go (fails while the lock still breaks there):\n\n\t%s\n\n", replayCall(path, c))
+	fmt.Fprintf(b, "simrun cannot build a Go lock: 'simrun run %s --trace' shows the same fault plan\n"+
+		"against %s, a stand-in, not your lock.", path, standIn)
+	return b.String()
+}
+
+// replayCall is the Go line that replays path with the verdicts that failed.
+func replayCall(path string, c config) string {
+	call := fmt.Sprintf("simtest.Replay(t, newLocker, %q", path)
+	if !slices.Equal(c.failOn, DefaultFailOn) {
+		quoted := make([]string, len(c.failOn))
+		for i, v := range c.failOn {
+			quoted[i] = strconv.Quote(v)
+		}
+		call += ", simtest.FailOn(" + strings.Join(quoted, ", ") + ")"
+	}
+	return call + ")"
+}
+
+// fileName makes a test's name a file name: subtests' slashes and anything
+// a file system may refuse become '_'.
+func fileName(test string) string {
+	b := []byte(test)
+	for i, ch := range b {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '.') {
+			b[i] = '_'
+		}
+	}
+	return string(b) + ".yaml"
+}
+
+func plural(n int, suffix string) string {
+	if n == 1 {
+		return ""
+	}
+	return suffix
+}
+
+// fails says whether a verdict is one of c's failing ones.
+func (c config) fails(verdict string) bool { return slices.Contains(c.failOn, verdict) }

@@ -1,0 +1,189 @@
+package simtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// builtin is a registered algorithm as a team's constructor: the same code,
+// reached through simtest.
+func builtin(t testing.TB, name string) NewLocker {
+	t.Helper()
+	a, err := locks.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(p Params) sim.Locker { return a.New(locks.Params{Key: p.Key, TTL: p.TTL}) }
+}
+
+func TestCheckPassesTokenLock(t *testing.T) {
+	rec := &Recorder{TB: t}
+	if !Check(rec, builtin(t, "set-nx-px-token"), Runs(300)) || rec.Failed() {
+		t.Fatalf("set-nx-px-token failed under the default faults:\n%s", rec.Message())
+	}
+}
+
+// A broken lock is caught: the message carries the YAML, which parses,
+// the file it was written to, and the Go replay line; replaying the file
+// gives the same run.
+func TestCheckCatchesBrokenLocks(t *testing.T) {
+	for _, c := range []struct {
+		algo, faults, verdict string
+	}{
+		{"setnx-del-recover", "crash", "unsafe"},
+		{"setnx-getset", "pause", "unsafe"},
+		{"python-setnx", "none", "client-error"},
+	} {
+		t.Run(c.algo, func(t *testing.T) {
+			dir := t.TempDir()
+			rec := &Recorder{TB: t}
+			lock := builtin(t, c.algo)
+			if Check(rec, lock, Faults(c.faults), FailOn(c.verdict), SaveTo(dir), Runs(20_000)) {
+				t.Fatal("Check passed")
+			}
+			msg := rec.Message()
+			path := filepath.Join(dir, fileName(t.Name()))
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"simtest: go-lock is " + strings.ToUpper(c.verdict), string(data),
+				replayCall(path, config{failOn: []string{c.verdict}}), "'simrun run " + path + " --trace'"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("message lacks %q:\n%s", want, msg)
+				}
+			}
+			if _, err := scenarios.Parse(path, data); err != nil {
+				t.Errorf("the counterexample does not load: %v", err)
+			}
+			f, err := Explore(lock, Faults(c.faults), FailOn(c.verdict), SaveTo(""), Runs(20_000))
+			if err != nil || f == nil {
+				t.Fatalf("Explore: %v %v", f, err)
+			}
+			again := &Recorder{TB: t}
+			o := Replay(again, lock, path, FailOn(c.verdict))
+			if o == nil || o.Verdict.Verdict != c.verdict || o.Digest != f.Outcome.Digest || !again.Failed() {
+				t.Errorf("replay: %+v failed %v, want %s with digest %.12s", o, again.Failed(), c.verdict, f.Outcome.Digest)
+			}
+		})
+	}
+}
+
+// The same seed finds the same counterexample whatever the workers.
+func TestExploreDeterministic(t *testing.T) {
+	var want string
+	for _, workers := range []int{1, 3, 1} {
+		f, err := Explore(builtin(t, "setnx-getset-checked"), Faults("pause"), Seed(7), Workers(workers), SaveTo(""), Runs(20_000))
+		if err != nil || f == nil {
+			t.Fatalf("%d workers: %v %v", workers, f, err)
+		}
+		if got := string(f.YAML); want == "" {
+			want = got
+		} else if got != want {
+			t.Errorf("%d workers:\n%s\nwant:\n%s", workers, got, want)
+		}
+	}
+}
+
+// Without a file, the message says to save the YAML and replays FILE.
+func TestNoSave(t *testing.T) {
+	f, err := Explore(builtin(t, "setnx-del-recover"), Faults("crash"), SaveTo(""), Runs(20_000))
+	if err != nil || f == nil {
+		t.Fatalf("%v %v", f, err)
+	}
+	if f.Path != "" || !strings.Contains(f.Message, "save it as a file, FILE below") ||
+		!strings.Contains(f.Message, `simtest.Replay(t, newLocker, "FILE")`) {
+		t.Errorf("path %q, message:\n%s", f.Path, f.Message)
+	}
+}
+
+// Bad options fail the test with one message naming the option; nothing runs.
+func TestBadOptions(t *testing.T) {
+	for _, c := range []struct {
+		opt  Option
+		want string
+	}{
+		{Faults("gc"), `simtest.Faults(["gc"]): "gc" is not a fault class`},
+		{Faults(), "simtest.Faults(): no fault class"},
+		{FailOn("safe"), `simtest.FailOn(["safe"]): "safe": want unsafe`},
+		{FailOn(), "simtest.FailOn(): no verdict"},
+		{Runs(0), "simtest.Runs(0)"},
+		{Workers(0), "simtest.Workers(0)"},
+		{ShrinkTime(0), "simtest.ShrinkTime(0s)"},
+		{Key(""), `simtest.Key("")`},
+		{Resolution(2 * time.Second), "simtest.Resolution(2s)"},
+		{Name("my lock"), `simtest.Name("my lock")`},
+	} {
+		rec := &Recorder{TB: t}
+		if Check(rec, builtin(t, "set-nx-px-token"), c.opt) || len(rec.Messages()) != 1 || !strings.Contains(rec.Message(), c.want) {
+			t.Errorf("%s: messages %q", c.want, rec.Messages())
+		}
+	}
+	rec := &Recorder{TB: t}
+	if Check(rec, nil) || !strings.Contains(rec.Message(), "no NewLocker") {
+		t.Errorf("nil NewLocker: %q", rec.Messages())
+	}
+}
+
+// Replay takes a built-in scenario too; a Go lock that is a built-in's code
+// gives the built-in's history, digest included.
+func TestReplayBuiltin(t *testing.T) {
+	for _, c := range []struct{ scenario, algo string }{
+		{"del-race", "set-nx-px-token"},
+		{"token-pause", "set-nx-px-token"},
+		{"del-race", "setnx-del-recover"},
+	} {
+		s, err := scenarios.Resolve(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Execute(c.algo, model.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := locks.Lookup(c.algo)
+		rec := &Recorder{TB: t}
+		o := Replay(rec, builtin(t, c.algo), c.scenario, Key(a.Defaults.Key), FailOn("unsafe", "stuck", "stale", "client-error"))
+		if o == nil || o.Digest != want.Digest || rec.Failed() != (want.Verdict.Verdict != "safe") {
+			t.Errorf("%s: digest %v, failed %v; the built-in: %s, %s", c.scenario, o, rec.Failed(), want.Digest, want.Verdict.Verdict)
+		}
+	}
+	rec := &Recorder{TB: t}
+	if Replay(rec, builtin(t, "set-nx-px-token"), "no-such.yaml") != nil || !strings.Contains(rec.Message(), "no-such.yaml") {
+		t.Errorf("a missing file: %q", rec.Messages())
+	}
+}
+
+func TestReplayCall(t *testing.T) {
+	for _, c := range []struct {
+		failOn []string
+		want   string
+	}{
+		{DefaultFailOn, `simtest.Replay(t, newLocker, "f.yaml")`},
+		{[]string{"unsafe", "stuck"}, `simtest.Replay(t, newLocker, "f.yaml", simtest.FailOn("unsafe", "stuck"))`},
+	} {
+		if got := replayCall("f.yaml", config{failOn: c.failOn}); got != c.want {
+			t.Errorf("%v: %s, want %s", c.failOn, got, c.want)
+		}
+	}
+}
+
+func TestFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"TestLock":              "TestLock.yaml",
+		"TestLock/pause,net":    "TestLock_pause_net.yaml",
+		"TestLock/a b/../c.d-e": "TestLock_a_b_.._c.d-e.yaml",
+	} {
+		if got := fileName(in); got != want {
+			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
