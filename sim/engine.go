@@ -233,6 +233,9 @@ func (r *runner) dispatch(e *event) {
 }
 
 func (r *runner) startProc(p *process) {
+	if p.live {
+		return // one coroutine per process, whatever the fault plan says
+	}
 	if p.inc > 0 {
 		r.record(Event{Kind: KindFault, Fault: FaultRestart, Proc: p.id, Node: -1})
 	}

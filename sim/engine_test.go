@@ -363,3 +363,33 @@ func TestPooledNodesAreFresh(t *testing.T) {
 		}
 	}
 }
+
+// Two crashes on the same event while the process runs: it dies once and
+// restarts once. (Each used to schedule a restart, and two coroutines then
+// shared one process's replies.)
+func TestTwoCrashesOnOneEventRestartOnce(t *testing.T) {
+	starts := 0
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		starts++
+		p.Do(0, "INCR", "k")
+		return Lease{Held: true}, nil
+	}, func(cfg *Config) {
+		crash := Fault{Kind: FaultCrash, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}, Dur: 10 * time.Millisecond}
+		cfg.Faults = []Fault{crash, crash}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts != 2 {
+		t.Fatalf("want one crash and one restart (2 starts), got %d starts", starts)
+	}
+	crashes := 0
+	for _, e := range eventsOf(res.History, KindFault) {
+		if e.Fault == FaultCrash {
+			crashes++
+		}
+	}
+	if crashes != 1 {
+		t.Fatalf("the second crash hit a dying process: %d crashes recorded", crashes)
+	}
+}

@@ -28,8 +28,8 @@ func (r *runner) fire(i int) {
 	switch f.Kind {
 	case FaultPause, FaultCrash, FaultProcJump:
 		p := r.procs[f.Proc]
-		if !p.live {
-			return
+		if !p.live || p.crashPending {
+			return // dead, or dying at its next yield: a second crash must not restart it twice
 		}
 		ev.Proc = f.Proc
 		r.record(ev)
