@@ -235,3 +235,26 @@ func TestStaleIgnoresAnotherClientsEqualValue(t *testing.T) {
 		t.Fatalf("the abandoned key should leave c3 stuck: %+v", v.Violations)
 	}
 }
+
+// c1's SET ran at 1ms but its reply was lost, so c1 does not know it holds
+// the lock; the key blocks everyone, c1 included, until its 1s TTL runs out.
+// Waiting 2s in all is the lease at work plus 1s: not stuck. When the key
+// outlives its lifetime (no TTL on it) and nobody gets the lock for 2s past
+// the lifetime, it is stuck.
+func TestStuckForgivesLeasesNobodyKnows(t *testing.T) {
+	lostReply := func(until sim.Time) *hist {
+		return newHist("c1").
+			invoke(0, ms(0)).
+			cmd(0, 0, ms(1), keyVal("tok-a", time.Second), "SET", "lock", "tok-a", "NX", "PX", "1000").
+			add(sim.Event{At: ms(50), Kind: sim.KindLockReturn, Proc: 0, Node: -1}).
+			retries(0, ms(100), until)
+	}
+	safe := lostReply(ms(2000)).acquire(0, ms(2000), ms(2001), 0).release(0, ms(2100), ms(2101)).build()
+	if v := Check(safe, Options{TTL: time.Second}); v.Verdict != VerdictSafe {
+		t.Fatalf("a lost reply's lease explains the first second: %s %+v", v.Verdict, v.Violations)
+	}
+	stuck := lostReply(ms(3500)).build()
+	if v := Check(stuck, Options{TTL: time.Second}); v.Verdict != VerdictStuck {
+		t.Fatalf("2×TTL past the lease with nobody getting the lock is stuck: %s %+v", v.Verdict, v.Violations)
+	}
+}

@@ -17,9 +17,12 @@ import (
 
 //
 // A process is not trying while a pause has it stopped, so its paused spans
-// are cut out of its waiting. With a TTL, a crashed or stopped holder's lease
-// keeps the lock taken until it runs out: waiting that long is the lock
-// working, so [crash, crash+TTL) counts as held.
+// are cut out of its waiting. With a TTL, any lease written on the lock key
+// keeps the lock taken for up to the lock's lifetime, whoever wrote it and
+// whether its writer knows (a lost reply) or lives (a crash): waiting that
+// long is the lock working, so each new version of the key counts as held
+// for TTL from its write, and so does a crashed holder's lease from its
+// crash.
 
 func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	var all []span
@@ -32,7 +35,7 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	}
 	busy := holdSpans(t)
 	if o.TTL > 0 {
-		busy = union(append(busy, abandonedLeases(t, o.TTL)...))
+		busy = union(append(append(busy, abandonedLeases(t, o.TTL)...), keyLeases(t, o.TTL)...))
 	}
 	idle := subtract(union(all), busy)
 	var windows []span
@@ -101,6 +104,24 @@ func abandonedLeases(t *trace, ttl time.Duration) []span {
 		if h.end == endCrashed || h.end == endStopped {
 			out = append(out, span{h.to, h.to + sim.Time(ttl)})
 		}
+	}
+	return out
+}
+
+// keyLeases is, for each new version of the watched key on any node (it
+// appears, or its value changes), the lock's lifetime from that write.
+func keyLeases(t *trace, ttl time.Duration) []span {
+	last := make(map[int]sim.KeyState) // by node; looked up, never ranged over
+	var out []span
+	for _, e := range t.h.Events {
+		if e.Kind != sim.KindCommand {
+			continue
+		}
+		prev := last[e.Node]
+		if e.Key.Exists && (!prev.Exists || prev.Value != e.Key.Value) {
+			out = append(out, span{e.At, e.At + sim.Time(ttl)})
+		}
+		last[e.Node] = e.Key
 	}
 	return out
 }
