@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/reports"
+)
+
+// matrixAlgorithms are the matrix's rows; nil: every registered algorithm.
+// Tests narrow it to keep them fast.
+var matrixAlgorithms []string
+
+func cmdMatrix(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	runs := fs.Int("runs", explore.DefaultMatrixRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
+	seed := fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
+	workers := fs.Int("workers", 0, "cells searched at once (0: one per core); the matrix does not depend on it")
+	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs (0: do not shrink)")
+	asJSON := fs.Bool("json", false, "print the matrix as JSON instead of Markdown")
+	out := fs.String("o", "", "write the matrix to `FILE` instead of standard output")
+	check := fs.String("check", "", "compare the verdicts with a matrix `FILE` made earlier (its seed and runs); exit 1 naming each cell that changed")
+	pos, code, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return code
+	}
+	bad := func(flagName string, err error) int {
+		return fail(stderr, "matrix", fmt.Errorf("--%s: %v", flagName, err))
+	}
+	if len(pos) != 0 {
+		return fail(stderr, "matrix", fmt.Errorf("takes no arguments, got %q", pos))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *runs < 1:
+		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
+	case *workers < 0:
+		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
+	case *shrinkTries < 0:
+		return bad("shrink-tries", fmt.Errorf("%d: must be 0 (do not shrink) or more", *shrinkTries))
+	}
+
+	var (
+		want     reports.MatrixJSON
+		wantJSON bool
+	)
+	if *check != "" {
+		data, err := os.ReadFile(*check)
+		if err != nil {
+			return bad("check", err)
+		}
+		if want, err = reports.ReadMatrix(*check, data); err != nil {
+			return bad("check", err)
+		}
+		wantJSON = bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
+		// Compare like with like: the file's run space, unless asked for
+		// the same one explicitly.
+		switch {
+		case set["seed"] && *seed != want.Seed:
+			return bad("seed", fmt.Errorf("%d: %s was made with --seed %d (leave --seed out to use it)", *seed, *check, want.Seed))
+		case set["runs"] && *runs != want.Runs:
+			return bad("runs", fmt.Errorf("%d: %s was made with --runs %d (leave --runs out to use it)", *runs, *check, want.Runs))
+		}
+		*seed, *runs = want.Seed, want.Runs
+		if !set["shrink-tries"] {
+			*shrinkTries = want.ShrinkTries
+		}
+	}
+	// The command that makes this matrix, for --check to suggest.
+	command := reports.MatrixCommand(*seed, *runs, *shrinkTries)
+	if *check != "" && *out == "" {
+		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
+	}
+
+	o := explore.MatrixOptions{Algorithms: matrixAlgorithms, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
+	if *shrinkTries == 0 {
+		o.ShrinkTries = -1
+	}
+	progress := exploreTerminal(stdout)
+	if progress {
+		o.Progress = matrixProgress(stdout)
+	}
+	start := time.Now() // for the summary line only
+	m, err := explore.RunMatrix(context.Background(), o)
+	if progress {
+		fmt.Fprint(stdout, "\r\033[K")
+	}
+	if err != nil {
+		var oe *explore.OptionError
+		if errors.As(err, &oe) {
+			return bad(matrixFlag[oe.Option], oe.Err)
+		}
+		return fail(stderr, "matrix", err)
+	}
+	got := reports.Matrix(m)
+
+	var b bytes.Buffer
+	if *asJSON {
+		err = reports.WriteMatrixJSON(&b, got)
+	} else {
+		err = reports.WriteMatrix(&b, got)
+	}
+	if err != nil {
+		return fail(stderr, "matrix", err)
+	}
+	switch {
+	case *out != "":
+		if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+			return bad("o", err)
+		}
+		failing := 0
+		for _, c := range got.Cells {
+			if c.FirstFailingRun != nil {
+				failing++
+			}
+		}
+		fmt.Fprintf(stdout, "wrote %s: %d cells, %d failing; %d runs searched in %.1fs, %d shrinking in %.1fs (%.1fs in all)\n",
+			*out, len(got.Cells), failing, m.Executed, m.SearchTime.Seconds(), m.ShrinkRuns, m.ShrinkTime.Seconds(), time.Since(start).Seconds())
+	case *check == "":
+		if _, err := stdout.Write(b.Bytes()); err != nil {
+			return fail(stderr, "matrix", err)
+		}
+	}
+	if *check == "" {
+		return exitOK
+	}
+	return reportCheck(stdout, *check, command, wantJSON, want, got)
+}
+
+// reportCheck prints how got differs from the file's matrix and returns the
+// exit code: 1 when a verdict changed.
+func reportCheck(w io.Writer, file, command string, asJSON bool, want, got reports.MatrixJSON) int {
+	changed, moved := reports.MatrixDiff(want, got)
+	space := fmt.Sprintf("seed %d, %d runs per cell", got.Seed, got.Runs)
+	if len(changed) == 0 {
+		fmt.Fprintf(w, "matrix: all %d verdicts as in %s (%s)\n", len(got.Cells), file, space)
+	} else {
+		fmt.Fprintf(w, "matrix: %d of %d verdicts differ from %s (%s):\n", len(changed), len(got.Cells), file, space)
+		for _, c := range changed {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	if len(moved) > 0 {
+		if len(moved) == 1 {
+			fmt.Fprintln(w, "note: 1 cell keeps its verdict but fails at another run or shrinks to another size:")
+		} else {
+			fmt.Fprintf(w, "note: %d cells keep their verdict but fail at another run or shrink to another size:\n", len(moved))
+		}
+		for _, c := range moved {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	if len(changed) > 0 || len(moved) > 0 {
+		format := ""
+		if asJSON {
+			format = " --json"
+		}
+		fmt.Fprintf(w, "to accept the new matrix: %s%s -o %s\n", command, format, file)
+	}
+	if len(changed) > 0 {
+		return exitViolation
+	}
+	return exitOK
+}
+
+// matrixFlag names the flag of each explore.MatrixOptions field.
+var matrixFlag = map[string]string{"Runs": "runs", "Workers": "workers", "ShrinkTries": "shrink-tries"}
+
+// matrixProgress draws the cells done on one terminal line.
+func matrixProgress(w io.Writer) func(explore.MatrixProgress) {
+	return func(p explore.MatrixProgress) {
+		fmt.Fprintf(w, "\r\033[Kmatrix  searched %d/%d cells  failing %d  shrunk %d/%d  %s",
+			p.Searched, p.Cells, p.Failing, p.Shrunk, p.Failing, p.Elapsed.Round(100*time.Millisecond))
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/reports"
+)
+
+// narrowMatrix keeps the matrix to two rows for the length of a test.
+func narrowMatrix(t *testing.T) {
+	t.Helper()
+	matrixAlgorithms = []string{"setnx-del-recover", "set-nx-px-token"}
+	t.Cleanup(func() { matrixAlgorithms = nil })
+}
+
+// The same seed and runs print the same bytes, whatever the workers.
+func TestMatrixSameBytesWhateverWorkers(t *testing.T) {
+	narrowMatrix(t)
+	var want string
+	for _, w := range []string{"1", "2"} {
+		code, out, errOut := simrun("matrix", "--runs", "200", "--seed", "3", "--workers", w)
+		if code != exitOK || errOut != "" {
+			t.Fatalf("--workers %s: exit %d, stderr %q", w, code, errOut)
+		}
+		if want == "" {
+			want = out
+		} else if out != want {
+			t.Errorf("--workers %s prints:\n%s\nwant (--workers 1):\n%s", w, out, want)
+		}
+	}
+	for _, s := range []string{"`simrun matrix --seed 3 --runs 200 --shrink-tries 10000`", "| `setnx-del-recover` |",
+		"| algorithm ", " none ", " restart ", "**Reading a cell.**"} {
+		if !strings.Contains(want, s) {
+			t.Errorf("no %q in\n%s", s, want)
+		}
+	}
+}
+
+// --check passes against the file the same command wrote, fails naming
+// each cell whose verdict changed, and reads the JSON form too.
+func TestMatrixCheck(t *testing.T) {
+	narrowMatrix(t)
+	dir := t.TempDir()
+	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
+	for _, args := range [][]string{{"-o", md}, {"--json", "-o", js}} {
+		code, out, errOut := simrun(append([]string{"matrix", "--runs", "200"}, args...)...)
+		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": 14 cells, ") {
+			t.Fatalf("%v: exit %d, %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	var j struct {
+		Command string
+		Cells   []map[string]any
+	}
+	data, _ := os.ReadFile(js)
+	if err := json.Unmarshal(data, &j); err != nil || len(j.Cells) != 14 || j.Command != "simrun matrix --seed 1 --runs 200 --shrink-tries 10000" {
+		t.Fatalf("JSON: %v %+v", err, j)
+	}
+	for _, k := range []string{"algorithm", "fault", "verdict", "first_failing_run", "shrunk"} {
+		if _, ok := j.Cells[0][k]; !ok {
+			t.Errorf("no %q in a JSON cell: %v", k, j.Cells[0])
+		}
+	}
+	for _, f := range []string{md, js} {
+		code, out, errOut := simrun("matrix", "--check", f)
+		if code != exitOK || out != "matrix: all 14 verdicts as in "+f+" (seed 1, 200 runs per cell)\n" {
+			t.Errorf("--check %s: exit %d, %q, stderr %q", f, code, out, errOut)
+		}
+	}
+
+	// set-nx-px-token is safe with no faults: pretend it was not, and that
+	// setnx-del-recover failed later under pause.
+	data, _ = os.ReadFile(md)
+	m, err := reports.ReadMatrix(md, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe, pause := m.Cell("set-nx-px-token", "none"), m.Cell("setnx-del-recover", "pause")
+	if safe.Verdict != "safe" || pause.Verdict != "unsafe" || *pause.FirstFailingRun != 7 {
+		t.Fatalf("the cells this test edits changed: %+v %+v", safe, pause)
+	}
+	three, nine := 3, 9
+	safe.Verdict, safe.FirstFailingRun = "stuck", &three
+	pause.FirstFailingRun = &nine
+	var b bytes.Buffer
+	if err := reports.WriteMatrix(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := simrun("matrix", "--check", md)
+	want := "matrix: 1 of 14 verdicts differ from " + md + " (seed 1, 200 runs per cell):\n" +
+		"  set-nx-px-token under none: stuck #3 → safe\n" +
+		"note: 1 cell keeps its verdict but fails at another run or shrinks to another size:\n" +
+		"  setnx-del-recover under pause: unsafe #9 (2p/1f) → unsafe #7\n" +
+		"to accept the new matrix: simrun matrix --seed 1 --runs 200 --shrink-tries 10000 -o " + md + "\n"
+	if code != exitViolation || out != want {
+		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
+	}
+}
+
+func TestMatrixBadInput(t *testing.T) {
+	narrowMatrix(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "m.md")
+	if code, _, errOut := simrun("matrix", "--runs", "50", "--shrink-tries", "0", "-o", good); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"matrix", "extra"}, "takes no arguments"},
+		{[]string{"matrix", "--runs", "0"}, "--runs:"},
+		{[]string{"matrix", "--workers", "-1"}, "--workers:"},
+		{[]string{"matrix", "--shrink-tries", "-1"}, "--shrink-tries:"},
+		{[]string{"matrix", "--check", filepath.Join(dir, "missing.md")}, "--check:"},
+		{[]string{"matrix", "--check", "../../README.md"}, "--check: ../../README.md: not a matrix"},
+		{[]string{"matrix", "--check", "main.go"}, "--check: main.go: not a matrix"},
+		{[]string{"matrix", "--check", good, "--runs", "60"}, "--runs: 60: " + good + " was made with --runs 50"},
+		{[]string{"matrix", "--check", good, "--seed", "2"}, "--seed: 2: " + good + " was made with --seed 1"},
+		{[]string{"matrix", "-o", filepath.Join(dir, "no", "such", "dir.md"), "--runs", "1", "--shrink-tries", "0"}, "--o:"},
+	} {
+		code, _, errOut := simrun(c.args...)
+		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "simrun matrix: "+c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, errOut, c.want)
+		}
+	}
+	// The same run space given explicitly is fine.
+	if code, out, errOut := simrun("matrix", "--check", good, "--runs", "50", "--seed", "1"); code != exitOK {
+		t.Errorf("exit %d, %q, %q", code, out, errOut)
+	}
+}
+
+// The CI guard on the committed matrix: what the README tells a team to run.
+func TestMatrixCheckCommitted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole matrix (about 5 s on 2 cores); reports' golden test regenerates it too")
+	}
+	code, out, errOut := simrun("matrix", "--check", "../../reports/matrix.md")
+	if code != exitOK {
+		t.Errorf("exit %d:\n%s%s(regenerate: go test ./reports -run MatrixGolden -update)", code, out, errOut)
+	}
+}

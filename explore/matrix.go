@@ -1,0 +1,306 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/scenarios"
+	"pgregory.net/rapid"
+)
+
+// Matrix defaults: every cell searches DefaultMatrixRuns runs and shrinks
+// its first failing run with at most DefaultMatrixShrinkTries simulated
+// runs. Both are counts, not times, so the matrix is the same on any
+// machine.
+const (
+	DefaultMatrixRuns        = 2000
+	DefaultMatrixShrinkTries = 10_000
+)
+
+// matrixShrinkSafety is rapid's wall-clock shrink bound during a matrix
+// shrink. The tries budget ends every shrink long before it; it is there so
+// that a pathological case cannot hang, and a shrink that reaches it is
+// reported as an error, not as a result that depends on the machine.
+const matrixShrinkSafety = 10 * time.Minute
+
+// MatrixOptions say which matrix to compute.
+type MatrixOptions struct {
+	Algorithms []string // rows: registered names; empty: every algorithm, in locks.All order
+	Classes    []string // columns: one fault class each; empty: scenarios.FaultClasses
+	Seed       uint64
+	Runs       int // run-index space of every cell, [0, Runs); 0: DefaultMatrixRuns
+	Workers    int // cells searched at once; 0: one per core (GOMAXPROCS)
+	// ShrinkTries bounds the simulated runs spent shrinking each failing
+	// cell (rapid, then Simplify); 0: DefaultMatrixShrinkTries; negative:
+	// do not shrink.
+	ShrinkTries int
+	// Progress, if set, is called after each cell is searched and after
+	// each is shrunk, from the goroutine that did it.
+	Progress func(MatrixProgress)
+}
+
+// MatrixProgress counts finished cells; it is for people, not results.
+type MatrixProgress struct {
+	Cells    int // in the matrix
+	Searched int // cells whose search is over
+	Failing  int // searched cells with a failing run
+	Shrunk   int // failing cells shrunk
+	Elapsed  time.Duration
+}
+
+// Cell is one algorithm under one fault class.
+type Cell struct {
+	Algorithm string
+	Class     string
+	// Verdict is the verdict of the first failing run, or safe when none of
+	// the cell's runs fails.
+	Verdict string
+	// First is the first failing run's index, -1 when none fails. The cell
+	// replays with: simrun explore --algo A --faults C --seed S --runs N.
+	First int
+	// Runs counts the runs searched in index order: First+1, or all.
+	Runs int
+	// Shrunk is the size of the shrunk counterexample; nil when the cell is
+	// safe or shrinking was off.
+	Shrunk *Shrunk
+	// ShrinkTries is how many runs shrinking made; Capped says it stopped
+	// at the budget, so a smaller counterexample may exist.
+	ShrinkTries int
+	Capped      bool
+	// Counterexample is the shrunk scenario (the first failing run's when
+	// shrinking was off); nil when safe.
+	Counterexample *scenarios.Scenario
+}
+
+// Matrix is every algorithm under every fault class.
+type Matrix struct {
+	Seed        uint64
+	Runs        int // per cell
+	ShrinkTries int // per failing cell; negative: shrinking was off
+	Algorithms  []string
+	Classes     []string
+	Cells       [][]Cell // Cells[a][c] is Algorithms[a] under Classes[c]
+	// Timing, for people only: nothing else depends on it.
+	Executed   int // runs executed by the searches
+	ShrinkRuns int // runs made by all shrinks
+	SearchTime time.Duration
+	ShrinkTime time.Duration
+}
+
+// Cell returns the cell of an algorithm and a fault class, or nil.
+func (m *Matrix) Cell(algo, class string) *Cell {
+	for a := range m.Cells {
+		for c := range m.Cells[a] {
+			if x := &m.Cells[a][c]; x.Algorithm == algo && x.Class == class {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// RunMatrix searches every cell, several cells at once, each with one
+// worker, then shrinks the failing cells one after the other: rapid's
+// settings are process-wide flags that a shrink sets and that drawing a
+// scenario reads, so a shrink can overlap neither another shrink nor a
+// search. Every cell is what Explorer.Search reports for its (algorithm,
+// class, seed, runs), so the matrix depends on nothing else: not the
+// workers, not the machine.
+func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
+	algos := o.Algorithms
+	if len(algos) == 0 {
+		algos = locks.Names()
+	}
+	classes := o.Classes
+	if len(classes) == 0 {
+		classes = scenarios.FaultClasses
+	}
+	for _, c := range classes {
+		if p, err := scenarios.ParseClasses(c); err != nil || len(p) != 1 || p[0] != c {
+			if err == nil {
+				err = fmt.Errorf("%q: a column is one fault class (valid: %s)", c, strings.Join(scenarios.FaultClasses, ", "))
+			}
+			return nil, optErr("Classes", err)
+		}
+	}
+	if o.Runs == 0 {
+		o.Runs = DefaultMatrixRuns
+	}
+	if o.Runs < 1 {
+		return nil, optErr("Runs", fmt.Errorf("%d: must be at least 1", o.Runs))
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Workers < 1 {
+		return nil, optErr("Workers", fmt.Errorf("%d: must be at least 1", o.Workers))
+	}
+	if o.ShrinkTries == 0 {
+		o.ShrinkTries = DefaultMatrixShrinkTries
+	}
+	m := &Matrix{Seed: o.Seed, Runs: o.Runs, ShrinkTries: o.ShrinkTries,
+		Algorithms: append([]string(nil), algos...), Classes: append([]string(nil), classes...)}
+
+	// One explorer per cell, made before anything runs, so that a bad name
+	// fails at once.
+	type job struct {
+		a, c int
+		e    *Explorer
+		sr   *SearchResult
+		err  error
+	}
+	jobs := make([]*job, 0, len(algos)*len(classes))
+	m.Cells = make([][]Cell, len(algos))
+	for a, name := range algos {
+		m.Cells[a] = make([]Cell, len(classes))
+		for c, class := range classes {
+			e, err := New(Options{Algorithm: name, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1})
+			if err != nil {
+				return nil, err
+			}
+			m.Cells[a][c] = Cell{Algorithm: e.algo.Name, Class: class, Verdict: "safe", First: -1}
+			jobs = append(jobs, &job{a: a, c: c, e: e})
+		}
+	}
+
+	start := time.Now() // timing for people only
+	prog := MatrixProgress{Cells: len(jobs)}
+	var (
+		mu   sync.Mutex
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	report := func(update func(*MatrixProgress)) {
+		mu.Lock()
+		defer mu.Unlock()
+		update(&prog)
+		if o.Progress != nil {
+			p := prog
+			p.Elapsed = time.Since(start)
+			o.Progress(p)
+		}
+	}
+	for range min(o.Workers, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(jobs) {
+					return
+				}
+				j := jobs[k]
+				j.sr, j.err = j.e.Search(ctx)
+				report(func(p *MatrixProgress) {
+					p.Searched++
+					if j.sr != nil && j.sr.Found != nil {
+						p.Failing++
+					}
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.SearchTime = time.Since(start)
+	for _, j := range jobs { // the first error in cell order, whatever finished first
+		cell := &m.Cells[j.a][j.c]
+		if j.err != nil {
+			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, j.err)
+		}
+		m.Executed += j.sr.Executed
+		cell.Runs = j.sr.Runs
+		if f := j.sr.Found; f != nil {
+			cell.Verdict, cell.First, cell.Counterexample = f.Verdict, f.Index, f.Scenario
+		}
+	}
+
+	shrinkStart := time.Now()
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cell := &m.Cells[j.a][j.c]
+		if j.sr.Found == nil || o.ShrinkTries < 0 {
+			continue
+		}
+		s, st, err := j.e.shrinkBounded(cell.First, cell.Verdict, o.ShrinkTries)
+		if err != nil {
+			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, err)
+		}
+		_, res, err := j.e.Verdict(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s under %s: shrunk run: %w", cell.Algorithm, cell.Class, err)
+		}
+		cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.tries, st.capped
+		cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events)}
+		m.ShrinkRuns += st.tries
+		report(func(p *MatrixProgress) { p.Shrunk++ })
+	}
+	m.ShrinkTime = time.Since(shrinkStart)
+	return m, nil
+}
+
+type boundedStats struct {
+	tries  int
+	capped bool
+}
+
+// shrinkBounded is Shrink with a deterministic bound: at most budget
+// simulated runs, rapid's and Simplify's together, instead of a wall-clock
+// time. Past the budget, a candidate counts as failing only when it is the
+// very scenario last seen failing (rapid replays its current minimum), and
+// as passing otherwise, without running it: rapid and Simplify then finish
+// their passes at once, and the result is the smallest scenario found
+// within the budget, the same on any machine.
+func (e *Explorer) shrinkBounded(i int, verdict string, budget int) (*scenarios.Scenario, boundedStats, error) {
+	var (
+		last *scenarios.Scenario
+		st   boundedStats
+	)
+	fails := func(s *scenarios.Scenario) bool {
+		if st.tries >= budget {
+			st.capped = true
+			return last != nil && reflect.DeepEqual(s, last)
+		}
+		st.tries++
+		v, _, err := e.Verdict(s)
+		return err == nil && v.Verdict == verdict
+	}
+	prop := func(t *rapid.T) {
+		s := e.gen.Draw(t, "scenario")
+		if fails(s) {
+			last = s
+			t.Fatalf("verdict %s", verdict) // the same message every time (see Shrink)
+		}
+	}
+	tb := &shrinkTB{}
+	start := time.Now()
+	err := withRapidFlags([][2]string{
+		{"rapid.seed", strconv.FormatUint(RunSeed(e.opts.Seed, i), 10)},
+		{"rapid.checks", "5"}, // one case only: the first fails (-short divides by 5)
+		{"rapid.nofailfile", "true"},
+		{"rapid.shrinktime", matrixShrinkSafety.String()},
+	}, func() { rapid.Check(tb, prop) })
+	if err != nil {
+		return nil, st, err
+	}
+	if time.Since(start) >= matrixShrinkSafety {
+		return nil, st, fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", i, matrixShrinkSafety, budget)
+	}
+	if !tb.failed || last == nil || !strings.HasPrefix(tb.msg, "[rapid] failed") {
+		return nil, st, fmt.Errorf("shrinking run %d: %s", i, firstLine(tb.msg))
+	}
+	simple, _ := scenarios.Simplify(last, fails)
+	return simple, st, nil
+}
