@@ -30,8 +30,9 @@ import (
 
 // Defaults.
 const (
-	DefaultRuns       = 10_000
-	DefaultShrinkTime = 30 * time.Second
+	DefaultRuns        = 10_000
+	DefaultShrinkTime  = 30 * time.Second
+	DefaultShrinkTries = 20_000
 )
 
 // Options say what to search.
@@ -50,8 +51,13 @@ type Options struct {
 	Shard   Shard // zero: the whole space
 	// Verdicts are the verdicts that count as found; empty: any but safe.
 	Verdicts []string
-	// ShrinkTime bounds rapid's shrinking; 0: DefaultShrinkTime. Shrinking
-	// is deterministic unless it runs out of time.
+	// ShrinkTries bounds shrinking by a count of simulated runs, rapid's
+	// and Simplify's together; 0: DefaultShrinkTries. The result is the
+	// same on any machine.
+	ShrinkTries int
+	// ShrinkTime is a wall-clock safety net only; 0: DefaultShrinkTime. A
+	// shrink that hits it is reported as timed out (and may differ on a
+	// slower machine).
 	ShrinkTime time.Duration
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the search runs.
@@ -143,6 +149,9 @@ func New(o Options) (*Explorer, error) {
 	}
 	if o.ShrinkTime <= 0 {
 		o.ShrinkTime = DefaultShrinkTime
+	}
+	if o.ShrinkTries <= 0 {
+		o.ShrinkTries = DefaultShrinkTries
 	}
 	gen, err := scenarios.Generator(algo, scenarios.GenOptions{Classes: classes})
 	if err != nil {

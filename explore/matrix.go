@@ -3,9 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
-	"pgregory.net/rapid"
 )
 
 // Matrix defaults: every cell searches DefaultMatrixRuns runs and shrinks
@@ -234,7 +231,10 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		if j.sr.Found == nil || o.ShrinkTries < 0 {
 			continue
 		}
-		s, st, err := j.e.shrinkBounded(cell.First, cell.Verdict, o.ShrinkTries)
+		s, st, err := j.e.shrink(cell.First, cell.Verdict, o.ShrinkTries, matrixShrinkSafety)
+		if err == nil && st.TimedOut {
+			err = fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, o.ShrinkTries)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, err)
 		}
@@ -242,65 +242,11 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s under %s: shrunk run: %w", cell.Algorithm, cell.Class, err)
 		}
-		cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.tries, st.capped
+		cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
 		cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events)}
-		m.ShrinkRuns += st.tries
+		m.ShrinkRuns += st.Tries
 		report(func(p *MatrixProgress) { p.Shrunk++ })
 	}
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
-}
-
-type boundedStats struct {
-	tries  int
-	capped bool
-}
-
-// shrinkBounded is Shrink with a deterministic bound: at most budget
-// simulated runs, rapid's and Simplify's together, instead of a wall-clock
-// time. Past the budget, a candidate counts as failing only when it is the
-// very scenario last seen failing (rapid replays its current minimum), and
-// as passing otherwise, without running it: rapid and Simplify then finish
-// their passes at once, and the result is the smallest scenario found
-// within the budget, the same on any machine.
-func (e *Explorer) shrinkBounded(i int, verdict string, budget int) (*scenarios.Scenario, boundedStats, error) {
-	var (
-		last *scenarios.Scenario
-		st   boundedStats
-	)
-	fails := func(s *scenarios.Scenario) bool {
-		if st.tries >= budget {
-			st.capped = true
-			return last != nil && reflect.DeepEqual(s, last)
-		}
-		st.tries++
-		v, _, err := e.Verdict(s)
-		return err == nil && v.Verdict == verdict
-	}
-	prop := func(t *rapid.T) {
-		s := e.gen.Draw(t, "scenario")
-		if fails(s) {
-			last = s
-			t.Fatalf("verdict %s", verdict) // the same message every time (see Shrink)
-		}
-	}
-	tb := &shrinkTB{}
-	start := time.Now()
-	err := withRapidFlags([][2]string{
-		{"rapid.seed", strconv.FormatUint(RunSeed(e.opts.Seed, i), 10)},
-		{"rapid.checks", "5"}, // one case only: the first fails (-short divides by 5)
-		{"rapid.nofailfile", "true"},
-		{"rapid.shrinktime", matrixShrinkSafety.String()},
-	}, func() { rapid.Check(tb, prop) })
-	if err != nil {
-		return nil, st, err
-	}
-	if time.Since(start) >= matrixShrinkSafety {
-		return nil, st, fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", i, matrixShrinkSafety, budget)
-	}
-	if !tb.failed || last == nil || !strings.HasPrefix(tb.msg, "[rapid] failed") {
-		return nil, st, fmt.Errorf("shrinking run %d: %s", i, firstLine(tb.msg))
-	}
-	simple, _ := scenarios.Simplify(last, fails)
-	return simple, st, nil
 }

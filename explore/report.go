@@ -36,10 +36,13 @@ type Report struct {
 	ShrinkSeconds  float64 `json:"shrink_seconds,omitempty"` // timing
 	// ShrinkTimedOut: shrinking ran out of time, so the counterexample may
 	// not be minimal, nor the same on a slower machine.
-	ShrinkTimedOut bool   `json:"shrink_timed_out,omitempty"`
-	Workers        int    `json:"workers,omitempty"`
-	Shard          string `json:"shard,omitempty"`  // "i/n" on a shard's line
-	Shards         int    `json:"shards,omitempty"` // on a merged result: how many shards
+	ShrinkTimedOut bool `json:"shrink_timed_out,omitempty"`
+	// ShrinkCapped: shrinking used its whole budget of runs; the
+	// counterexample is the smallest found within it (the same anywhere).
+	ShrinkCapped bool   `json:"shrink_capped,omitempty"`
+	Workers      int    `json:"workers,omitempty"`
+	Shard        string `json:"shard,omitempty"`  // "i/n" on a shard's line
+	Shards       int    `json:"shards,omitempty"` // on a merged result: how many shards
 	// ScenarioYAML is the counterexample itself, on a shard's line, so that
 	// merge can write the winning one.
 	ScenarioYAML string `json:"scenario_yaml,omitempty"`
@@ -77,7 +80,7 @@ func (r *Result) Report(path string, withYAML bool) (Report, error) {
 	}
 	rep.Shrunk = &Shrunk{Processes: len(r.Counterexample.Clients), Faults: len(r.Counterexample.Faults),
 		Events: len(r.Outcome.Result.History.Events)}
-	rep.ShrinkSeconds, rep.ShrinkTimedOut = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut
+	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut, r.Shrink.Capped
 	if withYAML {
 		data, err := scenarios.Marshal(r.Counterexample)
 		if err != nil {

@@ -3,6 +3,7 @@ package explore
 import (
 	"flag"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,12 +18,13 @@ import (
 type ShrinkStats struct {
 	Elapsed  time.Duration // wall time, for reporting only
 	Tries    int           // runs made while shrinking (rapid, then Simplify)
-	TimedOut bool          // rapid ran out of ShrinkTime: the result may not be minimal, nor the same on a slower machine
+	Capped   bool          // the tries budget ran out: the smallest found within it
+	TimedOut bool          // the wall-clock safety net was hit: may differ on a slower machine
 }
 
 // Shrink replays run i under rapid.Check and lets rapid shrink it to the
 // smallest scenario whose verdict is still verdict, then simplifies what
-// rapid left (scenarios.Simplify).
+// rapid left (scenarios.Simplify), within Options.ShrinkTries runs.
 //
 // rapid.Check is driven outside `go test` through a rapid.TB of our own.
 // Its first case is run i itself: the generator draws from rapid's bit
@@ -31,15 +33,32 @@ type ShrinkStats struct {
 // command-line flags, so Shrink sets them for the duration of the call; one
 // Shrink runs at a time.
 func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkStats, error) {
+	return e.shrink(i, verdict, e.opts.ShrinkTries, e.opts.ShrinkTime)
+}
+
+// shrink bounds the work by budget simulated runs, not by time. Past the
+// budget a candidate counts as failing only when it is the very scenario
+// last seen failing (rapid replays its current minimum), and as passing
+// otherwise, without running it: rapid and Simplify then finish their
+// passes at once, and the result is the smallest scenario found within the
+// budget, the same on any machine. safety is rapid's wall-clock bound.
+func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duration) (*scenarios.Scenario, ShrinkStats, error) {
 	var (
 		last  *scenarios.Scenario
-		tries int
+		stats ShrinkStats
 	)
+	fails := func(s *scenarios.Scenario) bool {
+		if stats.Tries >= budget {
+			stats.Capped = true
+			return last != nil && reflect.DeepEqual(s, last)
+		}
+		stats.Tries++
+		v, _, err := e.Verdict(s)
+		return err == nil && v.Verdict == verdict
+	}
 	prop := func(t *rapid.T) {
 		s := e.gen.Draw(t, "scenario")
-		tries++
-		v, _, err := e.Verdict(s)
-		if err == nil && v.Verdict == verdict {
+		if fails(s) {
 			last = s
 			// The same message every time: rapid keeps a smaller case only
 			// when it fails the same way.
@@ -52,10 +71,10 @@ func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkSta
 		{"rapid.seed", strconv.FormatUint(RunSeed(e.opts.Seed, i), 10)},
 		{"rapid.checks", "5"}, // one case only: the first fails (-short divides by 5)
 		{"rapid.nofailfile", "true"},
-		{"rapid.shrinktime", e.opts.ShrinkTime.String()},
+		{"rapid.shrinktime", safety.String()},
 	}, func() { rapid.Check(tb, prop) })
-	stats := ShrinkStats{Elapsed: time.Since(start), Tries: tries}
-	stats.TimedOut = stats.Elapsed >= e.opts.ShrinkTime // timing decides nothing else
+	stats.Elapsed = time.Since(start)
+	stats.TimedOut = stats.Elapsed >= safety // timing decides nothing else
 	if err != nil {
 		return nil, stats, err
 	}
@@ -64,11 +83,7 @@ func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkSta
 	}
 	// rapid's last call is the minimal case, and it failed: last is it.
 	// Then the structural steps rapid's bit shrinking misses.
-	simple, n := scenarios.Simplify(last, func(c *scenarios.Scenario) bool {
-		v, _, err := e.Verdict(c)
-		return err == nil && v.Verdict == verdict
-	})
-	stats.Tries += n
+	simple, _ := scenarios.Simplify(last, fails)
 	stats.Elapsed = time.Since(start)
 	return simple, stats, nil
 }

@@ -32,7 +32,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
 	shard := fs.String("shard", "", "run shard `i/n` of the run indices (0 ≤ i < n) and print one JSON line for 'simrun merge'")
 	verdicts := fs.String("verdict", "", "count only these verdicts as found, comma-separated (default: any but safe)")
-	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "bound on shrinking")
+	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
+	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -43,7 +44,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return fail(stderr, "explore", fmt.Errorf("takes no arguments, got %q", pos))
 	}
-	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTime: *shrinkTime}
+	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries, ShrinkTime: *shrinkTime}
 	if af.File == "" && af.Name != "" {
 		o.Algorithm = af.Name // explore.New names an unknown one as --algo
 	} else {
@@ -63,6 +64,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
 	case *workers < 0:
 		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
+	case *shrinkTries < 1:
+		return bad("shrink-tries", fmt.Errorf("%d: must be at least 1", *shrinkTries))
 	case *shrinkTime <= 0:
 		return bad("shrink-time", fmt.Errorf("%s: must be positive", *shrinkTime))
 	}
@@ -129,7 +132,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 
 // exploreFlag names the flag of each explore.Options field.
 var exploreFlag = map[string]string{"Algorithm": "algo", "Lock": "algo-file", "Classes": "faults", "Runs": "runs", "Workers": "workers",
-	"Shard": "shard", "Verdicts": "verdict", "ShrinkTime": "shrink-time"}
+	"Shard": "shard", "Verdicts": "verdict", "ShrinkTries": "shrink-tries", "ShrinkTime": "shrink-time"}
 
 // writeExploreArtifacts writes DIR/counterexample.yaml, DIR/report.txt and
 // DIR/report.html; it returns the counterexample's path.

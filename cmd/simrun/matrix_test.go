@@ -121,7 +121,7 @@ func TestMatrixBadInput(t *testing.T) {
 		{[]string{"matrix", "--workers", "-1"}, "--workers:"},
 		{[]string{"matrix", "--shrink-tries", "-1"}, "--shrink-tries:"},
 		{[]string{"matrix", "--check", filepath.Join(dir, "missing.md")}, "--check:"},
-		{[]string{"matrix", "--check", "../../README.md"}, "--check: ../../README.md: not a matrix"},
+		{[]string{"matrix", "--check", "../../go.mod"}, "--check: ../../go.mod: not a matrix"},
 		{[]string{"matrix", "--check", "main.go"}, "--check: main.go: not a matrix"},
 		{[]string{"matrix", "--check", good, "--runs", "60"}, "--runs: 60: " + good + " was made with --runs 50"},
 		{[]string{"matrix", "--check", good, "--seed", "2"}, "--seed: 2: " + good + " was made with --seed 1"},
