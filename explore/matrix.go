@@ -33,8 +33,11 @@ type MatrixOptions struct {
 	Algorithms []string // rows: registered names; empty: every algorithm, in locks.All order
 	Classes    []string // columns: one fault class each; empty: scenarios.FaultClasses
 	Seed       uint64
-	Runs       int // run-index space of every cell, [0, Runs); 0: DefaultMatrixRuns
-	Workers    int // cells searched at once; 0: one per core (GOMAXPROCS)
+	// Locks, when set, are the rows instead of Algorithms: algorithms that
+	// need not be registered (an algorithm file's).
+	Locks   []locks.Algorithm
+	Runs    int // run-index space of every cell, [0, Runs); 0: DefaultMatrixRuns
+	Workers int // cells searched at once; 0: one per core (GOMAXPROCS)
 	// ShrinkTries bounds the simulated runs spent shrinking each failing
 	// cell (rapid, then Simplify); 0: DefaultMatrixShrinkTries; negative:
 	// do not shrink.
@@ -112,9 +115,23 @@ func (m *Matrix) Cell(algo, class string) *Cell {
 // class, seed, runs), so the matrix depends on nothing else: not the
 // workers, not the machine.
 func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
-	algos := o.Algorithms
-	if len(algos) == 0 {
-		algos = locks.Names()
+	rows := o.Locks
+	if len(rows) == 0 {
+		names := o.Algorithms
+		if len(names) == 0 {
+			names = locks.Names()
+		}
+		for _, name := range names {
+			a, err := locks.Lookup(name)
+			if err != nil {
+				return nil, optErr("Algorithm", err)
+			}
+			rows = append(rows, a)
+		}
+	}
+	algos := make([]string, len(rows))
+	for i, a := range rows {
+		algos[i] = a.Name
 	}
 	classes := o.Classes
 	if len(classes) == 0 {
@@ -156,10 +173,10 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	}
 	jobs := make([]*job, 0, len(algos)*len(classes))
 	m.Cells = make([][]Cell, len(algos))
-	for a, name := range algos {
+	for a, algo := range rows {
 		m.Cells[a] = make([]Cell, len(classes))
 		for c, class := range classes {
-			e, err := New(Options{Algorithm: name, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1})
+			e, err := New(Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1})
 			if err != nil {
 				return nil, err
 			}

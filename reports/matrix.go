@@ -22,13 +22,14 @@ import (
 // holds nothing that depends on the machine or the time, so the same
 // command prints the same bytes anywhere.
 type MatrixJSON struct {
-	Command     string       `json:"command"`      // the simrun command that makes it
-	Seed        uint64       `json:"seed"`         //
-	Runs        int          `json:"runs"`         // run-index space of every cell, [0, runs)
-	ShrinkTries int          `json:"shrink_tries"` // shrink budget per failing cell, in runs; 0: not shrunk
-	Algorithms  []string     `json:"algorithms"`   // rows, in order
-	Faults      []string     `json:"faults"`       // columns, in order
-	Cells       []MatrixCell `json:"cells"`        // row by row
+	Command     string       `json:"command"`             // the simrun command that makes it
+	Seed        uint64       `json:"seed"`                //
+	Runs        int          `json:"runs"`                // run-index space of every cell, [0, runs)
+	ShrinkTries int          `json:"shrink_tries"`        // shrink budget per failing cell, in runs; 0: not shrunk
+	RowFlags    string       `json:"row_flags,omitempty"` // --algo NAME or --algo-file FILE when the rows were chosen
+	Algorithms  []string     `json:"algorithms"`          // rows, in order
+	Faults      []string     `json:"faults"`              // columns, in order
+	Cells       []MatrixCell `json:"cells"`               // row by row
 }
 
 // MatrixCell is one algorithm under one fault class.
@@ -55,10 +56,15 @@ func MatrixCommand(seed uint64, runs, shrinkTries int) string {
 	return fmt.Sprintf("simrun matrix --seed %d --runs %d --shrink-tries %d", seed, runs, shrinkTries)
 }
 
-// Matrix builds the JSON value of a computed matrix.
-func Matrix(m *explore.Matrix) MatrixJSON {
+// Matrix builds the JSON value of a computed matrix. rowFlags is the
+// --algo or --algo-file flag that chose its rows, "" for every algorithm.
+func Matrix(m *explore.Matrix, rowFlags string) MatrixJSON {
 	tries := max(m.ShrinkTries, 0)
-	out := MatrixJSON{Command: MatrixCommand(m.Seed, m.Runs, tries), Seed: m.Seed, Runs: m.Runs, ShrinkTries: tries,
+	command := MatrixCommand(m.Seed, m.Runs, tries)
+	if rowFlags != "" {
+		command += " " + rowFlags
+	}
+	out := MatrixJSON{Command: command, RowFlags: rowFlags, Seed: m.Seed, Runs: m.Runs, ShrinkTries: tries,
 		Algorithms: slices.Clone(m.Algorithms), Faults: slices.Clone(m.Classes), Cells: []MatrixCell{}}
 	for _, row := range m.Cells {
 		for _, c := range row {
@@ -66,7 +72,11 @@ func Matrix(m *explore.Matrix) MatrixJSON {
 			if c.First >= 0 {
 				first := c.First
 				mc.FirstFailingRun = &first
-				mc.Replay = fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d --runs %d", c.Algorithm, c.Class, m.Seed, m.Runs)
+				algo := rowFlags
+				if algo == "" {
+					algo = "--algo " + c.Algorithm
+				}
+				mc.Replay = fmt.Sprintf("simrun explore %s --faults %s --seed %d --runs %d", algo, c.Class, m.Seed, m.Runs)
 			}
 			if c.Shrunk != nil {
 				s := *c.Shrunk
@@ -130,7 +140,7 @@ func WriteMatrix(w io.Writer, m MatrixJSON) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Verdict matrix\n\n")
 	fmt.Fprintf(&b, "Every lock algorithm under every fault class, %d random scenarios per cell (seed %d). Made by\n", m.Runs, m.Seed)
-	fmt.Fprintf(&b, "`%s`: the same command prints this file byte for byte\n", MatrixCommand(m.Seed, m.Runs, m.ShrinkTries))
+	fmt.Fprintf(&b, "`%s`: the same command prints this file byte for byte\n", m.Command)
 	b.WriteString("on any machine, with any `--workers`, and `simrun matrix --check FILE` reruns it and names\n")
 	b.WriteString("every cell whose verdict changed.\n\n")
 

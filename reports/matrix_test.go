@@ -31,7 +31,7 @@ func TestMatrixGolden(t *testing.T) {
 	t.Logf("matrix in %v: %d runs searched in %v, %d shrinking in %v", time.Since(start).Round(time.Millisecond),
 		m.Executed, m.SearchTime.Round(time.Millisecond), m.ShrinkRuns, m.ShrinkTime.Round(time.Millisecond))
 	var b bytes.Buffer
-	if err := WriteMatrix(&b, Matrix(m)); err != nil {
+	if err := WriteMatrix(&b, Matrix(m, "")); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -51,7 +51,7 @@ func TestMatrixGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s differs from the output and does not read: %v", matrixGolden, err)
 	}
-	changed, moved := MatrixDiff(old, Matrix(m))
+	changed, moved := MatrixDiff(old, Matrix(m, ""))
 	var diff strings.Builder
 	for _, c := range append(changed, moved...) {
 		diff.WriteString("  " + c.String() + "\n")

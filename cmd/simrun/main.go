@@ -39,7 +39,7 @@ func commands() []command {
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow},
 		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge},
-		{"matrix", "matrix [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix},
+		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix},
 	}
 }
 

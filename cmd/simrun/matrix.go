@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/reports"
 )
 
@@ -24,6 +25,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
 	workers := fs.Int("workers", 0, "cells searched at once (0: one per core); the matrix does not depend on it")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs (0: do not shrink)")
+	af := addAlgoFlags(fs, "one row: this registered algorithm (default: every one)")
 	asJSON := fs.Bool("json", false, "print the matrix as JSON instead of Markdown")
 	out := fs.String("o", "", "write the matrix to `FILE` instead of standard output")
 	check := fs.String("check", "", "compare the verdicts with a matrix `FILE` made earlier (its seed and runs); exit 1 naming each cell that changed")
@@ -74,13 +76,31 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 			*shrinkTries = want.ShrinkTries
 		}
 	}
+	// The rows: one algorithm when --algo or --algo-file names it.
+	var rows []locks.Algorithm
+	rowFlags := ""
+	if af.Given() {
+		a, err := af.resolve()
+		if err != nil {
+			return fail(stderr, "matrix", err)
+		}
+		rows = []locks.Algorithm{a}
+		if af.File != "" {
+			rowFlags = "--algo-file " + shellWord(af.File)
+		} else {
+			rowFlags = "--algo " + af.Name
+		}
+	}
 	// The command that makes this matrix, for --check to suggest.
 	command := reports.MatrixCommand(*seed, *runs, *shrinkTries)
+	if rowFlags != "" {
+		command += " " + rowFlags
+	}
 	if *check != "" && *out == "" {
 		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
 	}
 
-	o := explore.MatrixOptions{Algorithms: matrixAlgorithms, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
+	o := explore.MatrixOptions{Algorithms: matrixAlgorithms, Locks: rows, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
 	if *shrinkTries == 0 {
 		o.ShrinkTries = -1
 	}
@@ -100,7 +120,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "matrix", err)
 	}
-	got := reports.Matrix(m)
+	got := reports.Matrix(m, rowFlags)
 
 	var b bytes.Buffer
 	if *asJSON {

@@ -148,3 +148,23 @@ func TestMatrixCheckCommitted(t *testing.T) {
 		t.Errorf("exit %d:\n%s%s(regenerate: go test ./reports -run MatrixGolden -update)", code, out, errOut)
 	}
 }
+
+// --algo-file makes a one-row matrix of the file's lock, and --check with
+// the same flag guards it.
+func TestMatrixAlgoFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "m.md")
+	code, _, errOut := simrun("matrix", "--algo-file", "../../examples/set-nx-px-token.yaml", "--runs", "50", "--shrink-tries", "2000", "-o", file)
+	if code != exitOK {
+		t.Fatalf("matrix --algo-file: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "--algo-file ../../examples/set-nx-px-token.yaml") || !strings.Contains(string(data), "`set-nx-px-token-file`") {
+		t.Fatalf("the matrix should name the file's lock and the flag that chose it:\n%s", data)
+	}
+	if code, out, errOut := simrun("matrix", "--check", file, "--algo-file", "../../examples/set-nx-px-token.yaml"); code != exitOK {
+		t.Fatalf("check: exit %d: %s %s", code, out, errOut)
+	}
+}
