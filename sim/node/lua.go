@@ -30,6 +30,10 @@ type luaVM struct {
 	readOnly bool
 	raised   string // the last Redis error raised into Lua, returned verbatim
 	spoiled  bool   // the state may hold leftovers: make a new one
+	// ids name tables, functions and the like in tostring and string.format
+	// by first appearance in the script, where Lua would print a host
+	// memory address: replies and digests must not depend on the host.
+	ids map[lua.LValue]int
 }
 
 // pcgStream is the PCG increment for math.random; the seed picks the state.
@@ -132,6 +136,9 @@ func (vm *luaVM) sandbox() {
 		return 1
 	}))
 	g.RawSetString("setmetatable", L.NewFunction(luaSetMetatable))
+	g.RawSetString("tostring", L.NewFunction(vm.tostring))
+	str := g.RawGetString("string").(*lua.LTable)
+	str.RawSetString("format", L.NewFunction(vm.stringFormat(str.RawGetString("format"))))
 
 	math := g.RawGetString("math").(*lua.LTable)
 	math.RawSetString("random", L.NewFunction(vm.mathRandom))
@@ -259,3 +266,46 @@ func (vm *luaVM) mathRandomSeed(L *lua.LState) int {
 }
 
 func (vm *luaVM) close() { vm.L.Close() }
+
+// name is v as tostring shows it, with a deterministic id instead of a
+// memory address for values that have no __tostring.
+func (vm *luaVM) name(v lua.LValue) lua.LValue {
+	switch v.Type() {
+	case lua.LTTable, lua.LTFunction, lua.LTUserData, lua.LTThread, lua.LTChannel:
+		if vm.L.GetMetaField(v, "__tostring") == lua.LNil {
+			if vm.ids == nil {
+				vm.ids = map[lua.LValue]int{}
+			}
+			id, ok := vm.ids[v]
+			if !ok {
+				id = len(vm.ids) + 1
+				vm.ids[v] = id
+			}
+			return lua.LString(fmt.Sprintf("%s: %d", v.Type(), id))
+		}
+	}
+	return vm.L.ToStringMeta(v)
+}
+
+func (vm *luaVM) tostring(L *lua.LState) int {
+	L.Push(vm.name(L.CheckAny(1)))
+	return 1
+}
+
+// stringFormat wraps string.format so that %s of a table prints its
+// deterministic name.
+func (vm *luaVM) stringFormat(format lua.LValue) lua.LGFunction {
+	return func(L *lua.LState) int {
+		args := make([]lua.LValue, L.GetTop())
+		for i := range args {
+			args[i] = L.Get(i + 1)
+			if i > 0 {
+				if n, ok := vm.name(args[i]).(lua.LString); ok && args[i].Type() != lua.LTString && args[i].Type() != lua.LTNumber {
+					args[i] = n
+				}
+			}
+		}
+		L.CallByParam(lua.P{Fn: format, NRet: 1, Protect: false}, args...)
+		return 1
+	}
+}

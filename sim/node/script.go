@@ -191,6 +191,7 @@ func (vm *luaVM) failure(err error) Reply {
 // finish undoes what a script may have changed outside itself.
 func (vm *luaVM) finish() {
 	vm.peer = nil
+	clear(vm.ids)
 	// rawset and table.insert can still write into a read-only view.
 	for _, v := range vm.views {
 		if k, _ := v.Next(lua.LNil); k != lua.LNil {

@@ -367,3 +367,24 @@ func TestNodesInParallel(t *testing.T) {
 		})
 	}
 }
+
+// Lua prints tables and functions with their memory address; the node names
+// them by first appearance instead, so a reply never depends on the host.
+func TestToStringIsDeterministic(t *testing.T) {
+	script := `local a, b = {}, function() end
+return {tostring(a), tostring(b), tostring(a), string.format("%s|%s|%d", a, "x", 7),
+  tostring(setmetatable({}, {__tostring = function() return "mine" end})), tostring(12)}`
+	want := Reply{Kind: Array, Elems: []Reply{
+		{Kind: Bulk, Str: "table: 1"}, {Kind: Bulk, Str: "function: 2"}, {Kind: Bulk, Str: "table: 1"},
+		{Kind: Bulk, Str: "table: 1|x|7"}, {Kind: Bulk, Str: "mine"}, {Kind: Bulk, Str: "12"},
+	}}
+	for run := 0; run < 2; run++ { // ids start again with every script
+		n := New(1)
+		if got := n.Exec(0, t0, eval(script, nil)); !sameReply(got, want) {
+			t.Fatalf("run %d: got %s, want %s", run, got, want)
+		}
+		if got := n.Exec(0, t0, eval(script, nil)); !sameReply(got, want) {
+			t.Fatalf("second script on one node: got %s, want %s", got, want)
+		}
+	}
+}
