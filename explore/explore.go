@@ -124,17 +124,8 @@ func New(o Options) (*Explorer, error) {
 	if err != nil {
 		return nil, optErr("Classes", err)
 	}
-	if o.Runs == 0 {
-		o.Runs = DefaultRuns
-	}
-	if o.Runs < 1 {
-		return nil, optErr("Runs", fmt.Errorf("%d: must be at least 1", o.Runs))
-	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.Workers < 1 {
-		return nil, optErr("Workers", fmt.Errorf("%d: must be at least 1", o.Workers))
+	if err := runsAndWorkers(&o.Runs, &o.Workers, DefaultRuns); err != nil {
+		return nil, err
 	}
 	if o.Shard == (Shard{}) {
 		o.Shard = Shard{0, 1}
@@ -180,6 +171,24 @@ func (o Options) algorithm() (locks.Algorithm, error) {
 
 // Options are the explorer's options with defaults filled in.
 func (e *Explorer) Options() Options { return e.opts }
+
+// runsAndWorkers fills in the defaults (0: defRuns runs, one worker per
+// core) and refuses what cannot run.
+func runsAndWorkers(runs, workers *int, defRuns int) error {
+	if *runs == 0 {
+		*runs = defRuns
+	}
+	if *runs < 1 {
+		return optErr("Runs", fmt.Errorf("%d: must be at least 1", *runs))
+	}
+	if *workers == 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
+	if *workers < 1 {
+		return optErr("Workers", fmt.Errorf("%d: must be at least 1", *workers))
+	}
+	return nil
+}
 
 // RunSeed is the seed of rapid's bit stream for run i. It fits in 31 bits,
 // because Generator.Example takes an int (32 bits on some machines), and it

@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -145,17 +144,8 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			return nil, optErr("Classes", err)
 		}
 	}
-	if o.Runs == 0 {
-		o.Runs = DefaultMatrixRuns
-	}
-	if o.Runs < 1 {
-		return nil, optErr("Runs", fmt.Errorf("%d: must be at least 1", o.Runs))
-	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.Workers < 1 {
-		return nil, optErr("Workers", fmt.Errorf("%d: must be at least 1", o.Workers))
+	if err := runsAndWorkers(&o.Runs, &o.Workers, DefaultMatrixRuns); err != nil {
+		return nil, err
 	}
 	if o.ShrinkTries == 0 {
 		o.ShrinkTries = DefaultMatrixShrinkTries
