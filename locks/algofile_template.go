@@ -44,15 +44,6 @@ var placeholderNames = []string{phKey, phToken, phTTL, phTTLms, phTTLs, phNow, p
 // numeric reports whether a placeholder is an integer that takes an offset.
 func numeric(name string) bool { return name != phKey && name != phToken }
 
-// clocked reports whether a placeholder reads the local clock.
-func clocked(name string) bool {
-	switch name {
-	case phNow, phNowMs, phNowS, phExpireAt, phExpireAtMs, phExpireAtS:
-		return true
-	}
-	return false
-}
-
 func validPlaceholders() string {
 	var b strings.Builder
 	for i, n := range placeholderNames {

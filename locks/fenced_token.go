@@ -25,33 +25,20 @@ var fencedTokenAlgorithm = register(Algorithm{
 	Summary:  "set-nx-px-token plus a fencing number from INCR key:fence that the protected resource checks",
 	Defaults: setNXPXTokenAlgorithm.Defaults,
 	lifetime: func(p Params) time.Duration { return p.TTL },
-}, func(name string, p Params) sim.Locker { return &fencedToken{name: name, p: p} })
-
-type fencedToken struct {
-	name string
-	p    Params
-}
+}, func(name string, p Params) sim.Locker {
+	l := &setNXPXToken{name: name, p: p}
+	l.granted = func(pr sim.Proc, tok string) (sim.Lease, bool) {
+		// INCR the fencing counter; if that fails, give the lock back and
+		// count the try as failed.
+		r, err := pr.Do(0, "INCR", FenceKey(p.Key))
+		if err == nil && r.Kind == node.Int {
+			return sim.Lease{Held: true, Token: tok, Fence: r.Int}, true
+		}
+		unlock(pr, 0, p.Key, tok)
+		return sim.Lease{}, false
+	}
+	return l
+})
 
 // FenceKey is the counter fenced-token INCRs for lock key key.
 func FenceKey(key string) string { return key + ":fence" }
-
-func (l *fencedToken) Acquire(p sim.Proc) (sim.Lease, error) {
-	for try := 1; ; try++ {
-		if tok := token(p); setNXPX(p, 0, l.p.Key, tok, l.p.TTL) {
-			r, err := p.Do(0, "INCR", FenceKey(l.p.Key))
-			if err == nil && r.Kind == node.Int {
-				return sim.Lease{Held: true, Token: tok, Fence: r.Int}, nil
-			}
-			unlock(p, 0, l.p.Key, tok)
-		}
-		if lastTry(try, l.p.Retries) {
-			return sim.Lease{}, nil
-		}
-		p.Sleep(jitter(p, l.p.RetrySleep))
-	}
-}
-
-func (l *fencedToken) Release(p sim.Proc, lease sim.Lease) error {
-	unlock(p, 0, l.p.Key, lease.Token)
-	return nil
-}

@@ -40,12 +40,20 @@ end`
 type setNXPXToken struct {
 	name string
 	p    Params
+	// granted, if set, runs once SET has granted the lock with tok and says
+	// whether to keep it (fenced-token takes its fencing number here).
+	granted func(p sim.Proc, tok string) (lease sim.Lease, keep bool)
 }
 
 func (l *setNXPXToken) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		if tok := token(p); setNXPX(p, 0, l.p.Key, tok, l.p.TTL) {
-			return sim.Lease{Held: true, Token: tok}, nil
+			if l.granted == nil {
+				return sim.Lease{Held: true, Token: tok}, nil
+			}
+			if lease, keep := l.granted(p, tok); keep {
+				return lease, nil
+			}
 		}
 		if lastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil

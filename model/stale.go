@@ -114,15 +114,6 @@ func expiry(e sim.Event) sim.Time {
 	return e.At + sim.Time(e.Key.TTL)
 }
 
-// lastBefore is the largest index in sorted idx below i, or -1.
-func lastBefore(idx []int, i int) int {
-	k, _ := slices.BinarySearch(idx, i)
-	if k == 0 {
-		return -1
-	}
-	return idx[k-1]
-}
-
 // lastByBefore is the largest index in sorted idx below i whose event is
 // process p's, or -1.
 func lastByBefore(t *trace, idx []int, i, p int) int {

@@ -16,13 +16,6 @@ const (
 	No
 )
 
-func triOf(b bool) Tri {
-	if b {
-		return Yes
-	}
-	return No
-}
-
 func (t Tri) String() string {
 	switch t {
 	case Yes:

@@ -32,10 +32,9 @@ type request struct {
 	node      int
 	args      []string
 	sent      Time
-	deadline  Time // 0: the client waits for ever
-	lostReply bool
+	deadline  Time   // 0: the client waits for ever
 	dropped   bool   // the node was down when it arrived
-	why       string // why the client timed out
+	why       string // why the client times out; "" while a reply is due
 	reply     Reply
 }
 
@@ -51,7 +50,6 @@ type runner struct {
 	q      queue
 	procs  []*process
 	nodes  []simNode
-	net    *rand.Rand
 	hist   recorder
 	stats  Stats
 	reqID  uint64
@@ -115,11 +113,7 @@ func Run(cfg Config) (*Result, error) {
 	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
 	r.loop()
 	for _, p := range r.procs {
-		if p.live {
-			p.crashPending = true
-			p.stop() // unwinds the goroutine: none outlives the run
-			p.live = false
-		}
+		p.kill() // unwinds the goroutine: none outlives the run
 	}
 	names := make([]string, len(cfg.Procs))
 	for i, p := range cfg.Procs {

@@ -18,7 +18,7 @@ func (r *runner) send(p *process) {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
 	lostReq := nw.LossRequest > 0 && p.net.Float64() < nw.LossRequest
-	q.lostReply = nw.LossReply > 0 && p.net.Float64() < nw.LossReply
+	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
 	replyAt := arrive + Time(latency(p.net, nw.Reply))
 	if !lostReq {
@@ -28,7 +28,7 @@ func (r *runner) send(p *process) {
 	switch {
 	case lostReq:
 		q.why = "timeout: request lost"
-	case q.lostReply:
+	case lostReply:
 		q.why = "timeout: reply lost"
 	case q.deadline > 0 && replyAt > q.deadline:
 		q.why = "timeout: reply too slow"
@@ -38,7 +38,6 @@ func (r *runner) send(p *process) {
 			return // no timeout: the client waits for ever
 		}
 		at = q.deadline
-		q.lostReply = true
 	}
 	r.q.push(event{at: at, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
 }
@@ -70,20 +69,20 @@ func (r *runner) arrive(q *request) {
 
 // deliver hands the reply, or the timeout, to the waiting process.
 func (r *runner) deliver(p *process, q *request) {
-	if q.dropped && !q.lostReply {
+	if q.dropped && q.why == "" {
 		// The node was down: no reply will come, the client waits out its
 		// deadline.
 		if q.deadline == 0 {
 			return
 		}
-		q.lostReply, q.why = true, "timeout: node down"
+		q.why = "timeout: node down"
 		r.q.push(event{at: q.deadline, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
 		return
 	}
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.
 	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
-	if q.lostReply {
+	if q.why != "" {
 		p.reply, p.err = Reply{}, ErrTimeout
 		res.Err = q.why
 		r.record(res)

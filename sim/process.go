@@ -99,9 +99,9 @@ func (p *process) suspend() {
 	if p.crashPending {
 		panic(crashSignal{})
 	}
-	p.running = false
+	// resume keeps p.running: true exactly while the scheduler is inside
+	// p.next.
 	ok := p.yield(struct{}{})
-	p.running = true
 	if !ok || p.crashPending {
 		panic(crashSignal{})
 	}
@@ -134,11 +134,10 @@ func (p *process) kill() {
 	if !p.live {
 		return
 	}
+	p.crashPending = true
 	if p.running {
-		p.crashPending = true
 		return
 	}
-	p.crashPending = true
 	p.stop()
 	p.live = false
 	p.inc++

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -12,36 +13,15 @@ else
     return 0
 end`
 
-// phpAcquireScript is one algorithm's acquire, which must run unchanged.
-const phpAcquireScript = `local function log_debug(msg)
-redis.log(redis.LOG_DEBUG, string.format("[申请加锁]%s", msg))
-end
-log_debug('开始')
-local key_lock = KEYS[1]
-local key_lock_expired = tonumber(ARGV[1])
-local key_lock_expire = tonumber(ARGV[2])
-local time_now = tonumber(ARGV[3])
-local res = redis.call('SETNX', key_lock, key_lock_expired)
-if (res == 1) then
-redis.call('EXPIRE', key_lock, key_lock_expire + 1)
-log_debug('成功')
-return 0
-end
-local expired = redis.call('GET', key_lock)
-if (not expired) then
-return 1
-end
-expired = tonumber(expired)
-if (expired > time_now) then
-return 2
-end
-local key_lock_expired_new = key_lock_expired + key_lock_expire + 1
-local expired_old = tonumber(redis.call('GETSET', key_lock, key_lock_expired_new))
-if (expired_old == expired) then
-redis.call('EXPIRE', key_lock, key_lock_expire + 1)
-return 0
-end
-return 3`
+// phpAcquireScript is php-eval's acquire script as locks ships it (the blog
+// post's, verbatim): it must run unchanged, so the tests read that very file.
+var phpAcquireScript = func() string {
+	data, err := os.ReadFile("../../locks/php_eval_acquire.lua")
+	if err != nil {
+		panic("the php-eval acquire script is missing: " + err.Error())
+	}
+	return string(data)
+}()
 
 // TestScriptParity runs the same commands on a Node and on a plain miniredis
 // (whose EVAL is its own) and wants identical replies, including the state
