@@ -92,7 +92,9 @@ func ping(addr string) error {
 
 type unexpected struct{ reply string }
 
-func (e *unexpected) Error() string { return "replied " + strings.TrimSpace(e.reply) + " instead of PONG" }
+func (e *unexpected) Error() string {
+	return "replied " + strings.TrimSpace(e.reply) + " instead of PONG"
+}
 
 // held counts this process's users of each address's lock file.
 var held = struct {
