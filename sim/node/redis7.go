@@ -21,8 +21,12 @@ import (
 func (n *Node) redis7(p *server.Peer, name string, args []string) (r Reply, ok bool) {
 	switch name {
 	case "SET":
-		if msg := checkSet(args, n.now.UnixMilli()); msg != "" {
+		msg, canonical := checkSet(args, n.now.UnixMilli())
+		switch {
+		case msg != "":
 			return errorReply(msg), true
+		case canonical != nil:
+			return n.dispatch(p, canonical), true
 		}
 	case "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT":
 		if msg := n.checkExpire(name, args); msg != "" {
@@ -44,64 +48,85 @@ func (n *Node) redis7(p *server.Peer, name string, args []string) (r Reply, ok b
 }
 
 // checkSet returns Redis 7's error for SET options it refuses and miniredis
-// accepts or words differently, or "" (parseExtendedStringArgumentsOrReply
-// and getExpireMillisecondsOrReply in Redis's t_string.c).
-func checkSet(args []string, nowMs int64) string {
+// accepts or words differently (parseExtendedStringArgumentsOrReply and
+// getExpireMillisecondsOrReply in Redis's t_string.c). Redis takes an option
+// twice (the last expiry wins), miniredis calls that a syntax error: then
+// canonical is the command with each option once, for miniredis to run.
+func checkSet(args []string, nowMs int64) (msg string, canonical []string) {
 	if len(args) < 3 {
-		return "" // miniredis's arity error is Redis's
+		return "", nil // miniredis's arity error is Redis's
 	}
 	const syntax = "ERR syntax error"
-	var nx, xx, keepTTL bool
+	var nx, xx, get, keepTTL, repeated bool
 	expiry, expiryArg := "", ""
 	for i := 3; i < len(args); i++ {
 		switch opt := strings.ToUpper(args[i]); opt {
 		case "NX":
 			if xx {
-				return syntax
+				return syntax, nil
 			}
+			repeated = repeated || nx
 			nx = true
 		case "XX":
 			if nx {
-				return syntax
+				return syntax, nil
 			}
+			repeated = repeated || xx
 			xx = true
 		case "GET":
+			repeated = repeated || get
+			get = true
 		case "KEEPTTL":
 			if expiry != "" {
-				return syntax
+				return syntax, nil
 			}
+			repeated = repeated || keepTTL
 			keepTTL = true
 		case "EX", "PX", "EXAT", "PXAT":
-			// The same option twice is allowed: the last value wins.
 			if keepTTL || (expiry != "" && expiry != opt) || i+1 == len(args) {
-				return syntax
+				return syntax, nil
 			}
+			repeated = repeated || expiry != ""
 			expiry, expiryArg = opt, args[i+1]
 			i++
 		default:
-			return syntax
+			return syntax, nil
 		}
 	}
-	if expiry == "" {
-		return ""
+	if expiry != "" {
+		v, ok := redisInt(expiryArg)
+		if !ok {
+			return "ERR value is not an integer or out of range", nil
+		}
+		seconds := expiry == "EX" || expiry == "EXAT"
+		if v <= 0 || (seconds && v > math.MaxInt64/1000) {
+			return expireTimeErr("set"), nil
+		}
+		// Redis adds the current time to EX and PX and refuses a sum that
+		// overflows.
+		if seconds {
+			v *= 1000
+		}
+		if (expiry == "EX" || expiry == "PX") && v > math.MaxInt64-nowMs {
+			return expireTimeErr("set"), nil
+		}
 	}
-	v, ok := redisInt(expiryArg)
-	if !ok {
-		return "ERR value is not an integer or out of range"
+	if !repeated {
+		return "", nil
 	}
-	seconds := expiry == "EX" || expiry == "EXAT"
-	if v <= 0 || (seconds && v > math.MaxInt64/1000) {
-		return expireTimeErr("set")
+	canonical = append(canonical, args[:3]...)
+	for _, o := range []struct {
+		set  bool
+		name string
+	}{{nx, "NX"}, {xx, "XX"}, {get, "GET"}, {keepTTL, "KEEPTTL"}} {
+		if o.set {
+			canonical = append(canonical, o.name)
+		}
 	}
-	// Redis adds the current time to EX and PX and refuses a sum that
-	// overflows.
-	if seconds {
-		v *= 1000
+	if expiry != "" {
+		canonical = append(canonical, expiry, expiryArg)
 	}
-	if (expiry == "EX" || expiry == "PX") && v > math.MaxInt64-nowMs {
-		return expireTimeErr("set")
-	}
-	return ""
+	return "", canonical
 }
 
 // checkExpire returns Redis 7's error for an EXPIRE family command whose time
