@@ -3,8 +3,12 @@
 # tests that compare locksim's node with real Redis (LOCKSIM_REDIS).
 #
 #   scripts/redis-server.sh start [DIR]   install redis-server if missing (apt-get, as root),
-#                                          start it, print 127.0.0.1:PORT on stdout and DIR on stderr
-#   scripts/redis-server.sh stop DIR      stop the server started in DIR
+#                                          start it, print 127.0.0.1:PORT on stdout (one line) and
+#                                          DIR as the last line on stderr
+#   scripts/redis-server.sh stop DIR      stop the server started in DIR (SIGTERM, at most 10 s)
+#
+#   export LOCKSIM_REDIS=$(scripts/redis-server.sh start 2>dir.txt)
+#   ...; scripts/redis-server.sh stop "$(tail -1 dir.txt)"
 #
 # The server listens on 127.0.0.1 only, with persistence off. DIR holds its
 # pidfile (pid), logfile (log), address (addr) and nothing else of ours.
