@@ -53,6 +53,7 @@ func TestLockFileExcludes(t *testing.T) {
 }
 
 func TestAcquireSharedInProcess(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // the lock file goes to os.TempDir
 	addr := "test:" + t.Name()
 	r1, err := acquire(addr, time.Second, t.Logf)
 	if err != nil {
