@@ -94,7 +94,15 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 		// no lock script needs one, so it is refused rather than faked.
 		return errorReply("ERR locksim: SELECT inside a script is not simulated")
 	}
-	return n.dispatch(vm.peer, args)
+	if r, ok := n.redis7(vm.peer, name, args); ok {
+		return r
+	}
+	r := n.dispatch(vm.peer, args)
+	if r.Kind == Error && strings.HasPrefix(r.Str, "ERR wrong number of arguments for '") {
+		// Redis checks a script's command arity itself, with its own words.
+		r.Str = "ERR Wrong number of args calling Redis command from script"
+	}
+	return r
 }
 
 // log is redis.log: checked like Redis, written nowhere.

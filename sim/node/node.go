@@ -33,6 +33,8 @@ type Node struct {
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
 	ScriptBudget int64
 
+	now time.Time // node time of the command being run
+
 	scripts map[string]string // sha1 -> source: what EVALSHA may run
 	vm      *luaVM            // made by the first script, dropped by Flush
 }
@@ -89,6 +91,11 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 			return errorReply("ERR locksim: " + name + " inside MULTI is not simulated")
 		}
 		return n.scripting(p, name, args)
+	}
+	if !n.multi[conn] {
+		if r, ok := n.redis7(p, name, args); ok {
+			return r
+		}
 	}
 	r := n.dispatch(p, args)
 	n.track(conn, name, args, r)
@@ -154,6 +161,7 @@ func (n *Node) setTime(now time.Time) {
 	if now.IsZero() {
 		now = time.Unix(0, 0)
 	}
+	n.now = now
 	n.m.SetTime(now)
 }
 

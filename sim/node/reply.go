@@ -131,3 +131,8 @@ func cutLine(b []byte) (line, rest []byte, ok bool) {
 	}
 	return nil, nil, false
 }
+
+// ParseReply reads one RESP2 or RESP3 reply, as a real server sends it, from
+// the start of b and returns the rest of b. RESP3 doubles become Bulk, maps
+// and sets Array, null Nil.
+func ParseReply(b []byte) (Reply, []byte, error) { return parseReply(b) }

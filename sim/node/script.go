@@ -87,7 +87,7 @@ func (n *Node) scriptCommand(args []string) Reply {
 	switch sub {
 	case "LOAD":
 		if len(args) != 1 {
-			return errorReply(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try SCRIPT HELP.", sub))
+			return errorReply(wrongArgs("script|load"))
 		}
 		c, ce := compileScript(args[0])
 		if ce != nil {
@@ -155,6 +155,9 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 		r = errorReply(vm.budget.message())
 	case err != nil:
 		r = vm.failure(err)
+		if r.Kind == Error && !vm.spoiled {
+			r.Str += errorPlace(err, c.sha)
+		}
 	default:
 		r = toReply(L.Get(-1))
 	}
@@ -186,6 +189,29 @@ func (vm *luaVM) failure(err error) Reply {
 		}
 	}
 	return errorReply("ERR " + oneLine(describe(ae.Object)))
+}
+
+// errorPlace is what Redis 7 appends to the error of a script that fails:
+// " script: SHA, on @user_script:LINE.", LINE being where the innermost Lua
+// function of the script stood when the error was raised. Empty when no
+// frame of the script is on the stack.
+func errorPlace(err error, sha string) string {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		return ""
+	}
+	for _, line := range strings.Split(ae.StackTrace, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(line, "\t"), chunkName+":")
+		if !ok {
+			continue
+		}
+		if n, _, ok := strings.Cut(rest, ":"); ok {
+			if _, err := strconv.Atoi(n); err == nil {
+				return " script: " + sha + ", on @" + chunkName + ":" + n + "."
+			}
+		}
+	}
+	return ""
 }
 
 // finish undoes what a script may have changed outside itself.
