@@ -292,8 +292,17 @@ func (p *picture) nodeRow(sc *scale, l nodeLane) row {
 		r.cells[c].col = colDim
 	}
 	startAt := make([]int, sc.width) // version starting in the column, +1
+	marked := make([]bool, sc.width) // a fault marker's column
+	for _, m := range l.marks {
+		marked[sc.colStart(m.at)] = true
+	}
 	for _, s := range l.spans {
 		c0, c1 := sc.colStart(s.from), sc.colEnd(s.from, s.to)
+		if !s.down && marked[c0] && c0+1 < sc.width && !marked[c0+1] && !sc.isFold(c0+1) {
+			// A fault marker takes the column the version starts in: name
+			// the version in the next one, so it is still drawn.
+			c0, c1 = c0+1, max(c1, c0+1)
+		}
 		for c := c0; c <= c1; c++ {
 			switch {
 			case s.down:
