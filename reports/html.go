@@ -98,7 +98,7 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 		hv := htmlViolation{Kind: v.Kind, Processes: strings.Join(v.Processes, ", "), From: Offset(v.From),
 			To: Offset(v.To), Detail: v.Detail}
 		for _, e := range v.Witness {
-			hv.Witness = append(hv.Witness, Event(*h, e))
+			hv.Witness = append(hv.Witness, p.ev.event(e))
 		}
 		d.Violations = append(d.Violations, hv)
 	}
@@ -115,11 +115,11 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 		d.Versions = append(d.Versions, v.label+" "+v.describe())
 	}
 	for _, e := range p.faults {
-		d.Faults = append(d.Faults, Event(*h, e))
+		d.Faults = append(d.Faults, p.ev.event(e))
 	}
 	for _, r := range trace {
 		c := htmlCommand{Req: r.req, Proc: r.proc, Node: r.node, Sent: "?", Ran: "-", Done: "-",
-			Command: r.command(), Reply: r.reply, Key: r.key, Outcome: r.outcome}
+			Command: r.command(&p.ev), Reply: r.reply, Key: r.key, Outcome: r.outcome}
 		if r.hasRan {
 			c.Sent, c.Ran = Offset(r.sent), Offset(r.ran)
 		}

@@ -143,7 +143,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 				class = "cmd witness"
 			}
 			d.Rects = append(d.Rects, svgRect{X: x(r.ran) - 0.75, Y: top - 3, W: 1.5, H: 6, Class: class,
-				Title: fmt.Sprintf("#%d %s at %s: %s → %s\nsent %s, %s", r.req, r.proc, Offset(r.ran), r.command(), r.reply, Offset(r.sent), r.outcome)})
+				Title: fmt.Sprintf("#%d %s at %s: %s → %s\nsent %s, %s", r.req, r.proc, Offset(r.ran), r.command(&p.ev), r.reply, Offset(r.sent), r.outcome)})
 		}
 		for _, m := range l.marks {
 			d.Marks = append(d.Marks, markText(m, x(m.at), top, l.name))

@@ -410,7 +410,7 @@ func (v keyVersion) describe() string {
 		}
 		where = "nodes " + strings.Join(ns, ",")
 	}
-	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", quoteShort(v.value, 30), ttl, v.by, v.cmd, Offset(v.at), where)
+	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", quoteShort(shortTokens(v.value), 30), ttl, v.by, v.cmd, Offset(v.at), where)
 }
 
 // wrap writes parts after a label, two spaces apart, in lines of at most
@@ -442,8 +442,8 @@ func clip(s string, n int) string {
 }
 
 func quoteShort(s string, n int) string {
-	if len(s) > n {
-		s = s[:n-3] + "..."
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-3]) + "..."
 	}
 	return fmt.Sprintf("%q", s)
 }
