@@ -94,7 +94,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "no-such-scenario"}, "del-race, "},
 		{[]string{"run", "del-race", "--algo", "no-such-lock"}, "valid: setnx-del,"},
 		{[]string{"run"}, "want one scenario"},
-		{[]string{"run", "del-race", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"run", "del-race", "--bogus"}, "unknown flag --bogus (valid: --algo,"},
 		{[]string{"run", "missing.yaml"}, "missing.yaml"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"show", "nope"}, "unknown scenario"},
