@@ -120,8 +120,11 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 	for _, r := range trace {
 		c := htmlCommand{Req: r.req, Proc: r.proc, Node: r.node, Sent: "?", Ran: "-", Done: "-",
 			Command: r.command(&p.ev), Reply: r.reply, Key: r.key, Outcome: r.outcome}
+		if r.hasRan || r.hasSent {
+			c.Sent = Offset(r.sent)
+		}
 		if r.hasRan {
-			c.Sent, c.Ran = Offset(r.sent), Offset(r.ran)
+			c.Ran = Offset(r.ran)
 		}
 		if r.hasDone {
 			c.Done = Offset(r.done)

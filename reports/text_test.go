@@ -149,7 +149,8 @@ func TestTraceEdgeCases(t *testing.T) {
 	if err := WriteTextWith(&b, nodeRestart(t), TextOptions{Trace: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"timeout: request lost (never ran)", "timeout: node down (never ran)", "(not recorded)"} {
+	for _, want := range []string{"timeout: request lost (never ran)",
+		"2s           -            2.1s         SET lock t2 NX PX 10000 · timeout: node down (never ran)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("trace lacks %q", want)
 		}

@@ -18,6 +18,7 @@ type traceRow struct {
 	proc, node string
 	sent, ran  sim.Time
 	hasRan     bool
+	hasSent    bool // known without hasRan: from the result
 	args       []string
 	reply      string
 	key        string // the watched key right after it ran
@@ -54,6 +55,11 @@ func commandTrace(h *sim.History) []traceRow {
 		case sim.KindCommandResult:
 			r := row(e)
 			r.done, r.hasDone = e.At, true
+			if !r.hasRan && e.Args != nil {
+				// A request lost, or dropped by a down node, never ran: the
+				// result alone repeats what was sent, and when.
+				r.args, r.sent, r.hasSent = e.Args, e.Sent, true
+			}
 			r.outcome = "ok"
 			if e.Err != "" {
 				r.outcome = e.Err
@@ -105,8 +111,11 @@ func writeTrace(b *strings.Builder, w *eventWriter, rows []traceRow, witness map
 	fmt.Fprintf(b, "%5s %-5s %-6s %-12s %-12s %-12s %s\n", "req", "proc", "node", "sent", "ran", "result at", "command → reply · key after · result")
 	for _, r := range rows {
 		sent, ran, done := "?", "-", "-"
+		if r.hasRan || r.hasSent {
+			sent = Offset(r.sent)
+		}
 		if r.hasRan {
-			sent, ran = Offset(r.sent), Offset(r.ran)
+			ran = Offset(r.ran)
 		}
 		if r.hasDone {
 			done = Offset(r.done)

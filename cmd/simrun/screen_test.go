@@ -135,7 +135,12 @@ func TestRunReportSays(t *testing.T) {
 			t.Errorf("run %s cites a file name or a script's comment:\n%s", c.scenario, out)
 		}
 	}
-	_, out, _ := simrun("run", "fenced-pause", "--trace")
+	// Commands sent to a down node are in the trace, though they never ran.
+	_, out, _ := simrun("run", "redlock-node-restart", "--trace")
+	if strings.Contains(out, "(not recorded)") || !strings.Contains(out, "SET resource_name 995214fe… NX PX 10000 · timeout: node down (never ran)") {
+		t.Errorf("--trace does not show the command sent to the down node:\n%s", out)
+	}
+	_, out, _ = simrun("run", "fenced-pause", "--trace")
 	if !strings.Contains(out, "45.004s      c1   wrote 1 fence 1: refused") {
 		t.Errorf("--trace does not show the refused write:\n%s", out)
 	}
