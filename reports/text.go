@@ -58,11 +58,7 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 	if o.Scenario.Summary != "" {
 		para(b, indent(11), indent(11), o.Scenario.Summary, opt.Width)
 	}
-	src := o.Prepared.Algorithm.Source
-	if !slices.Contains(strings.Split(strings.ReplaceAll(o.Scenario.Source, " ", ""), ","), src) {
-		src = CiteList(src) // not cited above
-	}
-	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, src), opt.Width)
+	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, algoSource(o)), opt.Width)
 	fmt.Fprintf(b, "seed       %d\n", j.Seed)
 	verdict := strings.ToUpper(j.Verdict)
 	if opt.Color {
@@ -348,6 +344,16 @@ func para(b *strings.Builder, first, rest, text string, width int) {
 		n++
 	}
 	b.WriteString(line + "\n")
+}
+
+// algoSource cites the algorithm's document, or names it by id when the
+// scenario's sources, shown above it, already cite it.
+func algoSource(o *scenarios.Outcome) string {
+	src := o.Prepared.Algorithm.Source
+	if slices.Contains(strings.Split(strings.ReplaceAll(o.Scenario.Source, " ", ""), ","), src) {
+		return src
+	}
+	return CiteList(src)
 }
 
 // CiteList cites a Source field's documents ("a, b") by what a reader can
