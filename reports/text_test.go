@@ -174,3 +174,25 @@ func TestSecondsRoundToMicroseconds(t *testing.T) {
 		}
 	}
 }
+
+// With a terminal's width, trace lines wrap to it under their command;
+// without one (a file, a pipe) they stay whole.
+func TestTraceWidth(t *testing.T) {
+	o := builtin(t, "fenced-pause")
+	var b bytes.Buffer
+	if err := WriteTextWith(&b, o, TextOptions{Trace: true, TraceWidth: 100}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("%d columns at width 100: %q", n, l)
+		}
+	}
+	b.Reset()
+	if err := WriteTextWith(&b, o, TextOptions{Trace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "EVAL [compare-and-delete release script] 1 resource_name de4c02ca… → (integer) 1 · (absent) · ok") {
+		t.Errorf("without a width a trace line should stay whole:\n%s", b.String())
+	}
+}

@@ -16,6 +16,16 @@ type listJSON struct {
 	Algorithms []algoJSON     `json:"algorithms"`
 	Scenarios  []scenarioJSON `json:"scenarios"`
 	Faults     []string       `json:"fault_classes"`
+	Documents  []docJSON      `json:"documents"` // what a source id cites
+}
+
+type docJSON struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	English string `json:"english_title,omitempty"`
+	Author  string `json:"author,omitempty"`
+	Site    string `json:"site"`
+	Year    string `json:"year,omitempty"`
 }
 
 type algoJSON struct {
@@ -50,6 +60,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		l.Scenarios = append(l.Scenarios, scenarioJSON{s.Name, s.Algorithm, s.Expect, s.Source, s.Summary})
 	}
 	l.Faults = scenarios.FaultClasses
+	for _, d := range locks.Documents {
+		l.Documents = append(l.Documents, docJSON{d.ID, d.Title, d.English, d.Author, d.Site, d.Year})
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

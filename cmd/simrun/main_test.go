@@ -140,6 +140,13 @@ func TestListJSON(t *testing.T) {
 		if a.Name == "" || a.Source == "" || a.Summary == "" {
 			t.Errorf("incomplete algorithm entry %+v", a)
 		}
+		cited := a.Source == "reference"
+		for _, d := range l.Documents {
+			cited = cited || d.ID == a.Source
+		}
+		if !cited {
+			t.Errorf("%s cites %q, which is not in documents", a.Name, a.Source)
+		}
 	}
 }
 
