@@ -179,6 +179,7 @@ type fileAlgo struct {
 	release  operation
 	extend   *operation
 	lifetime lifetimeSpec
+	scripts  map[string]string // Lua source → its script_file or step label
 }
 
 // lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
@@ -255,6 +256,7 @@ func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo,
 	if v.err != nil {
 		return nil, nil, v.err
 	}
+	a.scripts = v.scripts
 	return a, &f, nil
 }
 
@@ -262,6 +264,7 @@ func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo,
 type validator struct {
 	readScript func(string) ([]byte, error)
 	err        error
+	scripts    map[string]string // Lua source → the name reports show
 }
 
 func (v *validator) fail(field, format string, args ...any) {
@@ -610,6 +613,14 @@ func (v *validator) script(field string, f *stepFile) []template {
 		}
 		src, name = string(data), f.ScriptFile
 	}
+	shown := name
+	if f.ScriptFile == "" && f.Label != "" {
+		shown = f.Label
+	}
+	if v.scripts == nil {
+		v.scripts = map[string]string{}
+	}
+	v.scripts[src] = shown
 	if err := node.Compile(name, src); err != nil {
 		if f.ScriptFile != "" {
 			v.fail(field+".script_file", "%s", oneLine(err.Error()))
@@ -710,6 +721,7 @@ func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
 		Source:   source,
 		Summary:  summary,
 		Defaults: d,
+		Scripts:  a.scripts,
 		lifetime: a.lifetime.of,
 		check: func(p Params) error {
 			if p.Nodes > 1 {

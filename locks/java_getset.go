@@ -7,7 +7,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 000_ec4d129e8a343f45.txt, §4 "实现" (implementation), DistributeLockUtil
+// Source: toymoban-java, §4 "实现" (implementation), DistributeLockUtil
 //
 // The Java lock: the value is an expiry time in milliseconds
 // (System.currentTimeMillis() + LOCK_TIMEOUT * 1000, LOCK_TIMEOUT = 60).
@@ -22,7 +22,7 @@ import (
 // RetrySleep, as a caller looping on it would; the default is one call.
 var javaGetsetAlgorithm = register(Algorithm{
 	Name:     "java-getset",
-	Source:   "000_ec4d129e8a343f45.txt",
+	Source:   "toymoban-java",
 	Summary:  "Java: SETNX a millisecond expiry, GETSET takeover iff old.equals(current), one attempt, unconditional DEL",
 	Defaults: Params{Key: "foo.lock", TTL: 60 * time.Second, Retries: 1, Resolution: time.Millisecond},
 	// Taken over when expiry < now, expiry = floor(t0) + TTL.

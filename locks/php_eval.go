@@ -8,7 +8,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 001_fad345b61f1a9c64.txt, "锁算法" (the algorithm) and "实现" (Lock.php)
+// Source: predis-lua, "锁算法" (the algorithm) and "实现" (Lock.php)
 //
 // PHP + predis. lock() EVALs the acquire script (php_eval_acquire.lua, the
 // post's getLockScript() verbatim) with the post's arguments
@@ -32,9 +32,13 @@ import (
 // seconds: the script hands the same LOCK_EXPIRE to EXPIRE, which takes
 // seconds.
 var phpEvalAlgorithm = register(Algorithm{
-	Name:     "php-eval",
-	Source:   "001_fad345b61f1a9c64.txt",
-	Summary:  "PHP: Lua SETNX/GET/GETSET script with EXPIRE 4, 3 tries with a sleep(0.3) that sleeps 0 s; unlock deletes only an expired lock",
+	Name:    "php-eval",
+	Source:  "predis-lua",
+	Summary: "PHP: Lua SETNX/GET/GETSET script with EXPIRE 4, 3 tries with a sleep(0.3) that sleeps 0 s; unlock deletes only an expired lock",
+	Scripts: map[string]string{
+		phpEvalLockScript:   "getLockScript() (php_eval_acquire.lua)",
+		phpEvalUnlockScript: "getUnLockScript() (php_eval_unlock.lua)",
+	},
 	Defaults: Params{Key: "lock_goods:300", TTL: 3 * time.Second, Retries: 3, RetrySleep: 300 * time.Millisecond, Resolution: time.Second},
 	// The key's TTL, LOCK_EXPIRE + 1, bounds it; the timestamp agrees.
 	lifetime: func(p Params) time.Duration { return time.Duration(units(p.TTL, time.Second)+1) * time.Second },

@@ -7,7 +7,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 004_4f88c610a240f1d1.txt, "PHP伪代码实现" (PHP pseudo-code)
+// Source: php-setnx-mutex, "PHP伪代码实现" (PHP pseudo-code)
 //
 // The duplicate-order mutex. _getLock(): value = time() + 30; SETNX wins the
 // lock. Otherwise (int)get(key): greater than now means not expired, fail.
@@ -22,7 +22,7 @@ import (
 // command return false, which (int) turns into 0, as here.
 var phpSetGetAlgorithm = register(Algorithm{
 	Name:     "php-set-get",
-	Source:   "004_4f88c610a240f1d1.txt",
+	Source:   "php-setnx-mutex",
 	Summary:  "PHP: SETNX now+30, (int)GET, SET key value GET takeover iff old < now, usleep(200000) retry for ever, unconditional DEL",
 	Defaults: Params{Key: "your_lock_prefix_1", TTL: 30 * time.Second, Retries: Forever, RetrySleep: 200 * time.Millisecond, Resolution: time.Second},
 	// Taken over when old < now, old = floor(t0) + 30.

@@ -8,7 +8,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 002_8a9477ba888b29a3.txt, "程序代码" (the code)
+// Source: lihao21-python, "程序代码" (the code)
 //
 // The Python loop, whole-second timestamps (int(time.time())),
 // LOCK_TIMEOUT = 3:
@@ -34,7 +34,7 @@ import (
 // Forever (not the document's) stop the loop after that many passes.
 var pythonSetnxAlgorithm = register(Algorithm{
 	Name:     "python-setnx",
-	Source:   "002_8a9477ba888b29a3.txt",
+	Source:   "lihao21-python",
 	Summary:  "Python: SETNX whole-second timestamp, GET/GETSET takeover, sleep(0.001) loop; int(None) raises; release checks then DELs",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Millisecond, Resolution: time.Second},
 	lifetime: getsetLifetime, // taken over when now > value, value = now + LOCK_TIMEOUT + 1

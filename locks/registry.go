@@ -1,5 +1,5 @@
 // Package locks holds the lock algorithms locksim runs: one file per
-// algorithm, each reproducing its document (shared/seeds) step by step with
+// algorithm, each reproducing its document (Documents) step by step with
 // the document's constants and bugs, plus three reference algorithms that
 // come from no document. A registry maps stable names to constructors.
 package locks
@@ -44,10 +44,13 @@ type Params struct {
 // Algorithm is one registered lock algorithm.
 type Algorithm struct {
 	Name    string
-	Source  string // document file name in shared/seeds, or Reference
+	Source  string // a Document's ID, or Reference
 	Summary string // one line
 	// Defaults are the document's constants.
 	Defaults Params
+	// Scripts names the Lua scripts the algorithm EVALs (source → name: its
+	// file, or the step that runs it), so reports show a name, not code.
+	Scripts map[string]string
 	// New makes the algorithm for one process incarnation; zero fields of p
 	// take the registered defaults.
 	New func(p Params) sim.Locker

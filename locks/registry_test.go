@@ -34,22 +34,13 @@ func TestRegistry(t *testing.T) {
 	if got := strings.Join(Names(), " "); got != strings.Join(want, " ") {
 		t.Fatalf("names in order:\n got %s\nwant %s", got, strings.Join(want, " "))
 	}
-	seedName := regexp.MustCompile(`^\d{3}_[0-9a-f]{16}\.txt$`)
 	for _, a := range All() {
 		t.Run(a.Name, func(t *testing.T) {
 			if got, err := Lookup(a.Name); err != nil || got.Name != a.Name {
 				t.Fatalf("Lookup(%q) = %q, %v", a.Name, got.Name, err)
 			}
-			if a.Source != Reference {
-				if !seedName.MatchString(a.Source) {
-					t.Fatalf("source %q is neither a seed file name nor %q", a.Source, Reference)
-				}
-				// Where the documents are at hand, the file must be one of them.
-				if _, err := os.Stat(seedDir); err == nil {
-					if _, err := os.Stat(filepath.Join(seedDir, a.Source)); err != nil {
-						t.Fatalf("source: %v", err)
-					}
-				}
+			if _, ok := LookupDocument(a.Source); !ok && a.Source != Reference {
+				t.Fatalf("source %q is neither a document id (locks.Documents) nor %q", a.Source, Reference)
 			}
 			if a.Summary == "" || strings.Contains(a.Summary, "\n") {
 				t.Errorf("summary must be one non-empty line: %q", a.Summary)
@@ -136,6 +127,31 @@ func TestValidateRejects(t *testing.T) {
 		err := a.Validate(c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.name+": ") {
 			t.Errorf("%s %+v: error %v, want one naming the algorithm and %q", c.name, c.o, err, c.want)
+		}
+	}
+}
+
+// Every document is cited by what a reader can find: a title and a site;
+// where the project's copies are at hand, each names one of them.
+func TestDocuments(t *testing.T) {
+	_, err := os.Stat(seedDir)
+	haveSeeds := err == nil
+	if !haveSeeds {
+		t.Logf("%s is not here: the documents' copies are not checked", seedDir)
+	}
+	ids := map[string]bool{}
+	for _, d := range Documents {
+		if d.ID == "" || d.Title == "" || d.Site == "" || ids[d.ID] {
+			t.Errorf("%+v: want a unique id, a title and a site", d)
+		}
+		ids[d.ID] = true
+		if c := Cite(d.ID); !strings.Contains(c, d.Site) || strings.Contains(c, ".txt") {
+			t.Errorf("Cite(%s) = %q", d.ID, c)
+		}
+		if haveSeeds {
+			if _, err := os.Stat(filepath.Join(seedDir, d.Seed)); err != nil {
+				t.Errorf("%s: %v", d.ID, err)
+			}
 		}
 	}
 }

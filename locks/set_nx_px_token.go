@@ -26,6 +26,7 @@ var setNXPXTokenAlgorithm = register(Algorithm{
 	Source:   Reference,
 	Summary:  "SET key random-token NX PX ttl; release with the Lua compare-and-delete script",
 	Defaults: Params{Key: "resource_name", TTL: 30 * time.Second, Retries: Forever, RetrySleep: 200 * time.Millisecond},
+	Scripts:  unlockScripts,
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker { return &setNXPXToken{name: name, p: p} })
 
@@ -36,6 +37,9 @@ const unlockScript = `if redis.call("get",KEYS[1]) == ARGV[1] then
 else
     return 0
 end`
+
+// unlockScripts names unlockScript for the algorithms that release with it.
+var unlockScripts = map[string]string{unlockScript: "compare-and-delete release script"}
 
 type setNXPXToken struct {
 	name string

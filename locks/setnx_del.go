@@ -6,19 +6,19 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 003_956ee9568385d29f.txt, "Design pattern: Implementing locking with SETNX"
+// Source: redis-setnx-page, "Design pattern: Implementing locking with SETNX"
 //
 // The naive lock: SETNX a timestamp, DEL to release. Nobody ever reads the
 // timestamp, so a holder that crashes leaves lock.foo behind for ever and
 // every waiter waits for ever: the deadlock "Handling deadlocks" opens with.
 //
 // Departures: the document names no lock timeout; we take 3 s, the
-// LOCK_TIMEOUT of 002_8a9477ba888b29a3.txt, which retells this page. It
+// LOCK_TIMEOUT of lihao21-python, which retells this page. It
 // names no pause for the retry loop either; we take the one second it gives
 // C4 in "Handling deadlocks" ("sleep one second (for instance)").
 var setnxDelAlgorithm = register(Algorithm{
 	Name:     "setnx-del",
-	Source:   "003_956ee9568385d29f.txt",
+	Source:   "redis-setnx-page",
 	Summary:  "SETNX a Unix timestamp, DEL to release; the timestamp is never checked, so a crashed holder deadlocks everyone",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Second},
 	lifetime: func(Params) time.Duration { return 0 }, // never expires

@@ -7,7 +7,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 003_956ee9568385d29f.txt, "Handling deadlocks"
+// Source: redis-setnx-page, "Handling deadlocks"
 //
 // The wrong recovery the page warns against: a waiter that finds an expired
 // timestamp DELs the key and SETNXs again. C1 and C2 both read the expired
@@ -16,13 +16,13 @@ import (
 // condition."
 //
 // Departures: the page gives this variant as prose, not code. Lock timeout
-// 3 s (002's LOCK_TIMEOUT, as in setnx-del) and a one-second pause while the
+// 3 s (lihao21-python's LOCK_TIMEOUT, as in setnx-del) and a one-second pause while the
 // lock is live (C4's "sleep one second" on the same page). Where the prose
 // is silent we start over at once: GET finding no key (it was released
 // between our SETNX and GET) and our second SETNX losing to another client.
 var setnxDelRecoverAlgorithm = register(Algorithm{
 	Name:     "setnx-del-recover",
-	Source:   "003_956ee9568385d29f.txt",
+	Source:   "redis-setnx-page",
 	Summary:  "SETNX a Unix timestamp; a waiter that sees it expired DELs the key and SETNXs again (the race the page warns of)",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Second},
 	// Expired when value <= now: value = floor(t0) + TTL + 1 unit.

@@ -6,7 +6,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 000_ec4d129e8a343f45.txt, §5 "死锁" (deadlock)
+// Source: toymoban-java, §5 "死锁" (deadlock)
 //
 // The alternative the post argues against: give the lock key a TTL with a
 // separate EXPIRE after SETNX. "setnx和expire不能作为一个原子性的操作存在"
@@ -17,10 +17,10 @@ import (
 // lock() around it: the value is its millisecond expireTime (unused once the
 // key has a TTL), the TTL is LOCK_TIMEOUT = 60 s, release DELs if locked.
 // Unlike lock(), which tries once, a waiter retries every second (the pause
-// 003 gives its C4), so the deadlock shows as waiters that never get in.
+// redis-setnx-page gives its C4), so the deadlock shows as waiters that never get in.
 var setnxExpireAlgorithm = register(Algorithm{
 	Name:     "setnx-expire",
-	Source:   "000_ec4d129e8a343f45.txt",
+	Source:   "toymoban-java",
 	Summary:  "SETNX then a separate EXPIRE 60 (the non-atomic pair the post warns of): a crash between them deadlocks",
 	Defaults: Params{Key: "foo.lock", TTL: 60 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Millisecond},
 	lifetime: func(p Params) time.Duration { return time.Duration(units(p.TTL, time.Second)) * time.Second },

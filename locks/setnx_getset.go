@@ -7,7 +7,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 003_956ee9568385d29f.txt, "Handling deadlocks"
+// Source: redis-setnx-page, "Handling deadlocks"
 //
 // The "sane" client C4: SETNX; if that fails, GET the timestamp; still valid
 // → sleep one second and start over; expired → GETSET a new timestamp and
@@ -16,13 +16,13 @@ import (
 // "is not a problem"). Release is a plain DEL, without the IMPORTANT NOTE's
 // check (setnx-getset-checked adds it).
 //
-// Departures: lock timeout 3 s (the page names none; 002, which retells it,
+// Departures: lock timeout 3 s (the page names none; lihao21-python, which retells it,
 // uses 3). Where the prose is silent we start over at once: GET finding no
 // key, and GETSET returning nil (the prose only accepts "an expired
 // timestamp", so nil is not taken as success, though our value is now set).
 var setnxGetsetAlgorithm = register(Algorithm{
 	Name:     "setnx-getset",
-	Source:   "003_956ee9568385d29f.txt",
+	Source:   "redis-setnx-page",
 	Summary:  "the page's C4 client: SETNX, GET, GETSET takeover of an expired timestamp, retry after 1 s; plain DEL to release",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Second},
 	lifetime: getsetLifetime,

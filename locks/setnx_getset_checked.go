@@ -6,7 +6,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Source: 003_956ee9568385d29f.txt, "Handling deadlocks", IMPORTANT NOTE
+// Source: redis-setnx-page, "Handling deadlocks", IMPORTANT NOTE
 //
 // C4's algorithm (setnx-getset) with the note applied: "a client holding a
 // lock should always check the timeout didn't expired before to unlock the
@@ -15,7 +15,7 @@ import (
 // lock.
 var setnxGetsetCheckedAlgorithm = register(Algorithm{
 	Name:     "setnx-getset-checked",
-	Source:   "003_956ee9568385d29f.txt",
+	Source:   "redis-setnx-page",
 	Summary:  "C4's SETNX/GETSET lock whose release first checks its own timestamp has not expired, then DELs (not atomic)",
 	Defaults: setnxGetsetAlgorithm.Defaults,
 	lifetime: getsetLifetime,

@@ -67,18 +67,45 @@ func overlapViolations(t *trace, w *witnesses) []Violation {
 			to, until = t.end, "until the end of the run"
 		}
 		// The commands that led there: what each sent before the second hold
-		// began.
+		// began; and any write the fenced resource refused from either
+		// holder, which is what fencing is for.
+		refused := refusedWrites(t, o.from, a, b)
+		detail := fmt.Sprintf("%s held the lock from %s%s, %s from %s%s: both held it %s",
+			t.name(a.proc), since(a.from), fenced(a.fence), t.name(b.proc), since(b.from), fenced(b.fence), until)
+		for _, i := range refused {
+			e := &t.h.Events[i]
+			detail += fmt.Sprintf("; the resource refused %s's write at %s%s", t.name(e.Proc), since(e.At), fenced(e.Fence))
+		}
 		vs = append(vs, Violation{
 			Kind:      KindOverlap,
 			Processes: names(t, a.proc, b.proc),
 			From:      o.from,
 			To:        to,
-			Detail: fmt.Sprintf("%s held the lock from %s%s, %s from %s%s: both held it %s",
-				t.name(a.proc), since(a.from), fenced(a.fence), t.name(b.proc), since(b.from), fenced(b.fence), until),
-			Witness: w.events(w.lastCommands(t, a.proc, b.fromIdx, 3), w.lastCommands(t, b.proc, b.fromIdx, 3)),
+			Detail:    detail,
+			Witness:   w.events(w.lastCommands(t, a.proc, b.fromIdx, 3), w.lastCommands(t, b.proc, b.fromIdx, 3), refused),
 		})
 	}
 	return vs
+}
+
+// refusedWrites is the event indexes of the resource writes the fence
+// refused from the holders of an overlap, from its start to the end of each
+// one's hold.
+func refusedWrites(t *trace, from sim.Time, holds ...hold) []int {
+	var out []int
+	for i := range t.h.Events {
+		e := &t.h.Events[i]
+		if e.Kind != sim.KindResourceWrite || e.Accepted || e.At < from {
+			continue
+		}
+		for _, h := range holds {
+			if e.Proc == h.proc && e.At <= h.to {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // strayViolations reports the strays porcupine must reject, or with all set

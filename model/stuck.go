@@ -78,7 +78,7 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 			Processes: names(t, procs...),
 			From:      win.from,
 			To:        win.to,
-			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%v) while nobody held the lock, %s",
+			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%v) with no live holder, %s",
 				joinNames(t, procs...), since(win.from), since(win.to), time.Duration(win.len()), why),
 			Witness: w.events(wit...),
 		})

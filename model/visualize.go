@@ -1,8 +1,11 @@
 package model
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -27,10 +30,43 @@ func WritePorcupineHTML(h sim.History, o Options, w io.Writer) (err error) {
 			err = fmt.Errorf("porcupine visualization: %v", r)
 		}
 	}()
-	if err := porcupine.Visualize(m, info, w); err != nil {
+	var page bytes.Buffer
+	if err := porcupine.Visualize(m, info, &page); err != nil {
 		return fmt.Errorf("porcupine visualization: %w", err)
 	}
-	return nil
+	_, err = w.Write(nameLanes(page.Bytes(), h.Procs))
+	return err
+}
+
+// porcupine labels a client's lane with its number; these are the two
+// places its page does (porcupine v1.3.1's visualization/index.js).
+var laneLabels = [][2]string{
+	{"const tag = i < realClients ? i.toString() : sortedTags[i - realClients]",
+		"const tag = i < realClients ? locksimLane(i) : sortedTags[i - realClients]"},
+	{"text.textContent = i < realClients ? i : sortedTags[i - realClients]",
+		"text.textContent = i < realClients ? locksimLane(i) : sortedTags[i - realClients]"},
+}
+
+// nameLanes makes porcupine's page label lanes with the processes' names
+// (c1, c2) instead of their indexes. A porcupine whose page differs keeps
+// its numbers (a test notices).
+func nameLanes(page []byte, procs []string) []byte {
+	s := string(page)
+	for _, l := range laneLabels {
+		if !strings.Contains(s, l[0]) {
+			return page
+		}
+	}
+	names, err := json.Marshal(procs)
+	if err != nil {
+		return page
+	}
+	for _, l := range laneLabels {
+		s = strings.Replace(s, l[0], l[1], 1)
+	}
+	fn := "<script>\nconst locksimNames = " + string(names) +
+		"\nfunction locksimLane(i) { return i < locksimNames.length ? locksimNames[i] : String(i) }\n"
+	return []byte(strings.Replace(s, "<script>", fn, 1))
 }
 
 const (

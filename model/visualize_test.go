@@ -27,6 +27,10 @@ func TestWritePorcupineHTML(t *testing.T) {
 			t.Errorf("visualization lacks %q", want)
 		}
 	}
+	// Lanes are named after the processes, not numbered.
+	if !strings.Contains(html, `const locksimNames = ["c1","c2"]`) || strings.Count(html, "? locksimLane(i) :") != 2 {
+		t.Error("porcupine's lanes are not named c1, c2")
+	}
 }
 
 func TestWritePorcupineHTMLEmpty(t *testing.T) {

@@ -95,10 +95,13 @@ func (b *hist) result(at sim.Time, p, n int, req uint64, reply sim.Reply, err st
 		Reply: reply, Err: err})
 }
 
-// lost is a request that never ran: only its timeout is in the history.
-func (b *hist) lost(at sim.Time, p, n int, err string) {
+// lost is a request that never ran: only its timeout is in the history,
+// repeating the command and its send time, as the engine records it.
+func (b *hist) lost(at sim.Time, p, n int, err string, args ...string) {
 	b.req++
 	b.result(at, p, n, b.req, sim.Reply{}, err)
+	e := &b.h.Events[len(b.h.Events)-1]
+	e.Args, e.Sent = args, at-100*ms
 }
 
 func key(v string, ttl time.Duration) *sim.KeyState {
@@ -218,8 +221,8 @@ func nodeRestart(t *testing.T) *scenarios.Outcome {
 	b.proc(100*ms, sim.KindLockInvoke, 1)
 	b.fault(200*ms, sim.FaultProcJump, 0, -1, -50*time.Millisecond)
 	b.fault(1000*ms, sim.FaultNodeRestart, -1, 0, 500*time.Millisecond)
-	b.lost(1100*ms, 1, 0, "timeout: request lost")
-	b.lost(2100*ms, 1, 0, "timeout: node down")
+	b.lost(1100*ms, 1, 0, "timeout: request lost", "SET", "lock", "t2", "NX", "PX", "10000")
+	b.lost(2100*ms, 1, 0, "timeout: node down", "SET", "lock", "t2", "NX", "PX", "10000")
 	r = b.ran(2101*ms, 1, 0, ok, key("t2", 10*time.Second), "SET", "lock", "t2", "NX", "PX", "10000")
 	b.result(2102*ms, 1, 0, r, ok, "")
 	b.proc(2102*ms, sim.KindLockReturn, 1, held("t2"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 //go:embed report.html.tmpl
@@ -51,6 +52,7 @@ type htmlData struct {
 	Versions                             []string
 	Key                                  string
 	Faults                               []string
+	Writes                               []string // to the protected resource
 	Commands                             []htmlCommand
 	// Porcupine is porcupine's own page, put in an iframe's srcdoc: escaped
 	// as an attribute value, it stays one self-contained file.
@@ -84,9 +86,9 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 	trace := commandTrace(h)
 	witness := witnessReqs(o.Verdict.Violations)
 	d := htmlData{
-		Scenario: j.Scenario, Summary: o.Scenario.Summary, Source: o.Scenario.Source,
+		Scenario: j.Scenario, Summary: o.Scenario.Summary, Source: CiteList(o.Scenario.Source),
 		Narrative: strings.TrimSpace(o.Scenario.Narrative),
-		Algorithm: j.Algorithm, AlgorithmSource: o.Prepared.Algorithm.Source,
+		Algorithm: j.Algorithm, AlgorithmSource: algoSource(o),
 		Seed: j.Seed, Verdict: j.Verdict, VerdictClass: "bad", Expect: j.Expect,
 		Linearizable: j.Linearizable.String(), ResourceLinearizable: j.ResourceLinearizable.String(),
 		Stats: strings.TrimSpace(statsLine(j)), Cut: j.Cut, Digest: j.Digest, Key: p.key,
@@ -98,30 +100,40 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 		hv := htmlViolation{Kind: v.Kind, Processes: strings.Join(v.Processes, ", "), From: Offset(v.From),
 			To: Offset(v.To), Detail: v.Detail}
 		for _, e := range v.Witness {
-			hv.Witness = append(hv.Witness, Event(*h, e))
+			hv.Witness = append(hv.Witness, p.ev.event(e))
 		}
 		d.Violations = append(d.Violations, hv)
 	}
 	shown, more := shownHolds(p)
 	for _, hr := range shown {
-		d.Holds = append(d.Holds, htmlHold{hr.name, Offset(hr.from), Offset(hr.to), holdEnd(hr), strings.Trim(holdLease(hr), " ()")})
+		end := holdEnd(hr)
+		for _, at := range hr.refused {
+			end += "; its write at " + Offset(at) + " was refused (stale fence)"
+		}
+		d.Holds = append(d.Holds, htmlHold{hr.name, Offset(hr.from), Offset(hr.to), end, strings.Trim(holdLease(hr), " ()")})
 	}
 	d.MoreHolds = more
 	d.SVG = p.svg(witness, trace)
-	d.Legend = []htmlLegend{{"st-idle", "idle"}, {"st-in-a-lock-call", "in Acquire / Release"}, {"st-holding", "holding"},
-		{"st-holding overlap", "holding while another holds"}, {"pause", "paused"}, {"st-crashed", "crashed"},
-		{"key k0", "key present (one colour per version)"}, {"down", "node down"}, {"violation", "violation window"}}
+	d.Legend = svgLegend(d.SVG)
 	for _, v := range p.versions {
 		d.Versions = append(d.Versions, v.label+" "+v.describe())
 	}
 	for _, e := range p.faults {
-		d.Faults = append(d.Faults, Event(*h, e))
+		d.Faults = append(d.Faults, p.ev.event(e))
+	}
+	for _, e := range h.Events {
+		if e.Kind == sim.KindResourceWrite {
+			d.Writes = append(d.Writes, p.ev.event(e))
+		}
 	}
 	for _, r := range trace {
 		c := htmlCommand{Req: r.req, Proc: r.proc, Node: r.node, Sent: "?", Ran: "-", Done: "-",
-			Command: r.command(), Reply: r.reply, Key: r.key, Outcome: r.outcome}
+			Command: r.command(&p.ev), Reply: r.reply, Key: r.key, Outcome: r.outcome}
+		if r.hasRan || r.hasSent {
+			c.Sent = Offset(r.sent)
+		}
 		if r.hasRan {
-			c.Sent, c.Ran = Offset(r.sent), Offset(r.ran)
+			c.Ran = Offset(r.ran)
 		}
 		if r.hasDone {
 			c.Done = Offset(r.done)
@@ -132,6 +144,40 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 		d.Commands = append(d.Commands, c)
 	}
 	return d
+}
+
+// legendEntries are every class the SVG draws with a fill, in legend
+// order; the legend shows those a report uses, so every colour on the page
+// is explained and none that is not there.
+var legendEntries = []htmlLegend{
+	{"st-idle", "idle"}, {"st-in-a-lock-call", "in Acquire / Release"}, {"st-holding", "holding"},
+	{"st-holding overlap", "holding while another holds"}, {"pause", "paused"}, {"st-crashed", "crashed"},
+	{"key k0", "key present (one colour per version)"}, {"key-gone", "key absent"}, {"down", "node down"},
+	{"cmd", "a command ran on the node"}, {"cmd witness", "a witness's command"},
+	{"violation", "violation window"}, {"band", "violation window, across the processes"},
+	{"fold", "a quiet stretch folded away"},
+}
+
+// svgLegend is the legend entries whose class the SVG uses; key versions
+// k0…k5 share one entry.
+func svgLegend(d svgData) []htmlLegend {
+	used := map[string]bool{} // looked up only
+	for _, rs := range [][]svgRect{d.Bands, d.Rects, d.Folds} {
+		for _, r := range rs {
+			c := r.Class
+			if strings.HasPrefix(c, "key k") {
+				c = "key k0"
+			}
+			used[c] = true
+		}
+	}
+	var out []htmlLegend
+	for _, e := range legendEntries {
+		if used[e.Class] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func statsLine(j RunJSON) string {

@@ -3,15 +3,18 @@ package reports
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 // porcupine's page is not byte-stable (porcupine iterates a map), so the
@@ -107,41 +110,127 @@ func browser() string {
 	return ""
 }
 
-// TestHTMLInChromium loads the report in headless Chromium, when one is
-// installed, and checks the timeline was rendered into the DOM.
+// TestHTMLInChromium loads two reports in headless Chromium, when one is
+// installed, checks what the page's scripts left in the DOM (the timeline,
+// porcupine's frame grown to its drawing so nothing is clipped, the trace at
+// full width) and takes a screenshot of each. LOCKSIM_SCREENSHOTS=DIR keeps
+// the screenshots there for a person to look at.
 func TestHTMLInChromium(t *testing.T) {
 	bin := browser()
 	if bin == "" {
+		fmt.Println("TestHTMLInChromium skipped: no chromium, chromium-browser or google-chrome on PATH")
 		t.Skip("no chromium, chromium-browser or google-chrome on PATH")
 	}
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(page, writeHTML(t, builtin(t, "del-race")), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"del-race", "fenced-pause"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			page := filepath.Join(dir, "report.html")
+			if err := os.WriteFile(page, writeHTML(t, builtin(t, name)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+				"--user-data-dir=" + filepath.Join(dir, "profile"), "--virtual-time-budget=3000"}
+			out, err := exec.CommandContext(ctx, bin, append(args, "--dump-dom", "file://"+page)...).Output()
+			if err != nil {
+				fmt.Printf("TestHTMLInChromium skipped: %s could not run here: %v\n", bin, err)
+				t.Skipf("%s could not run here: %v", bin, err)
+			}
+			dom := string(out)
+			for _, want := range []string{`<svg class="timeline"`, `class="st-holding overlap"`, `class="lane-label"`, "<iframe",
+				`<th>reply</th>`, `<th>key after</th>`} {
+				if !strings.Contains(dom, want) {
+					t.Errorf("the rendered DOM lacks %q", want)
+				}
+			}
+			if strings.Contains(dom, `class="side"`) {
+				t.Error("the trace shares its width with porcupine's panel")
+			}
+			// The frame starts 360px high; fitPorcupine grows it to the drawing.
+			m := regexp.MustCompile(`<iframe class="porcupine"[^>]*style="height: (\d+)px`).FindStringSubmatch(dom)
+			if m == nil {
+				t.Errorf("porcupine's frame was not fitted to its drawing")
+			} else if h, _ := strconv.Atoi(m[1]); h <= 100 {
+				t.Errorf("porcupine's frame is %dpx high", h)
+			}
+			shot := filepath.Join(dir, "shot.png")
+			if keep := os.Getenv("LOCKSIM_SCREENSHOTS"); keep != "" {
+				shot = filepath.Join(keep, name+".png")
+			}
+			cmd := exec.CommandContext(ctx, bin, append(args, "--window-size=1400,2600", "--screenshot="+shot, "file://"+page)...)
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
+				t.Errorf("screenshot missing or blank: %v", err)
+			}
+		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--user-data-dir=" + filepath.Join(dir, "profile"), "--virtual-time-budget=2000"}
-	out, err := exec.CommandContext(ctx, bin, append(args, "--dump-dom", "file://"+page)...).Output()
-	if err != nil {
-		t.Skipf("%s could not run here: %v", bin, err)
+}
+
+// Every class the timeline fills with a colour has a legend entry, and a
+// violation band does not take the crashed colour.
+func TestHTMLLegendCoversColours(t *testing.T) {
+	legend := map[string]bool{}
+	for _, e := range legendEntries {
+		legend[e.Class] = true
 	}
-	dom := string(out)
-	for _, want := range []string{`<svg class="timeline"`, `class="st-holding overlap"`, `class="lane-label"`, "<iframe"} {
-		if !strings.Contains(dom, want) {
-			t.Errorf("the rendered DOM lacks %q", want)
+	for _, name := range []string{"del-race", "fenced-pause", "redlock-node-restart", "crash-deadlock"} {
+		d := htmlReport(builtin(t, name))
+		for _, rs := range [][]svgRect{d.SVG.Bands, d.SVG.Rects, d.SVG.Folds} {
+			for _, r := range rs {
+				c := r.Class
+				if strings.HasPrefix(c, "key k") {
+					c = "key k0"
+				}
+				if !legend[c] {
+					t.Errorf("%s: class %q is drawn but not in the legend", name, r.Class)
+				}
+			}
+		}
+		if len(d.Legend) == 0 {
+			t.Errorf("%s: empty legend", name)
 		}
 	}
-	shot := filepath.Join(dir, "shot.png")
-	cmd := exec.CommandContext(ctx, bin, append(args, "--window-size=1400,1600", "--screenshot="+shot, "file://"+page)...)
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("screenshot: %v", err)
+	fill := func(class string) string {
+		m := regexp.MustCompile(`(?m)^\.` + class + ` \{ fill: (#[0-9a-f]+)`).FindStringSubmatch(reportTmpl)
+		if m == nil {
+			t.Fatalf("no fill for .%s in the template", class)
+		}
+		return m[1]
 	}
-	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
-		t.Errorf("screenshot missing or blank: %v", err)
+	// Violations are red; crashed must not be a red of any shade, or a
+	// faint red band reads as "crashed".
+	var r, g, b int
+	if _, err := fmt.Sscanf(fill("st-crashed"), "#%02x%02x%02x", &r, &g, &b); err != nil {
+		t.Fatal(err)
+	}
+	if r > g+40 && r > b+40 {
+		t.Errorf("crashed is drawn in a red (%s), the violations' colour", fill("st-crashed"))
+	}
+	if fill("band") == fill("st-crashed") || fill("violation") == fill("st-crashed") {
+		t.Error("violations reuse the crashed colour")
+	}
+}
+
+// Fold tooltips read in round units.
+func TestRoundDur(t *testing.T) {
+	for _, c := range []struct {
+		t    sim.Time
+		want string
+	}{{2963456789, "2.96s"}, {36543210, "36.5ms"}, {999, "999ns"}, {5 * sim.Time(time.Second), "5s"}} {
+		if got := roundDur(c.t); got != c.want {
+			t.Errorf("roundDur(%d) = %s, want %s", c.t, got, c.want)
+		}
+	}
+	d := htmlReport(builtin(t, "del-race"))
+	for _, f := range d.SVG.Folds {
+		if regexp.MustCompile(`\d\.\d{3,}`).MatchString(f.Title) {
+			t.Errorf("fold tooltip not in round units: %q", f.Title)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package reports
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"time"
 
 	"github.com/locksim/locksim/model"
@@ -56,9 +57,15 @@ func Run(o *scenarios.Outcome) RunJSON {
 		ResourceLinearizable: o.Verdict.ResourceLinearizable,
 		Digest:               o.Digest,
 		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
-			SimSeconds: time.Duration(o.Result.End).Seconds()},
+			SimSeconds: Seconds(time.Duration(o.Result.End))},
 		Cut: o.Result.Cut,
 	}
+}
+
+// Seconds is d in seconds rounded to the microsecond, so JSON shows
+// 5.631966, not 5.631965943000001.
+func Seconds(d time.Duration) float64 {
+	return math.Round(d.Seconds()*1e6) / 1e6
 }
 
 // WriteJSON writes one outcome as an indented JSON object.

@@ -103,6 +103,7 @@ type holdRow struct {
 	end      string // released, crashed, stopped, or open
 	token    string
 	fence    int64
+	refused  []sim.Time // writes the fenced resource refused during the hold
 }
 
 type window struct {
@@ -123,6 +124,7 @@ type picture struct {
 	faults   []sim.Event
 	points   []sim.Time // every instant at which something on the picture changes
 	vidx     map[versionKey]int
+	ev       eventWriter // renders commands and events
 }
 
 // versionLabels skips x and X, which draw crashes and down nodes.
@@ -130,7 +132,7 @@ const versionLabels = "ABCDEFGHIJKLMNOPQRSTUVWYZabcdefghijklmnopqrstuvwyz"
 
 func newPicture(o *scenarios.Outcome) *picture {
 	h := &o.Result.History
-	p := &picture{end: o.Result.End, key: h.WatchKey}
+	p := &picture{end: o.Result.End, key: h.WatchKey, ev: eventWriter{h: h, scripts: o.Prepared.Algorithm.Scripts}}
 	procs, nodes := len(h.Procs), h.Nodes
 	for i := range h.Events {
 		e := &h.Events[i]
@@ -230,6 +232,10 @@ func (p *picture) procLane(h *sim.History, i int) procLane {
 			calling, callWhat = true, "in Release"
 		case sim.KindReleaseReturn:
 			calling = false
+		case sim.KindResourceWrite:
+			if !e.Accepted && hold >= 0 {
+				p.holds[hold].refused = append(p.holds[hold].refused, e.At)
+			}
 		case sim.KindProcEnd:
 			endHold(e.At, "stopped")
 			alive, calling = false, false

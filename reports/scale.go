@@ -68,7 +68,11 @@ func layout(gs [][2]sim.Time, step, align sim.Time, fold int) scale {
 				// The run's last instant needs no column of its own.
 				return max(1, int((d+step-1)/step))
 			}
-			return int(d/step) + 1 // a group's last change gets its column
+			// A group's last change gets its column, and the column after
+			// it shows the state the change left, which lasts through the
+			// fold: otherwise a key that expires inside that column would
+			// read as lasting until the next segment.
+			return int(d/step) + 2
 		}
 		t0 := g[0] / align * align
 		if k := len(s.segs) - 1; k >= 0 && t0 <= s.segEnd(k)+sim.Time(fold)*step {

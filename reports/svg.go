@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
@@ -125,7 +126,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 			}
 			v := p.versions[s.v]
 			text := v.label
-			if full := v.label + " " + quoteShort(v.value, 24); float64(len(full))*6.5+6 < w {
+			if full := v.label + " " + quoteShort(shortTokens(v.value), 24); float64(len(full))*6.5+6 < w {
 				text = full
 			} else if w < 10 {
 				text = ""
@@ -143,7 +144,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 				class = "cmd witness"
 			}
 			d.Rects = append(d.Rects, svgRect{X: x(r.ran) - 0.75, Y: top - 3, W: 1.5, H: 6, Class: class,
-				Title: fmt.Sprintf("#%d %s at %s: %s → %s\nsent %s, %s", r.req, r.proc, Offset(r.ran), r.command(), r.reply, Offset(r.sent), r.outcome)})
+				Title: fmt.Sprintf("#%d %s at %s: %s → %s\nsent %s, %s", r.req, r.proc, Offset(r.ran), r.command(&p.ev), r.reply, Offset(r.sent), r.outcome)})
 		}
 		for _, m := range l.marks {
 			d.Marks = append(d.Marks, markText(m, x(m.at), top, l.name))
@@ -160,7 +161,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 	for _, f := range sc.folds() {
 		x0 := x(f[0])
 		d.Folds = append(d.Folds, svgRect{X: x0, Y: svgAxisH - 6, W: svgFoldW, H: d.Height - svgAxisH + 6, Class: "fold",
-			Title: fmt.Sprintf("%s hidden (%s → %s): nothing changes there", dur(f[1]-f[0]), Offset(f[0]), Offset(f[1]))})
+			Title: fmt.Sprintf("about %s hidden (%s → %s): nothing changes there", roundDur(f[1]-f[0]), roundDur(f[0]), roundDur(f[1]))})
 	}
 	var every sim.Time
 	d.Ticks, every = svgTicks(&sc, x)
@@ -173,6 +174,17 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 		d.Scale += fmt.Sprintf("; dashed breaks hide %d quiet stretches (hover them)", n)
 	}
 	return d
+}
+
+// roundDur is t to three significant digits: the pixel scale's folds start
+// and end at arbitrary nanoseconds, which read badly ("2.963456789s").
+func roundDur(t sim.Time) string {
+	d := time.Duration(t)
+	unit := time.Duration(1)
+	for v := d; v >= 1000; v /= 10 {
+		unit *= 10
+	}
+	return d.Round(unit).String()
 }
 
 func markText(m mark, x, top float64, who string) svgText {

@@ -1,11 +1,16 @@
 package reports
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -22,8 +27,11 @@ type TextOptions struct {
 	Color bool
 	// Trace adds every command: sent, ran, node, reply, result.
 	Trace bool
-	// Width is the most columns a timeline line takes; 0 means 100.
+	// Width is the most columns a line takes; 0 means 100.
 	Width int
+	// TraceWidth is the most columns a trace line takes: the terminal's
+	// width when there is one; 0 means no limit (a file or a pipe).
+	TraceWidth int
 }
 
 // WriteText writes the verdict, its witnesses and the timeline, without
@@ -40,12 +48,17 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 	}
 	j := Run(o)
 	p := newPicture(o)
+	ev := p.ev
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "scenario   %s", j.Scenario)
+	head := j.Scenario
 	if o.Scenario.Source != "" {
-		fmt.Fprintf(b, " (%s)", o.Scenario.Source)
+		head += " (" + CiteList(o.Scenario.Source) + ")"
 	}
-	fmt.Fprintf(b, "\nalgorithm  %s (%s)\n", j.Algorithm, o.Prepared.Algorithm.Source)
+	para(b, "scenario   ", indent(11), head, opt.Width)
+	if o.Scenario.Summary != "" {
+		para(b, indent(11), indent(11), o.Scenario.Summary, opt.Width)
+	}
+	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, algoSource(o)), opt.Width)
 	fmt.Fprintf(b, "seed       %d\n", j.Seed)
 	verdict := strings.ToUpper(j.Verdict)
 	if opt.Color {
@@ -67,13 +80,15 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 	for _, v := range o.Verdict.Violations {
 		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", v.Kind, strings.Join(v.Processes, ", "), Offset(v.From), Offset(v.To))
 		if v.Detail != "" {
-			fmt.Fprintf(b, "               %s\n", v.Detail)
+			para(b, indent(15), indent(15), v.Detail, opt.Width)
 		}
 		for _, e := range v.Witness {
-			fmt.Fprintf(b, "               %s\n", Event(o.Result.History, e))
+			// Continuation lines start under the event's text, after its
+			// time and process.
+			para(b, indent(15), indent(15+18), ev.event(e), opt.Width)
 		}
 	}
-	writeHolds(b, p)
+	writeHolds(b, p, opt.Width)
 	fmt.Fprintf(b, "linearizable  lock %s, resource %s\n", j.Linearizable, j.ResourceLinearizable)
 	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s simulated\n",
 		j.Stats.Acquired, j.Stats.Failed, j.Stats.Commands, j.Stats.SimSeconds)
@@ -89,12 +104,13 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 			if i == 0 {
 				label = "faults"
 			}
-			fmt.Fprintf(b, "%-11s%s\n", label, Event(o.Result.History, e))
+			para(b, fmt.Sprintf("%-11s", label), indent(11+18), ev.event(e), opt.Width)
 		}
 	}
 	if opt.Trace {
 		b.WriteString("\n")
-		writeTrace(b, commandTrace(&o.Result.History), witnessReqs(o.Verdict.Violations))
+		writeTrace(b, &ev, commandTrace(&o.Result.History), witnessReqs(o.Verdict.Violations), opt.TraceWidth)
+		writeResourceWrites(b, &o.Result.History, opt.TraceWidth)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -126,15 +142,20 @@ func shownHolds(p *picture) (shown []holdRow, more int) {
 	return shown, len(p.holds) - len(shown)
 }
 
-// writeHolds says who held the lock when, and how each hold ended.
-func writeHolds(b *strings.Builder, p *picture) {
+// writeHolds says who held the lock when, how each hold ended, and which
+// of its writes the fenced resource refused.
+func writeHolds(b *strings.Builder, p *picture, width int) {
 	shown, more := shownHolds(p)
 	for i, h := range shown {
 		label := ""
 		if i == 0 {
 			label = "holds"
 		}
-		fmt.Fprintf(b, "%-11s%-4s %s → %s  %s%s\n", label, h.name, Offset(h.from), Offset(h.to), holdEnd(h), holdLease(h))
+		text := fmt.Sprintf("%-4s %s → %s  %s%s", h.name, Offset(h.from), Offset(h.to), holdEnd(h), holdLease(h))
+		for _, at := range h.refused {
+			text += "; its write at " + Offset(at) + " was refused (stale fence)"
+		}
+		para(b, fmt.Sprintf("%-11s", label), indent(16), text, width)
 	}
 	if more > 0 {
 		fmt.Fprintf(b, "%-11s… %d more\n", "", more)
@@ -144,7 +165,7 @@ func writeHolds(b *strings.Builder, p *picture) {
 func holdLease(h holdRow) string {
 	var parts []string
 	if h.token != "" {
-		parts = append(parts, "token "+quoteShort(h.token, 42))
+		parts = append(parts, "token "+shortTokens(h.token))
 	}
 	if h.fence != 0 {
 		parts = append(parts, fmt.Sprintf("fence %d", h.fence))
@@ -167,8 +188,21 @@ func holdEnd(h holdRow) string {
 	return h.end
 }
 
-// Event renders one history event on one line.
+// Event renders one history event on one line; scripts are shown by their
+// SHA1, as Redis names them.
 func Event(h sim.History, e sim.Event) string {
+	return (&eventWriter{h: &h}).event(e)
+}
+
+// eventWriter renders events, naming Lua scripts by the algorithm's names
+// for them (locks.Algorithm.Scripts).
+type eventWriter struct {
+	h       *sim.History
+	scripts map[string]string // looked up only
+}
+
+func (w *eventWriter) event(e sim.Event) string {
+	h := w.h
 	who := ""
 	if e.Proc >= 0 && e.Proc < len(h.Procs) {
 		who = h.Procs[e.Proc]
@@ -176,7 +210,7 @@ func Event(h sim.History, e sim.Event) string {
 	at := Offset(e.At)
 	switch e.Kind {
 	case sim.KindCommand:
-		return fmt.Sprintf("%-12s %-4s node%d  %s → %s", at, who, e.Node, shortArgs(e.Args), e.Reply)
+		return fmt.Sprintf("%-12s %-4s node%d  %s → %s", at, who, e.Node, w.args(e.Args), shortTokens(e.Reply.String()))
 	case sim.KindCommandResult:
 		if e.Err != "" {
 			return fmt.Sprintf("%-12s %-4s %s", at, who, e.Err)
@@ -219,7 +253,7 @@ func Event(h sim.History, e sim.Event) string {
 func lease(e sim.Event) string {
 	s := ""
 	if e.Token != "" {
-		s += " token " + e.Token
+		s += " token " + shortTokens(e.Token)
 	}
 	if e.Fence != 0 {
 		s += fmt.Sprintf(" fence %d", e.Fence)
@@ -234,15 +268,100 @@ func errSuffix(err string) string {
 	return ": " + err
 }
 
-// shortArgs shows a command with long arguments (Lua scripts) cut short.
-func shortArgs(args []string) string {
+// args shows a command: an EVAL's script by name, tokens shortened, and
+// long arguments cut short.
+func (w *eventWriter) args(args []string) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		a = strings.Join(strings.Fields(a), " ")
-		if len(a) > 40 {
-			a = a[:37] + "..."
+		if i == 1 && len(args) > 2 && strings.EqualFold(args[0], "EVAL") {
+			parts[i] = "[" + w.scriptName(a) + "]"
+			continue
+		}
+		a = shortTokens(strings.Join(strings.Fields(a), " "))
+		if utf8.RuneCountInString(a) > 40 {
+			a = string([]rune(a)[:37]) + "..."
 		}
 		parts[i] = a
 	}
 	return strings.Join(parts, " ")
+}
+
+// scriptName is the algorithm's name for a Lua script, or the script's SHA1
+// (as EVALSHA and SCRIPT LOAD know it) cut to 8 digits.
+func (w *eventWriter) scriptName(src string) string {
+	if n, ok := w.scripts[src]; ok {
+		return n
+	}
+	sum := sha1.Sum([]byte(src))
+	return "script " + hex.EncodeToString(sum[:4]) + "…"
+}
+
+// shortTokens cuts each random token in s (a run of 16 or more hex digits
+// with at least one letter, so timestamps stay whole) to its first 8 digits
+// and "…": enough to tell tokens apart, short enough to fit a line.
+func shortTokens(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		letter := false
+		for j < len(s) && isHex(s[j]) {
+			letter = letter || s[j] >= 'a'
+			j++
+		}
+		switch {
+		case j-i >= 16 && letter:
+			b.WriteString(s[i:i+8] + "…")
+			i = j
+		case j > i:
+			b.WriteString(s[i:j])
+			i = j
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+func indent(n int) string { return strings.Repeat(" ", n) }
+
+// para writes text after first, wrapped at word boundaries to width
+// columns, continuation lines starting with rest. A word longer than a line
+// gets a line of its own.
+func para(b *strings.Builder, first, rest, text string, width int) {
+	line, n := first, 0
+	for _, word := range strings.Split(text, " ") {
+		if n > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			b.WriteString(line + "\n")
+			line, n = rest, 0
+		}
+		if n > 0 {
+			line += " "
+		}
+		line += word
+		n++
+	}
+	b.WriteString(line + "\n")
+}
+
+// algoSource cites the algorithm's document, or names it by id when the
+// scenario's sources, shown above it, already cite it.
+func algoSource(o *scenarios.Outcome) string {
+	src := o.Prepared.Algorithm.Source
+	if slices.Contains(strings.Split(strings.ReplaceAll(o.Scenario.Source, " ", ""), ","), src) {
+		return src
+	}
+	return CiteList(src)
+}
+
+// CiteList cites a Source field's documents ("a, b") by what a reader can
+// find: id, title, author, site, year.
+func CiteList(source string) string {
+	var out []string
+	for _, id := range strings.Split(source, ",") {
+		out = append(out, locks.Cite(strings.TrimSpace(id)))
+	}
+	return strings.Join(out, "; ")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/model"
@@ -148,7 +149,8 @@ func TestTraceEdgeCases(t *testing.T) {
 	if err := WriteTextWith(&b, nodeRestart(t), TextOptions{Trace: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"timeout: request lost (never ran)", "timeout: node down (never ran)", "(not recorded)"} {
+	for _, want := range []string{"timeout: request lost (never ran)",
+		"2s           -            2.1s         SET lock t2 NX PX 10000 · timeout: node down (never ran)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("trace lacks %q", want)
 		}
@@ -159,5 +161,38 @@ func TestTraceEdgeCases(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "no result: its process crashed") {
 		t.Errorf("trace lacks the crashed command:\n%s", b.String())
+	}
+}
+
+func TestSecondsRoundToMicroseconds(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want float64
+	}{{5631965943 * time.Nanosecond, 5.631966}, {time.Second, 1}, {1500 * time.Nanosecond, 0.000002}} {
+		if got := Seconds(c.d); got != c.want {
+			t.Errorf("Seconds(%v) = %v, want %v", c.d, got, c.want)
+		}
+	}
+}
+
+// With a terminal's width, trace lines wrap to it under their command;
+// without one (a file, a pipe) they stay whole.
+func TestTraceWidth(t *testing.T) {
+	o := builtin(t, "fenced-pause")
+	var b bytes.Buffer
+	if err := WriteTextWith(&b, o, TextOptions{Trace: true, TraceWidth: 100}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("%d columns at width 100: %q", n, l)
+		}
+	}
+	b.Reset()
+	if err := WriteTextWith(&b, o, TextOptions{Trace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "EVAL [compare-and-delete release script] 1 resource_name de4c02ca… → (integer) 1 · (absent) · ok") {
+		t.Errorf("without a width a trace line should stay whole:\n%s", b.String())
 	}
 }

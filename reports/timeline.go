@@ -292,8 +292,17 @@ func (p *picture) nodeRow(sc *scale, l nodeLane) row {
 		r.cells[c].col = colDim
 	}
 	startAt := make([]int, sc.width) // version starting in the column, +1
+	marked := make([]bool, sc.width) // a fault marker's column
+	for _, m := range l.marks {
+		marked[sc.colStart(m.at)] = true
+	}
 	for _, s := range l.spans {
 		c0, c1 := sc.colStart(s.from), sc.colEnd(s.from, s.to)
+		if !s.down && marked[c0] && c0+1 < sc.width && !marked[c0+1] && !sc.isFold(c0+1) {
+			// A fault marker takes the column the version starts in: name
+			// the version in the next one, so it is still drawn.
+			c0, c1 = c0+1, max(c1, c0+1)
+		}
 		for c := c0; c <= c1; c++ {
 			switch {
 			case s.down:
@@ -401,7 +410,7 @@ func (v keyVersion) describe() string {
 		}
 		where = "nodes " + strings.Join(ns, ",")
 	}
-	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", quoteShort(v.value, 30), ttl, v.by, v.cmd, Offset(v.at), where)
+	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", quoteShort(shortTokens(v.value), 30), ttl, v.by, v.cmd, Offset(v.at), where)
 }
 
 // wrap writes parts after a label, two spaces apart, in lines of at most
@@ -433,8 +442,8 @@ func clip(s string, n int) string {
 }
 
 func quoteShort(s string, n int) string {
-	if len(s) > n {
-		s = s[:n-3] + "..."
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-3]) + "..."
 	}
 	return fmt.Sprintf("%q", s)
 }

@@ -18,6 +18,7 @@ type traceRow struct {
 	proc, node string
 	sent, ran  sim.Time
 	hasRan     bool
+	hasSent    bool // known without hasRan: from the result
 	args       []string
 	reply      string
 	key        string // the watched key right after it ran
@@ -43,10 +44,10 @@ func commandTrace(h *sim.History) []traceRow {
 		switch e.Kind {
 		case sim.KindCommand:
 			r := row(e)
-			r.sent, r.ran, r.hasRan, r.args, r.reply = e.Sent, e.At, true, e.Args, e.Reply.String()
+			r.sent, r.ran, r.hasRan, r.args, r.reply = e.Sent, e.At, true, e.Args, shortTokens(e.Reply.String())
 			r.key = "(absent)"
 			if e.Key.Exists {
-				r.key = quoteShort(e.Key.Value, 42)
+				r.key = quoteShort(shortTokens(e.Key.Value), 42)
 				if e.Key.TTL > 0 {
 					r.key += " TTL " + e.Key.TTL.String()
 				}
@@ -54,6 +55,11 @@ func commandTrace(h *sim.History) []traceRow {
 		case sim.KindCommandResult:
 			r := row(e)
 			r.done, r.hasDone = e.At, true
+			if !r.hasRan && e.Args != nil {
+				// A request lost, or dropped by a down node, never ran: the
+				// result alone repeats what was sent, and when.
+				r.args, r.sent, r.hasSent = e.Args, e.Sent, true
+			}
 			r.outcome = "ok"
 			if e.Err != "" {
 				r.outcome = e.Err
@@ -78,11 +84,11 @@ func commandTrace(h *sim.History) []traceRow {
 	return rows
 }
 
-func (r traceRow) command() string {
+func (r traceRow) command(w *eventWriter) string {
 	if r.args == nil {
 		return "(not recorded)"
 	}
-	return shortArgs(r.args)
+	return w.args(r.args)
 }
 
 // witnessReqs is the request ids of the commands a verdict cites.
@@ -98,18 +104,23 @@ func witnessReqs(vs []model.Violation) map[uint64]bool {
 	return out
 }
 
-func writeTrace(b *strings.Builder, rows []traceRow, witness map[uint64]bool) {
+// writeTrace writes one row per command; with a width, a row longer than it
+// wraps under its command.
+func writeTrace(b *strings.Builder, w *eventWriter, rows []traceRow, witness map[uint64]bool, width int) {
 	fmt.Fprintf(b, "%-11s%d commands; times are true time since the start; * a witness's command\n", "trace", len(rows))
 	fmt.Fprintf(b, "%5s %-5s %-6s %-12s %-12s %-12s %s\n", "req", "proc", "node", "sent", "ran", "result at", "command → reply · key after · result")
 	for _, r := range rows {
 		sent, ran, done := "?", "-", "-"
+		if r.hasRan || r.hasSent {
+			sent = Offset(r.sent)
+		}
 		if r.hasRan {
-			sent, ran = Offset(r.sent), Offset(r.ran)
+			ran = Offset(r.ran)
 		}
 		if r.hasDone {
 			done = Offset(r.done)
 		}
-		line := r.command()
+		line := r.command(w)
 		if r.hasRan {
 			line += " → " + r.reply + " · " + r.key
 		}
@@ -117,6 +128,33 @@ func writeTrace(b *strings.Builder, rows []traceRow, witness map[uint64]bool) {
 		if witness[r.req] {
 			star = "*"
 		}
-		fmt.Fprintf(b, "%s%4d %-5s %-6s %-12s %-12s %-12s %s · %s\n", star, r.req, r.proc, r.node, sent, ran, done, line, r.outcome)
+		head := fmt.Sprintf("%s%4d %-5s %-6s %-12s %-12s %-12s ", star, r.req, r.proc, r.node, sent, ran, done)
+		text := line + " · " + r.outcome
+		if width <= 0 {
+			b.WriteString(head + text + "\n")
+			continue
+		}
+		para(b, head, indent(len(head)), text, max(width, len(head)+20))
+	}
+}
+
+// writeResourceWrites lists the protected resource's writes, so a refused
+// (stale-fence) write shows beside the commands.
+func writeResourceWrites(b *strings.Builder, h *sim.History, width int) {
+	var lines []string
+	for _, e := range h.Events {
+		if e.Kind == sim.KindResourceWrite {
+			lines = append(lines, Event(*h, e))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%-11s%d writes to the protected resource\n", "writes", len(lines))
+	if width <= 0 {
+		width = 1 << 30
+	}
+	for _, l := range lines {
+		para(b, indent(11), indent(11+18), l, width)
 	}
 }

@@ -14,15 +14,15 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// seeds are the documents in shared/seeds that a built-in may cite; the
-// reference algorithms cite locks.Reference.
-var seeds = []string{
-	"000_ec4d129e8a343f45.txt",
-	"001_fad345b61f1a9c64.txt",
-	"002_8a9477ba888b29a3.txt",
-	"003_956ee9568385d29f.txt",
-	"004_4f88c610a240f1d1.txt",
-}
+// seeds are the ids of the documents a built-in may cite (locks.Documents);
+// the reference algorithms cite locks.Reference.
+var seeds = func() []string {
+	var ids []string
+	for _, d := range locks.Documents {
+		ids = append(ids, d.ID)
+	}
+	return ids
+}()
 
 // finding is one violation a run must report: its kind and the processes it
 // names (in any order).

@@ -27,6 +27,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if s.Duration == 0 {
+		s.Duration = Duration(DefaultDuration)
+	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

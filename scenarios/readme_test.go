@@ -23,7 +23,27 @@ func TestREADMEExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Execute("", model.Options{}); err != nil {
+	o, err := s.Execute("", model.Options{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if s.Expect == "" || o.Verdict.Verdict != s.Expect {
+		t.Fatalf("the README example expects %q and gets %q", s.Expect, o.Verdict.Verdict)
+	}
+}
+
+// A scenario file without a duration runs for DefaultDuration, as the
+// README says.
+func TestDefaultDuration(t *testing.T) {
+	s, err := Parse("no-duration", []byte("name: x\nalgorithm: set-nx-px-token\nclients: [{name: c1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Duration.D() != DefaultDuration {
+		t.Fatalf("duration %s, want %s", s.Duration.D(), DefaultDuration)
+	}
+	data, err := os.ReadFile("../README.md")
+	if err == nil && !strings.Contains(string(data), "default "+DefaultDuration.String()) {
+		t.Errorf("README does not state the default duration %s", DefaultDuration)
 	}
 }

@@ -13,14 +13,17 @@ import (
 // Limits on what a scenario may ask for: beyond them a run would take too
 // long or too much memory to be useful, so the file is refused up front.
 const (
-	MaxClients    = 64
-	MaxNodes      = 15
-	MaxFaults     = 10_000
-	MaxDuration   = 24 * time.Hour
-	MaxEvents     = sim.DefaultMaxEvents
-	MaxIterations = 1_000_000
-	MaxDriftPPM   = 100_000
-	MaxLatency    = time.Hour
+	MaxClients  = 64
+	MaxNodes    = 15
+	MaxFaults   = 10_000
+	MaxDuration = 24 * time.Hour
+	// DefaultDuration is the true-time limit of a scenario file that gives
+	// no duration.
+	DefaultDuration = time.Minute
+	MaxEvents       = sim.DefaultMaxEvents
+	MaxIterations   = 1_000_000
+	MaxDriftPPM     = 100_000
+	MaxLatency      = time.Hour
 )
 
 // Verdicts a scenario may expect.

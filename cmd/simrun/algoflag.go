@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/locksim/locksim/locks"
@@ -38,15 +39,49 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	case f.Name != "" && f.File != "":
 		return locks.Algorithm{}, errAlgoBoth
 	case f.File != "":
-		return locks.LoadFile(f.File)
+		return loadAlgoFile(f.File)
 	case f.Name != "":
 		a, err := locks.Lookup(f.Name)
 		if err != nil {
+			if isFile(f.Name) {
+				return a, fmt.Errorf("--algo takes a built-in algorithm's name; for the algorithm file %s use --algo-file", f.Name)
+			}
 			return a, fmt.Errorf("--algo: %w", err)
 		}
 		return a, nil
 	}
 	return locks.Algorithm{}, errAlgoNone
+}
+
+// loadAlgoFile loads an algorithm file; given a scenario file instead, it
+// says so.
+func loadAlgoFile(path string) (locks.Algorithm, error) {
+	a, err := locks.LoadFile(path)
+	if err != nil {
+		if _, serr := scenarios.Load(path); serr == nil {
+			return a, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
+				"give it as the scenario ('simrun run %s'), and --algo-file an algorithm file (see examples/)", path, shellWord(path))
+		}
+	}
+	return a, err
+}
+
+// resolveScenario is a built-in scenario or a scenario file; given an
+// algorithm file instead, it says so and names the flag that takes one.
+func resolveScenario(arg string) (*scenarios.Scenario, error) {
+	s, err := scenarios.Resolve(arg)
+	if err != nil && isFile(arg) {
+		if _, aerr := locks.LoadFile(arg); aerr == nil {
+			return nil, fmt.Errorf("%s is an algorithm file, not a scenario: pass it with --algo-file "+
+				"('simrun run SCENARIO --algo-file %s')", arg, shellWord(arg))
+		}
+	}
+	return s, err
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // Given says whether either flag was set.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
@@ -16,6 +16,16 @@ type listJSON struct {
 	Algorithms []algoJSON     `json:"algorithms"`
 	Scenarios  []scenarioJSON `json:"scenarios"`
 	Faults     []string       `json:"fault_classes"`
+	Documents  []docJSON      `json:"documents"` // what a source id cites
+}
+
+type docJSON struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	English string `json:"english_title,omitempty"`
+	Author  string `json:"author,omitempty"`
+	Site    string `json:"site"`
+	Year    string `json:"year,omitempty"`
 }
 
 type algoJSON struct {
@@ -50,6 +60,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		l.Scenarios = append(l.Scenarios, scenarioJSON{s.Name, s.Algorithm, s.Expect, s.Source, s.Summary})
 	}
 	l.Faults = scenarios.FaultClasses
+	for _, d := range locks.Documents {
+		l.Documents = append(l.Documents, docJSON{d.ID, d.Title, d.English, d.Author, d.Site, d.Year})
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -58,20 +71,68 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ALGORITHM\tSOURCE\tSUMMARY")
+	var algos, scens [][]string
 	for _, a := range l.Algorithms {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Name, a.Source, a.Summary)
+		algos = append(algos, []string{a.Name, a.Source, a.Summary})
 	}
-	fmt.Fprintln(tw, "\nSCENARIO\tALGORITHM\tEXPECT\tSUMMARY")
 	for _, s := range l.Scenarios {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Algorithm, s.Expect, s.Summary)
+		scens = append(scens, []string{s.Name, s.Algorithm, s.Expect, s.Summary})
 	}
-	fmt.Fprintf(tw, "\nFAULT CLASSES\t%s\n", strings.Join(l.Faults, ", "))
-	if err := tw.Flush(); err != nil {
+	var docs [][]string
+	for _, d := range locks.Documents {
+		docs = append(docs, []string{d.ID, strings.TrimPrefix(locks.Cite(d.ID), d.ID+": ")})
+	}
+	b := &strings.Builder{}
+	table(b, []string{"ALGORITHM", "SOURCE", "SUMMARY"}, algos)
+	b.WriteString("\n")
+	table(b, []string{"SCENARIO", "ALGORITHM", "EXPECT", "SUMMARY"}, scens)
+	b.WriteString("\n")
+	table(b, []string{"SOURCE", "DOCUMENT"}, docs)
+	b.WriteString("\n")
+	table(b, []string{"FAULT CLASSES"}, [][]string{{strings.Join(l.Faults, ", ")}})
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return fail(stderr, "list", err)
 	}
 	return exitOK
+}
+
+// screenWidth is the most columns a line of list or help takes.
+const screenWidth = 100
+
+// table writes rows in columns two spaces apart; the last column wraps at
+// word boundaries to screenWidth, under itself.
+func table(b *strings.Builder, head []string, rows [][]string) {
+	widths := make([]int, len(head))
+	for _, r := range append([][]string{head}, rows...) {
+		for i, c := range r[:len(r)-1] {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range append([][]string{head}, rows...) {
+		lead := ""
+		for i, c := range r[:len(r)-1] {
+			lead += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
+		}
+		wrapWords(b, lead, strings.Repeat(" ", utf8.RuneCountInString(lead)), r[len(r)-1], screenWidth)
+	}
+}
+
+// wrapWords writes text after first, wrapped at word boundaries to width
+// columns, continuation lines starting with rest.
+func wrapWords(b *strings.Builder, first, rest, text string, width int) {
+	line, n := first, 0
+	for _, word := range strings.Fields(text) {
+		if n > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line, n = rest, 0
+		}
+		if n > 0 {
+			line += " "
+		}
+		line += word
+		n++
+	}
+	b.WriteString(strings.TrimRight(line, " ") + "\n")
 }
 
 func cmdShow(args []string, stdout, stderr io.Writer) int {

@@ -13,7 +13,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
+	"time"
+
+	"github.com/locksim/locksim/locks"
 )
 
 // Exit codes.
@@ -30,20 +34,30 @@ func main() {
 type command struct {
 	name, usage, summary string
 	run                  func(args []string, stdout, stderr io.Writer) int
+	// detail is the description 'simrun help NAME' prints; "" uses summary.
+	detail string
 }
 
 func commands() []command {
 	return []command{
-		{"run", "run NAME|FILE [--algo NAME | --algo-file FILE] [--seed N] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun},
-		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList},
-		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore},
-		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge},
-		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix},
+		{"run", "run NAME|FILE [--algo NAME | --algo-file FILE] [--seed N] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun,
+			"Runs one scenario, a built-in NAME (see 'simrun list') or a scenario FILE in YAML ('simrun show NAME' " +
+				"prints one to start from), and reports the verdict, its witnesses, who held the lock when and a " +
+				"timeline of true time. --algo or --algo-file replays the scenario's fault plan against another lock. " +
+				"Exit status: 0 safe, 1 a violation (or not the verdict the scenario expects), 2 bad usage or input."},
+		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
+		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore, ""},
+		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
+		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 	}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) >= 2 && args[0] == "help" {
+		// 'simrun help run' is 'simrun run --help'.
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -53,6 +67,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			if wantsHelp(args[1:]) {
+				// Asked for, help is the output: stdout, exit 0.
+				return c.run([]string{"--help"}, stdout, stdout)
+			}
 			return c.run(args[1:], stdout, stderr)
 		}
 	}
@@ -60,15 +78,148 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "simrun: prove or disprove Redis lock algorithms in a deterministic simulation.")
-	fmt.Fprintln(w, "\nUsage:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  simrun %s\n      %s\n", c.usage, c.summary)
+// wantsHelp says whether args ask for help before a "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
 	}
-	fmt.Fprintln(w, "\nExit status: 0 no violation, 1 violation found, 2 usage or input error.")
-	fmt.Fprintln(w, "Run 'simrun COMMAND -h' for a command's flags.")
+	return false
 }
+
+func usage(w io.Writer) {
+	b := &strings.Builder{}
+	b.WriteString("simrun: prove or disprove Redis lock algorithms in a deterministic simulation.\n")
+	b.WriteString("\nUsage:\n")
+	for _, c := range commands() {
+		wrapGroups(b, "  simrun ", indent(9), c.usage, screenWidth)
+		wrapWords(b, indent(6), indent(6), c.summary, screenWidth)
+	}
+	b.WriteString("\nExit status: 0 no violation, 1 violation found, 2 usage or input error.\n")
+	b.WriteString("Run 'simrun help COMMAND' or 'simrun COMMAND --help' for a command's flags.\n")
+	io.WriteString(w, b.String())
+}
+
+// wrapGroups wraps a usage line between words, never inside [ ]:
+// "[--html FILE]" stays on one line.
+func wrapGroups(b *strings.Builder, first, rest, usage string, width int) {
+	var groups []string
+	depth := 0
+	for _, w := range strings.Fields(usage) {
+		if depth > 0 {
+			groups[len(groups)-1] += "\x00" + w
+		} else {
+			groups = append(groups, w)
+		}
+		depth += strings.Count(w, "[") - strings.Count(w, "]")
+	}
+	var out strings.Builder
+	wrapWords(&out, first, rest, strings.Join(groups, " "), width)
+	b.WriteString(strings.ReplaceAll(out.String(), "\x00", " "))
+}
+
+func indent(n int) string { return strings.Repeat(" ", n) }
+
+// commandHelp is a command's usage, description and flags, written the
+// way the README writes them (--flag VALUE), wrapped to screenWidth.
+func commandHelp(w io.Writer, fs *flag.FlagSet) {
+	var c command
+	for _, k := range commands() {
+		if k.name == fs.Name() {
+			c = k
+		}
+	}
+	b := &strings.Builder{}
+	wrapGroups(b, "Usage: simrun ", indent(14), c.usage, screenWidth)
+	b.WriteString("\n")
+	detail := c.detail
+	if detail == "" {
+		detail = strings.ToUpper(c.summary[:1]) + c.summary[1:] + "."
+	}
+	wrapWords(b, "", "", detail, screenWidth)
+	var flags [][2]string
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, text := flag.UnquoteUsage(f)
+		switch arg {
+		case "uint", "int", "uint64", "int64":
+			arg = "N"
+		case "float":
+			arg = "X"
+		case "duration":
+			arg = "DURATION"
+		case "string", "value":
+			arg = "VALUE"
+		}
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if arg != "" {
+			name += " " + arg
+		}
+		if d := f.DefValue; d != "" && d != "0" && d != "false" {
+			text += fmt.Sprintf(" (default %s)", d)
+		}
+		flags = append(flags, [2]string{name, text})
+	})
+	if len(flags) > 0 {
+		b.WriteString("\nFlags:\n")
+		nw := 0
+		for _, f := range flags {
+			nw = max(nw, len(f[0]))
+		}
+		for _, f := range flags {
+			wrapWords(b, "  "+f[0]+indent(nw-len(f[0])+2), indent(nw+4), f[1], screenWidth)
+		}
+	}
+	if fs.Lookup("algo") != nil {
+		b.WriteString("\n")
+		wrapWords(b, "Algorithms (--algo): ", indent(4), strings.Join(locks.Names(), ", "), screenWidth)
+	}
+	io.WriteString(w, b.String())
+}
+
+// flagError says what is wrong with a flag in one line, in simrun's words
+// rather than the flag package's ("-seed: parse error").
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		value, name, why := m[1], m[2], m[3]
+		if f := fs.Lookup(name); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				switch g.Get().(type) {
+				case uint, uint64:
+					why = "is not a whole number ≥ 0"
+				case int, int64:
+					why = "is not a whole number"
+				case float64:
+					why = "is not a number"
+				case bool:
+					why = "is not true or false"
+				case time.Duration:
+					why = "is not a duration such as 1.5s or 200ms"
+				}
+			}
+		}
+		return fmt.Sprintf("--%s: %q %s", name, value, why)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+		return fmt.Sprintf("unknown flag --%s (valid: %s)", name, strings.Join(names, ", "))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("--%s needs a value", name)
+	}
+	return firstLine(msg)
+}
+
+// badValue matches the flag package's "invalid value" errors.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
 
 func commandNames() []string {
 	var names []string
@@ -86,12 +237,10 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, in
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stderr)
-				fmt.Fprintf(stderr, "Usage: simrun %s\n", fs.Name())
-				fs.PrintDefaults()
+				commandHelp(stderr, fs)
 				return nil, exitOK, false
 			}
-			fmt.Fprintf(stderr, "simrun %s: %v\n", fs.Name(), err)
+			fmt.Fprintf(stderr, "simrun %s: %s\n", fs.Name(), flagError(fs, err))
 			return nil, exitUsage, false
 		}
 		args = fs.Args()

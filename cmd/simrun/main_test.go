@@ -94,7 +94,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "no-such-scenario"}, "del-race, "},
 		{[]string{"run", "del-race", "--algo", "no-such-lock"}, "valid: setnx-del,"},
 		{[]string{"run"}, "want one scenario"},
-		{[]string{"run", "del-race", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"run", "del-race", "--bogus"}, "unknown flag --bogus (valid: --algo,"},
 		{[]string{"run", "missing.yaml"}, "missing.yaml"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"show", "nope"}, "unknown scenario"},
@@ -139,6 +139,13 @@ func TestListJSON(t *testing.T) {
 	for _, a := range l.Algorithms {
 		if a.Name == "" || a.Source == "" || a.Summary == "" {
 			t.Errorf("incomplete algorithm entry %+v", a)
+		}
+		cited := a.Source == "reference"
+		for _, d := range l.Documents {
+			cited = cited || d.ID == a.Source
+		}
+		if !cited {
+			t.Errorf("%s cites %q, which is not in documents", a.Name, a.Source)
 		}
 	}
 }

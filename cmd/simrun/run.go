@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -15,9 +14,9 @@ import (
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	algo := fs.String("algo", "", "replay the scenario's fault plan against this algorithm")
-	algoFile := fs.String("algo-file", "", "replay the scenario's fault plan against the algorithm defined in `FILE` (see examples/)")
-	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
+	algo := fs.String("algo", "", "replay the scenario's fault plan against the built-in algorithm `NAME` (listed below)")
+	algoFile := fs.String("algo-file", "", "replay the scenario's fault plan against the algorithm defined in `FILE` (see examples/README.md)")
+	seed := fs.Uint64("seed", 0, "run with seed `N` instead of the scenario's (0: keep it)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	porc := fs.String("porcupine", "", "write porcupine's HTML visualisation of the lock history to `FILE`")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report (timeline, trace, porcupine) to `FILE`")
@@ -32,7 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *algo != "" && *algoFile != "" {
 		return fail(stderr, "run", fmt.Errorf("--algo and --algo-file are mutually exclusive: give one"))
 	}
-	s, err := scenarios.Resolve(pos[0])
+	s, err := resolveScenario(pos[0])
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
@@ -42,6 +41,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var o *scenarios.Outcome
 	if *algoFile != "" {
 		o, err = executeFile(s, *algoFile)
+	} else if *algo != "" {
+		o, err = executeNamed(s, *algo)
 	} else {
 		o, err = s.Execute(*algo, model.Options{})
 	}
@@ -63,7 +64,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		err = reports.WriteJSON(stdout, o)
 	} else {
-		err = reports.WriteTextWith(stdout, o, reports.TextOptions{Color: colorOK(stdout), Trace: *trace})
+		err = reports.WriteTextWith(stdout, o, reports.TextOptions{Color: colorOK(stdout), Trace: *trace,
+			TraceWidth: terminalWidth(stdout)})
 	}
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -74,9 +76,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// executeNamed replays s against the built-in algorithm name.
+func executeNamed(s *scenarios.Scenario, name string) (*scenarios.Outcome, error) {
+	if _, err := (&algoFlags{Name: name}).resolve(); err != nil {
+		return nil, err
+	}
+	return s.Execute(name, model.Options{})
+}
+
 // executeFile replays s against the algorithm defined in an algorithm file.
 func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error) {
-	a, err := locks.LoadFile(path)
+	a, err := loadAlgoFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +102,19 @@ func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error)
 func colorOK(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is w's width in columns when it is a terminal, else 0.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
 }
 
 // writeFile writes through fn to path, reporting the path in errors.
