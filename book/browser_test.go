@@ -46,8 +46,15 @@ func startBrowser(ctx context.Context, t *testing.T, bin string) *cdp {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The profile is not in t.TempDir: Chromium's helper processes may still
+	// write there for a moment after it closes, and TempDir's cleanup fails
+	// the test on a directory that is not empty.
+	profile, err := os.MkdirTemp("", "locksim-book-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--no-first-run", "--user-data-dir="+filepath.Join(t.TempDir(), "profile"), "--remote-debugging-pipe")
+		"--no-first-run", "--user-data-dir="+profile, "--remote-debugging-pipe")
 	cmd.ExtraFiles = []*os.File{toR, fromW} // its fd 3 and fd 4
 	if err := cmd.Start(); err != nil {
 		fmt.Printf("TestSiteInChromium skipped: %s could not start: %v\n", bin, err)
@@ -71,9 +78,25 @@ func startBrowser(ctx context.Context, t *testing.T, bin string) *cdp {
 		}
 	}()
 	t.Cleanup(func() {
+		// Ask it to close; kill it (the process this test started) if it
+		// has not within 10 s.
+		b, _ := json.Marshal(map[string]any{"id": 1 << 30, "method": "Browser.close"})
+		toW.Write(append(b, 0))
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
 		toW.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
+		for range 20 { // its helpers may outlive it by a moment
+			if os.RemoveAll(profile) == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	return c
 }
