@@ -113,6 +113,9 @@ func Render(b *Book) ([]File, error) {
 			return nil, err
 		}
 	}
+	if bad := CheckLinks(files); bad != nil {
+		return nil, fmt.Errorf("book: %d broken links, the first: %s", len(bad), bad[0])
+	}
 	return files, nil
 }
 

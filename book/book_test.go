@@ -2,9 +2,7 @@ package book
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -94,52 +92,28 @@ func TestRenderPages(t *testing.T) {
 	}
 }
 
-// hrefs are the link targets of a page, outside porcupine's page (its
-// srcdoc is an escaped attribute value, so its quotes are &#34;).
-var hrefs = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
-
-// CheckLinks says what is wrong with the site's links: each must be a
-// relative path to a file of the site (and an #id on it, if it names one).
-func CheckLinks(site map[string][]byte) []string {
-	var bad []string
-	for p, data := range site {
-		if !strings.HasSuffix(p, ".html") {
-			continue
-		}
-		for _, m := range hrefs.FindAllSubmatch(data, -1) {
-			target := string(m[1])
-			file, frag, _ := strings.Cut(target, "#")
-			switch {
-			case strings.Contains(file, ":") || strings.HasPrefix(file, "/"):
-				bad = append(bad, fmt.Sprintf("%s: %q leaves the site", p, target))
-				continue
-			case file == "":
-				file = p
-			default:
-				file = path.Join(path.Dir(p), file)
-			}
-			page, ok := site[file]
-			switch {
-			case !ok || strings.HasPrefix(file, "../"):
-				bad = append(bad, fmt.Sprintf("%s: %q is no file of the site", p, target))
-			case frag != "" && !bytes.Contains(page, []byte(`id="`+frag+`"`)):
-				bad = append(bad, fmt.Sprintf("%s: %q: %s has no id %q", p, target, file, frag))
-			}
-		}
-	}
-	slices.Sort(bad)
-	return bad
-}
-
 func TestLinksResolve(t *testing.T) {
-	site := render(t, testBook(t))
-	for _, b := range CheckLinks(site) {
-		t.Error(b)
+	files, err := Render(testBook(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	// And the checker itself fails on links that do not.
-	site["index.html"] = append(site["index.html"], `<a href="nowhere.html"></a><a href="https://example.com/x"></a><a href="#nope"></a>`...)
-	if got := CheckLinks(site); len(got) != 3 {
-		t.Errorf("broken links found: %q, want 3", got)
+	if bad := CheckLinks(files); bad != nil {
+		t.Errorf("broken links: %q", bad)
+	}
+	// And the checker itself fails on links that do not resolve.
+	files[0].Data = append(files[0].Data, `<a href="nowhere.html"></a><a href="https://example.com/x"></a><a href="#nope"></a>`+
+		`<a href="../../etc/passwd"></a><a href="scenarios/del-race.html#matrix"></a><a href="/index.html"></a>`...)
+	got := CheckLinks(files)
+	want := []string{
+		`index.html: "#nope": index.html has no id "nope"`,
+		`index.html: "../../etc/passwd" is no file of the site`,
+		`index.html: "/index.html" leaves the site`,
+		`index.html: "https://example.com/x" leaves the site`,
+		`index.html: "nowhere.html" is no file of the site`,
+		`index.html: "scenarios/del-race.html#matrix": scenarios/del-race.html has no id "matrix"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("broken links found:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -97,10 +97,10 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		path := filepath.Join(*out, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return bad("o", err)
+			return fail(stderr, "book", fmt.Errorf("-o: %v", err))
 		}
 		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			return bad("o", err)
+			return fail(stderr, "book", fmt.Errorf("-o: %v", err))
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d files (%d scenarios, %d counterexamples, %d algorithms) in %.1fs; open %s\n",
