@@ -149,7 +149,7 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 				var n strings.Builder
 				fmt.Fprintf(&n, "Found by: %s (run %d, %s), then shrunk", bc.Replay, c.First, c.Verdict)
 				if c.Shrunk != nil {
-					fmt.Fprintf(&n, " to %d processes and %d faults", c.Shrunk.Processes, c.Shrunk.Faults)
+					fmt.Fprintf(&n, " to %s and %s", count(c.Shrunk.Processes, "process", "processes"), count(c.Shrunk.Faults, "fault", "faults"))
 				}
 				n.WriteString(".\n")
 				for _, v := range o.Verdict.Violations {
@@ -168,4 +168,12 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 		}
 	}
 	return out, nil
+}
+
+// count is "1 fault", "2 faults".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
