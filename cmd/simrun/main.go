@@ -50,6 +50,12 @@ func commands() []command {
 		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore, ""},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
+		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
+			"Writes a static, self-contained site into DIR for teaching and review: index.html ties the five documents " +
+				"(what each claims, what locksim found), the built-in scenarios in the order a course teaches them, the " +
+				"verdict matrix (every failing cell links to its shrunk counterexample) and the algorithms (each " +
+				"algorithm's code beside its document's steps). The matrix settings are simrun matrix's; the same " +
+				"command writes the same bytes, except porcupine's own view inside each report."},
 	}
 }
 

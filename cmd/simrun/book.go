@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/book"
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/codesteps"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// bookAlgorithms are the book's matrix rows; nil: every registered
+// algorithm. Tests narrow it to keep them fast.
+var bookAlgorithms []string
+
+// cmdBook gathers what the book shows (every built-in scenario run, the
+// matrix searched and shrunk, each counterexample replayed, each
+// algorithm's code) and has package book render it into a directory.
+func cmdBook(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("book", flag.ContinueOnError)
+	out := fs.String("o", "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
+	runs := fs.Int("runs", explore.DefaultMatrixRuns, "matrix runs per cell, as simrun matrix --runs")
+	seed := fs.Uint64("seed", 1, "matrix seed, as simrun matrix --seed")
+	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs")
+	workers := fs.Int("workers", 0, "matrix cells searched at once (0: one per core); the site does not depend on it")
+	pos, code, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return code
+	}
+	bad := func(flagName string, err error) int {
+		return fail(stderr, "book", fmt.Errorf("--%s: %v", flagName, err))
+	}
+	switch {
+	case len(pos) != 0:
+		return fail(stderr, "book", fmt.Errorf("takes no arguments, got %q (the directory goes after -o)", pos))
+	case *out == "":
+		return fail(stderr, "book", fmt.Errorf("-o: give the directory to write the site into"))
+	case *runs < 1:
+		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
+	case *workers < 0:
+		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
+	case *shrinkTries < 1:
+		return bad("shrink-tries", fmt.Errorf("%d: must be at least 1 (a counterexample page shows the shrunk run)", *shrinkTries))
+	}
+	start := time.Now() // for the summary line only
+
+	b := &book.Book{Command: fmt.Sprintf("simrun book --seed %d --runs %d --shrink-tries %d", *seed, *runs, *shrinkTries),
+		Documents: locks.Documents}
+	for _, s := range scenarios.Builtins() {
+		o, err := s.Execute("", model.Options{})
+		if err != nil {
+			return fail(stderr, "book", fmt.Errorf("scenario %s: %w", s.Name, err))
+		}
+		b.Scenarios = append(b.Scenarios, o)
+	}
+
+	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: bookAlgorithms,
+		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
+	if err != nil {
+		var oe *explore.OptionError
+		if errors.As(err, &oe) {
+			return bad(matrixFlag[oe.Option], oe.Err)
+		}
+		return fail(stderr, "book", err)
+	}
+	b.Matrix, err = bookMatrix(m)
+	if err != nil {
+		return fail(stderr, "book", err)
+	}
+	for _, name := range m.Algorithms {
+		a, err := locks.Lookup(name)
+		if err != nil {
+			return fail(stderr, "book", err)
+		}
+		src, err := codesteps.Find(locks.SourceFiles(), name)
+		if err != nil {
+			return fail(stderr, "book", err)
+		}
+		b.Algorithms = append(b.Algorithms, book.Algorithm{Algorithm: a, Code: src})
+	}
+
+	files, err := book.Render(b)
+	if err != nil {
+		return fail(stderr, "book", err)
+	}
+	for _, f := range files {
+		path := filepath.Join(*out, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fail(stderr, "book", fmt.Errorf("-o: %v", err))
+		}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			return fail(stderr, "book", fmt.Errorf("-o: %v", err))
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d files (%d scenarios, %d counterexamples, %d algorithms) in %.1fs; open %s\n",
+		*out, len(files), len(b.Scenarios), countFailing(b.Matrix), len(b.Algorithms),
+		time.Since(start).Seconds(), filepath.Join(*out, "index.html"))
+	return exitOK
+}
+
+func countFailing(m book.Matrix) int {
+	n := 0
+	for _, c := range m.Cells {
+		if c.Counterexample != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// bookMatrix replays each failing cell's shrunk counterexample with every
+// checker, names it after its cell and keeps it as a scenario file.
+func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
+	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
+		Algorithms: m.Algorithms, Classes: m.Classes}
+	// The cell text as simrun matrix prints it, from the reports package so
+	// that the book follows its format.
+	mj := reports.Matrix(m, "")
+	for _, row := range m.Cells {
+		for _, c := range row {
+			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict}
+			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
+				bc.Text, bc.Replay = reports.MatrixCellText(*mc), mc.Replay
+			}
+			if c.Counterexample != nil {
+				s := *c.Counterexample
+				s.Name = fmt.Sprintf("matrix-%s-%s", c.Algorithm, c.Class)
+				s.Summary = fmt.Sprintf("%s under %s: the matrix's first failing run (#%d, seed %d), shrunk", c.Algorithm, c.Class, c.First, m.Seed)
+				s.Source = "simrun matrix"
+				o, err := s.Execute("", model.Options{})
+				if err != nil {
+					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
+				}
+				if o.Verdict.Verdict != c.Verdict {
+					return out, fmt.Errorf("%s under %s: the shrunk counterexample replays as %s, the matrix says %s", c.Algorithm, c.Class, o.Verdict.Verdict, c.Verdict)
+				}
+				s.Expect = o.Verdict.Verdict
+				var n strings.Builder
+				fmt.Fprintf(&n, "Found by: %s (run %d, %s), then shrunk", bc.Replay, c.First, c.Verdict)
+				if c.Shrunk != nil {
+					fmt.Fprintf(&n, " to %s and %s", count(c.Shrunk.Processes, "process", "processes"), count(c.Shrunk.Faults, "fault", "faults"))
+				}
+				n.WriteString(".\n")
+				for _, v := range o.Verdict.Violations {
+					fmt.Fprintf(&n, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
+				}
+				fmt.Fprintf(&n, "Replay it: simrun run %s.yaml", c.Class)
+				s.Narrative = n.String()
+				o.Scenario = &s
+				yaml, err := scenarios.Marshal(&s)
+				if err != nil {
+					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
+				}
+				bc.Counterexample, bc.YAML = o, yaml
+			}
+			out.Cells = append(out.Cells, bc)
+		}
+	}
+	return out, nil
+}
+
+// count is "1 fault", "2 faults".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
