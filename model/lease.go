@@ -157,6 +157,11 @@ func indexCalls(t *trace) *callIndex {
 			if inRange && (e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart) {
 				closeCall(p, i, callDied)
 			}
+			if e.Fault == sim.FaultNodeRestart {
+				// The node lost the key: the next write there is a new
+				// version even if it writes the old value.
+				delete(last, e.Node)
+			}
 		case sim.KindProcEnd:
 			if inRange {
 				closeCall(p, i, callDied)
