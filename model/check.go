@@ -11,7 +11,7 @@ func Check(h sim.History, o Options) Verdict {
 	lockFound := len(vs)
 	lost := lostUpdateViolations(t, w)
 	vs = append(vs, lost...)
-	ci := indexCalls(t)
+	ci := &lazyCalls{t: t}
 	vs = append(vs, stuckViolations(t, ci, o, w)...)
 	stale, notes := staleViolations(t, ci, o, w)
 	vs = append(vs, stale...)

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -39,31 +41,36 @@ const (
 type call struct {
 	proc    int
 	acquire bool
-	from    int      // event index of the invoke
 	at      sim.Time // when it was invoked
 	to      int      // event index of the return; -1 if none
 	end     callEnd
-	// lostAt is, per node, the last event index of a command result of
-	// this call that carried an error (timeout: request or reply lost, too
-	// slow, node down); -1 if none.
-	lostAt []int
-	// lost is every such result, in history order.
+	// lost is each command result of this call that carried an error
+	// (timeout: request or reply lost, too slow, node down), in history
+	// order. Usually none.
 	lost []nodeEvent
+	// lastWrite is, per node it wrote, its latest write (index in writes).
+	lastWrite []nodeEvent
 }
 
-// nodeEvent is an event index and the node it concerns.
+// nodeEvent is an index (of an event, or of a write) and the node it
+// concerns.
 type nodeEvent struct{ node, idx int }
 
-func (c *call) lostOn(n int) bool { return n >= 0 && n < len(c.lostAt) && c.lostAt[n] >= 0 }
-
-func (c *call) lostAny() bool {
-	for _, i := range c.lostAt {
-		if i >= 0 {
+func (c *call) lostOn(n int) bool {
+	for _, l := range c.lost {
+		if l.node == n {
 			return true
 		}
 	}
 	return false
 }
+
+// Outcomes of a write's command, as its client saw them.
+const (
+	resultNone  uint8 = iota // no result (yet): the client crashed, or waits for ever
+	resultReply              // the reply arrived
+	resultLost               // the client timed out: request or reply lost, or too slow
+)
 
 // keyWrite is a command that left a new version of the watched key on its
 // node (it appeared or its value changed).
@@ -71,40 +78,60 @@ type keyWrite struct {
 	idx, proc, node int
 	req             uint64
 	call            int // index in calls of the writer's call when it ran; -1
+	result          uint8
+	next            int // event index of the same call's next write on the node; -1
 }
 
-// calls is the history's Lock and Release calls, and the key's writes, in
-// one pass.
+// callIndex is the history's Lock and Release calls, and the key's writes,
+// found in one pass.
 type callIndex struct {
 	calls  []call
 	writes []keyWrite
-	// result is each command's outcome by request id: "" for a reply,
-	// else the error. Looked up, never ranged over.
-	result map[uint64]string
-	// byReturn maps a Release's return event index to its call.
-	byReturn map[int]int
+	// releases lists each Release that returned, by its return's event
+	// index (ascending), with its call.
+	releases []nodeEvent // node: the call; idx: the return's event index
+}
+
+// releaseLost says whether the Release that returned at event index i had
+// a command on node n that got no reply.
+func (ci *callIndex) releaseLost(i, n int) bool {
+	k, ok := slices.BinarySearchFunc(ci.releases, i, func(r nodeEvent, i int) int { return cmp.Compare(r.idx, i) })
+	return ok && ci.calls[ci.releases[k].node].lostOn(n)
+}
+
+// lazyCalls builds the call index on first use: a clean run, with no wait
+// to explain, never pays for the second walk of its history.
+type lazyCalls struct {
+	t  *trace
+	ci *callIndex
+}
+
+func (l *lazyCalls) get() *callIndex {
+	if l.ci == nil {
+		l.ci = indexCalls(l.t)
+	}
+	return l.ci
 }
 
 func indexCalls(t *trace) *callIndex {
-	ci := &callIndex{result: make(map[uint64]string), byReturn: make(map[int]int)}
-	cur := make([]int, len(t.wants)) // per process: its open call, or -1
+	ci := &callIndex{calls: make([]call, 0, len(t.lockOps))}
+	procs := len(t.wants)
+	cur := make([]int, procs)     // per process: its open call, or -1
+	pending := make([]int, procs) // per process: its write awaiting a result, or -1
+	type result struct {
+		req uint64
+		how uint8
+	}
+	lastResult := make([]result, procs) // a result may come before its command runs (too slow)
 	for p := range cur {
-		cur[p] = -1
+		cur[p], pending[p] = -1, -1
 	}
-	last := make(map[int]sim.KeyState) // by node; looked up, never ranged over
-	open := func(p, i int, e *sim.Event, acquire bool) {
-		lost := make([]int, t.nodes)
-		for n := range lost {
-			lost[n] = -1
-		}
-		ci.calls = append(ci.calls, call{proc: p, acquire: acquire, from: i, at: e.At, to: -1, lostAt: lost})
-		cur[p] = len(ci.calls) - 1
-	}
+	last := make([]sim.KeyState, t.nodes) // the key on each node after its last command
 	closeCall := func(p, i int, how callEnd) {
 		if c := cur[p]; c >= 0 {
 			ci.calls[c].to, ci.calls[c].end = i, how
 			if !ci.calls[c].acquire && how == callReturned {
-				ci.byReturn[i] = c
+				ci.releases = append(ci.releases, nodeEvent{c, i})
 			}
 			cur[p] = -1
 		}
@@ -112,34 +139,57 @@ func indexCalls(t *trace) *callIndex {
 	for i := range t.h.Events {
 		e := &t.h.Events[i]
 		p := e.Proc
-		inRange := p >= 0 && p < len(cur)
+		inRange := p >= 0 && p < procs
 		switch e.Kind {
 		case sim.KindCommand:
+			if e.Node < 0 || e.Node >= t.nodes {
+				continue
+			}
 			prev := last[e.Node]
-			if e.Key.Exists && (!prev.Exists || prev.Value != e.Key.Value) {
-				c := -1
-				if inRange {
-					c = cur[p]
-				}
-				ci.writes = append(ci.writes, keyWrite{idx: i, proc: p, node: e.Node, req: e.Req, call: c})
-			}
 			last[e.Node] = e.Key
-		case sim.KindCommandResult:
-			ci.result[e.Req] = e.Err
-			if inRange && e.Err != "" && cur[p] >= 0 && e.Node >= 0 && e.Node < t.nodes {
-				c := &ci.calls[cur[p]]
-				c.lostAt[e.Node] = i
-				c.lost = append(c.lost, nodeEvent{e.Node, i})
+			if !e.Key.Exists || prev.Exists && prev.Value == e.Key.Value {
+				continue
 			}
-		case sim.KindLockInvoke:
+			w := keyWrite{idx: i, proc: p, node: e.Node, req: e.Req, call: -1, next: -1}
+			k := len(ci.writes)
+			if inRange {
+				if r := lastResult[p]; r.req == e.Req && r.how != resultNone {
+					w.result = r.how
+				} else {
+					pending[p] = k
+				}
+				if w.call = cur[p]; w.call >= 0 {
+					c := &ci.calls[w.call]
+					if j := slices.IndexFunc(c.lastWrite, func(x nodeEvent) bool { return x.node == e.Node }); j >= 0 {
+						ci.writes[c.lastWrite[j].idx].next = i
+						c.lastWrite[j].idx = k
+					} else {
+						c.lastWrite = append(c.lastWrite, nodeEvent{e.Node, k})
+					}
+				}
+			}
+			ci.writes = append(ci.writes, w)
+		case sim.KindCommandResult:
+			if !inRange {
+				continue
+			}
+			how := resultReply
+			if e.Err != "" {
+				how = resultLost
+				if cur[p] >= 0 {
+					c := &ci.calls[cur[p]]
+					c.lost = append(c.lost, nodeEvent{e.Node, i})
+				}
+			}
+			lastResult[p] = result{e.Req, how}
+			if k := pending[p]; k >= 0 && ci.writes[k].req == e.Req {
+				ci.writes[k].result, pending[p] = how, -1
+			}
+		case sim.KindLockInvoke, sim.KindReleaseInvoke:
 			if inRange {
 				closeCall(p, i, callDied) // a call never closed: treat it as abandoned
-				open(p, i, e, true)
-			}
-		case sim.KindReleaseInvoke:
-			if inRange {
-				closeCall(p, i, callDied)
-				open(p, i, e, false)
+				ci.calls = append(ci.calls, call{proc: p, acquire: e.Kind == sim.KindLockInvoke, at: e.At, to: -1})
+				cur[p] = len(ci.calls) - 1
 			}
 		case sim.KindLockReturn:
 			if inRange && cur[p] >= 0 && ci.calls[cur[p]].acquire {
@@ -157,10 +207,10 @@ func indexCalls(t *trace) *callIndex {
 			if inRange && (e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart) {
 				closeCall(p, i, callDied)
 			}
-			if e.Fault == sim.FaultNodeRestart {
+			if e.Fault == sim.FaultNodeRestart && e.Node >= 0 && e.Node < t.nodes {
 				// The node lost the key: the next write there is a new
 				// version even if it writes the old value.
-				delete(last, e.Node)
+				last[e.Node] = sim.KeyState{}
 			}
 		case sim.KindProcEnd:
 			if inRange {
@@ -180,36 +230,33 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 	if w.proc < 0 {
 		return whole // no process of the run wrote it: not the algorithm's doing
 	}
-	if err, ok := ci.result[w.req]; !ok || err != "" {
+	if w.result != resultReply {
 		return whole // the reply was lost, timed out, or never came
 	}
 	if w.call < 0 || !ci.calls[w.call].acquire {
 		return span{} // a release or a holder's own write: its own doing
 	}
 	c := &ci.calls[w.call]
-	// next is the next write of the same Acquire on the same node: the next
-	// try's. Acquire may retry inside one call, so a call's end says nothing
-	// about its earlier tries.
-	next := len(t.h.Events)
-	for _, o := range ci.writes[k+1:] {
-		if o.call == w.call && o.node == w.node {
-			next = o.idx
-			break
+	// Acquire may retry inside one call, so the call's end speaks only for
+	// its last try's write on each node.
+	if w.next < 0 {
+		switch c.end {
+		case callHeld:
+			// The try that took the lock: it is taken from the write on,
+			// and the hold covers it once Acquire returns.
+			return span{at, t.h.Events[c.to].At}
+		case callDied:
+			// The process died inside Acquire after its last write there:
+			// that may be the lock it was about to hold.
+			return whole
 		}
-	}
-	last := next == len(t.h.Events)
-	switch {
-	case last && c.end == callHeld:
-		// The try that took the lock: it is taken from the write on, and the
-		// hold covers it once Acquire returns.
-		return span{at, t.h.Events[c.to].At}
-	case last && c.end == callDied:
-		// The process died inside Acquire after its last write there: that
-		// may be the lock it was about to hold.
-		return whole
 	}
 	// A failed try forgives nothing, unless its own clean-up on this node
 	// (a later command of the same try there) got no reply.
+	next := w.next
+	if next < 0 {
+		next = len(t.h.Events)
+	}
 	for _, l := range c.lost {
 		if l.node == w.node && l.idx > w.idx && l.idx < next {
 			return whole
@@ -218,15 +265,15 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 	return span{}
 }
 
-// legitimateLeases is the spans, beyond the live holds, in which the lock may
-// legitimately be taken: abandoned holds, lost releases and unknowable writes,
-// each for one lifetime.
+// legitimateLeases is the spans, beyond the holds and abandoned holds, in
+// which the lock may legitimately be taken: lost releases and unknowable
+// writes, each for one lifetime.
 func legitimateLeases(t *trace, ci *callIndex, ttl time.Duration) []span {
-	out := abandonedLeases(t, ttl)
+	var out []span
 	life := sim.Time(ttl)
 	for i := range ci.calls {
 		c := &ci.calls[i]
-		if !c.acquire && (c.end != callReturned || c.lostAny()) {
+		if !c.acquire && (c.end != callReturned || len(c.lost) > 0) {
 			out = append(out, span{c.at, c.at + life})
 		}
 	}

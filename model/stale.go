@@ -26,7 +26,7 @@ import (
 // lives out its TTL as a TTL lock is designed to: that is a note on the run,
 // not a violation.
 
-func staleViolations(t *trace, ci *callIndex, o Options, w *witnesses) ([]Violation, []Note) {
+func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violation, []Note) {
 	if len(t.releases) == 0 {
 		return nil, nil
 	}
@@ -35,7 +35,6 @@ func staleViolations(t *trace, ci *callIndex, o Options, w *witnesses) ([]Violat
 	var vs []Violation
 	var notes []Note
 	for _, r := range t.releases {
-		rc, hasCall := ci.byReturn[r.idx]
 		var nodes, wit, lostNodes []int
 		var lostGone sim.Time
 		waiters := make([]bool, len(t.wants))
@@ -68,7 +67,7 @@ func staleViolations(t *trace, ci *callIndex, o Options, w *witnesses) ([]Violat
 			if m <= sim.Time(o.StaleBound) {
 				continue
 			}
-			if hasCall && ci.calls[rc].lostOn(n) && o.TTL > 0 && k.TTL >= 0 {
+			if o.TTL > 0 && k.TTL >= 0 && ci.get().releaseLost(r.idx, n) {
 				lostNodes, lostGone = append(lostNodes, n), max(lostGone, g)
 				continue
 			}

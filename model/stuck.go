@@ -21,7 +21,7 @@ import (
 // lost release, a write whose writer cannot know what it left. Nothing
 // else: a failed try's own write of the key explains no waiting.
 
-func stuckViolations(t *trace, ci *callIndex, o Options, w *witnesses) []Violation {
+func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violation {
 	var all []span
 	for p, ws := range t.wants {
 		all = append(all, subtract(union(ws), union(t.paused[p]))...)
@@ -32,7 +32,12 @@ func stuckViolations(t *trace, ci *callIndex, o Options, w *witnesses) []Violati
 	}
 	busy := holdSpans(t)
 	if o.TTL > 0 {
-		busy = union(append(busy, legitimateLeases(t, ci, o.TTL)...))
+		busy = union(append(busy, abandonedLeases(t, o.TTL)...))
+		// The other leases only shrink the idle time: look for them (a
+		// second walk of the history) only when there is a window to shrink.
+		if longest(subtract(union(all), busy)) >= 2*sim.Time(o.TTL) {
+			busy = union(append(busy, legitimateLeases(t, ci.get(), o.TTL)...))
+		}
 	}
 	idle := subtract(union(all), busy)
 	var windows []span
@@ -103,4 +108,13 @@ func abandonedLeases(t *trace, ttl time.Duration) []span {
 		}
 	}
 	return out
+}
+
+// longest is the length of the longest span.
+func longest(s []span) sim.Time {
+	var n sim.Time
+	for _, x := range s {
+		n = max(n, x.len())
+	}
+	return n
 }
