@@ -252,13 +252,16 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 		}
 	}
 	// A failed try forgives nothing, unless its own clean-up on this node
-	// (a later command of the same try there) got no reply.
+	// got no reply: a command of the same call there, after the write and
+	// before the call's next write there, within the write's lifetime. (The
+	// checker cannot tell tries apart inside one call; this may forgive a
+	// little more than the clean-up, never less.)
 	next := w.next
 	if next < 0 {
 		next = len(t.h.Events)
 	}
 	for _, l := range c.lost {
-		if l.node == w.node && l.idx > w.idx && l.idx < next {
+		if l.node == w.node && l.idx > w.idx && l.idx < next && t.h.Events[l.idx].At < whole.to {
 			return whole
 		}
 	}
