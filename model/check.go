@@ -11,8 +11,10 @@ func Check(h sim.History, o Options) Verdict {
 	lockFound := len(vs)
 	lost := lostUpdateViolations(t, w)
 	vs = append(vs, lost...)
-	vs = append(vs, stuckViolations(t, o, w)...)
-	vs = append(vs, staleViolations(t, o, w)...)
+	ci := &lazyCalls{t: t}
+	vs = append(vs, stuckViolations(t, ci, o, w)...)
+	stale, notes := staleViolations(t, ci, o, w)
+	vs = append(vs, stale...)
 	vs = append(vs, clientErrorViolations(t, w)...)
 
 	v := Verdict{Linearizable: Unknown, ResourceLinearizable: Unknown}
@@ -39,6 +41,10 @@ func Check(h sim.History, o Options) Verdict {
 		vs = []Violation{}
 	}
 	v.Violations = vs
+	if notes == nil {
+		notes = []Note{}
+	}
+	v.Notes = notes
 	v.Verdict = verdictOf(vs)
 	return v
 }

@@ -6,4 +6,20 @@
 // a witness; porcupine checks the same facts against sequential models (a
 // Knossos-style mutex, a fenced counter) and is the reference. Liveness
 // (stuck, stale) and client errors are read straight off the timeline.
+//
+// Liveness is judged against legitimate leases only (lease.go). A lease that
+// may legitimately keep others waiting is: a hold (Acquire returned held)
+// until its Release is called, or for one lifetime (the TTL) after its holder
+// crashed or stopped; a release lost on the network, for one lifetime; and a
+// write of the lock key whose writer cannot know the outcome (its reply was
+// lost or timed out, it died before Acquire returned, or the clean-up of its
+// failed try got no reply), for one lifetime from the write. A write by a
+// process that got its reply and whose try then failed, or that a release
+// made, forgives nothing: a lock whose failing waiters write the key is stuck
+// when its holder dies, however often they write.
+//
+// Stale splits by cause: a released key that stays is stale when the
+// release's commands ran and their replies came back, or when the lock has no
+// TTL. A release that got no reply from a node, of a key with a TTL, is a Note
+// on the run: the key lives out its TTL, as a TTL lock is built to.
 package model

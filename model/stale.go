@@ -17,16 +17,26 @@ import (
 // has a token, only keys holding that token count: a key another process set
 // is not this release's leftover. Time others waited while a live process
 // held the lock is contention, not staleness, and does not count.
+//
+// Stale splits by cause. A key is stale only when the release's commands on
+// that node ran and their replies came back (the algorithm's own release
+// left the key behind), or when the lock has no TTL (nothing will ever
+// clear it). When a command of the release on that node got no reply (the
+// request or the reply was lost, or too slow) and the key has a TTL, the key
+// lives out its TTL as a TTL lock is designed to: that is a note on the run,
+// not a violation.
 
-func staleViolations(t *trace, o Options, w *witnesses) []Violation {
+func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violation, []Note) {
 	if len(t.releases) == 0 {
-		return nil
+		return nil, nil
 	}
 	w.build(len(t.wants), t.nodes)
 	busy := holdSpans(t)
 	var vs []Violation
+	var notes []Note
 	for _, r := range t.releases {
-		var nodes, wit []int
+		var nodes, wit, lostNodes []int
+		var lostGone sim.Time
 		waiters := make([]bool, len(t.wants))
 		var gone, waited sim.Time
 		for n := range t.nodes {
@@ -57,8 +67,17 @@ func staleViolations(t *trace, o Options, w *witnesses) []Violation {
 			if m <= sim.Time(o.StaleBound) {
 				continue
 			}
+			if o.TTL > 0 && k.TTL >= 0 && ci.get().releaseLost(r.idx, n) {
+				lostNodes, lostGone = append(lostNodes, n), max(lostGone, g)
+				continue
+			}
 			nodes, wit = append(nodes, n), append(wit, c)
 			gone, waited = max(gone, g), max(waited, m)
+		}
+		if len(lostNodes) > 0 {
+			notes = append(notes, Note{From: r.at, To: lostGone, Processes: names(t, r.proc),
+				Text: fmt.Sprintf("%s's release at %s got no reply from node%s %s (lost on the network): the key lived out its TTL until %s, as a TTL lock is built to",
+					t.name(r.proc), since(r.at), plural(len(lostNodes)), joinInts(lostNodes), since(lostGone))})
 		}
 		if len(nodes) == 0 {
 			continue
@@ -79,7 +98,7 @@ func staleViolations(t *trace, o Options, w *witnesses) []Violation {
 			Witness: w.events(w.lastCommands(t, r.proc, r.idx, 3), wit),
 		})
 	}
-	return vs
+	return vs, notes
 }
 
 // keyGone is when the key that command c left on node n went away, at the

@@ -35,6 +35,33 @@ type Verdict struct {
 	Linearizable Tri `json:"linearizable"`
 	// ResourceLinearizable is porcupine's answer for the protected counter.
 	ResourceLinearizable Tri `json:"resource_linearizable"`
+	// Notes are what the run did that is worth knowing but breaks no rule:
+	// a release lost on the network whose key lived out its TTL.
+	Notes []Note `json:"notes"`
+}
+
+// Note is an observation about a run that is not a violation.
+type Note struct {
+	Processes []string
+	From, To  sim.Time // true time
+	Text      string
+}
+
+type noteJSON struct {
+	Processes []string `json:"processes"`
+	From      string   `json:"from"`
+	To        string   `json:"to"`
+	Text      string   `json:"text"`
+}
+
+// MarshalJSON writes times as RFC 3339 with nanoseconds of true time, as
+// Violation does.
+func (n Note) MarshalJSON() ([]byte, error) {
+	procs := n.Processes
+	if procs == nil {
+		procs = []string{}
+	}
+	return json.Marshal(noteJSON{procs, n.From.String(), n.To.String(), n.Text})
 }
 
 // Violation is one finding with its witness.

@@ -75,6 +75,7 @@ func TestVerdictJSON(t *testing.T) {
 			Detail: "both held it", Witness: []sim.Event{{Kind: sim.KindCommand, Args: []string{"GET", "lock"}}}}},
 		Linearizable:         No,
 		ResourceLinearizable: Unknown,
+		Notes:                []Note{{Processes: []string{"c1"}, From: ms(3), To: ms(30003), Text: "lost"}},
 	}
 	got, err := json.Marshal(v)
 	if err != nil {
@@ -82,13 +83,14 @@ func TestVerdictJSON(t *testing.T) {
 	}
 	want := `{"verdict":"unsafe","violations":[{"kind":"overlap","processes":["c1","c2"],` +
 		`"from":"2026-01-01T00:00:00.0015Z","to":"2026-01-01T00:00:02Z","detail":"both held it"}],` +
-		`"linearizable":false,"resource_linearizable":"unknown"}`
+		`"linearizable":false,"resource_linearizable":"unknown",` +
+		`"notes":[{"processes":["c1"],"from":"2026-01-01T00:00:00.003Z","to":"2026-01-01T00:00:30.003Z","text":"lost"}]}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 
 	empty, _ := json.Marshal(Check(sim.History{}, Options{}))
-	if want := `{"verdict":"safe","violations":[],"linearizable":true,"resource_linearizable":true}`; string(empty) != want {
+	if want := `{"verdict":"safe","violations":[],"linearizable":true,"resource_linearizable":true,"notes":[]}`; string(empty) != want {
 		t.Errorf("got  %s\nwant %s", empty, want)
 	}
 }

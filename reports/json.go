@@ -25,6 +25,9 @@ type RunJSON struct {
 	Digest               string            `json:"digest"`
 	Stats                StatsJSON         `json:"stats"`
 	Cut                  string            `json:"cut,omitempty"`
+	// Notes are what the run did that breaks no rule but is worth knowing
+	// (a release lost on the network whose key lived out its TTL).
+	Notes []model.Note `json:"notes"`
 }
 
 // StatsJSON counts what happened.
@@ -45,6 +48,10 @@ func Run(o *scenarios.Outcome) RunJSON {
 	if o.Prepared.Algorithm.Name == o.Scenario.Algorithm {
 		expect = o.Scenario.Expect // an expectation holds for the scenario's own algorithm only
 	}
+	notes := o.Verdict.Notes
+	if notes == nil {
+		notes = []model.Note{}
+	}
 	st := o.Result.Stats
 	return RunJSON{
 		Scenario:             o.Scenario.Name,
@@ -58,7 +65,8 @@ func Run(o *scenarios.Outcome) RunJSON {
 		Digest:               o.Digest,
 		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
 			SimSeconds: Seconds(time.Duration(o.Result.End))},
-		Cut: o.Result.Cut,
+		Cut:   o.Result.Cut,
+		Notes: notes,
 	}
 }
 

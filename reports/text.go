@@ -88,6 +88,10 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 			para(b, indent(15), indent(15+18), ev.event(e), opt.Width)
 		}
 	}
+	for _, n := range o.Verdict.Notes {
+		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", "note", strings.Join(n.Processes, ", "), Offset(n.From), Offset(n.To))
+		para(b, indent(15), indent(15), n.Text, opt.Width)
+	}
 	writeHolds(b, p, opt.Width)
 	fmt.Fprintf(b, "linearizable  lock %s, resource %s\n", j.Linearizable, j.ResourceLinearizable)
 	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s simulated\n",

@@ -85,6 +85,24 @@ var builtinCases = map[string]builtinCase{
 				t.Errorf("c1 sent EXPIRE %d times; it should crash before it", n)
 			}
 		}},
+	"set-get-deadlock": {algorithm: "php-set-get", verdict: model.VerdictStuck,
+		must: []finding{kind(model.KindStuck, "c2")},
+		check: func(t *testing.T, o *scenarios.Outcome) {
+			// The stuck window starts when the crashed holder's lease runs
+			// out (31 s), not after C2's last write of the key: C2's writes
+			// (three SET GETs, each answered, each a failed try) forgive
+			// nothing.
+			if n := countCommands(o.Result.History, "c2", "SET"); n < 3 {
+				t.Errorf("c2 sent %d SET GET, want at least 3 (one per expiry second)", n)
+			}
+			v := o.Verdict.Violations[0]
+			if v.From > sim.Time(32*time.Second) {
+				t.Errorf("stuck from %v, want from the end of c1's lease (31 s)", time.Duration(v.From))
+			}
+			if len(holds(o.Result.History, "c2")) != 0 {
+				t.Errorf("c2 got the lock; it must never")
+			}
+		}},
 	"php-eval-stale-unlock": {algorithm: "php-eval", verdict: model.VerdictStale,
 		must: []finding{kind(model.KindStale, "c1", "c2")}},
 	"python-none-crash": {algorithm: "python-setnx", verdict: model.VerdictClientError,
