@@ -56,7 +56,7 @@ type corpusCase struct {
 //	crash | restart | pause DUR | jump DUR
 //	end                      the process ended; end! MSG: on a client error
 //
-// for a node: restart, jump DUR; for -: tick (only moves the run's end).
+// for a node: restart [DUR down], jump DUR; for -: tick (only moves the run's end).
 func parseEvent(line string, procs []string) (sim.Event, error) {
 	f := strings.Fields(line)
 	if len(f) < 3 {
@@ -102,6 +102,9 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 		switch what {
 		case "restart":
 			e.Fault = sim.FaultNodeRestart
+			if len(args) > 0 { // down for DUR
+				e.Dur = dur(args[0])
+			}
 		case "jump":
 			if err := need(1); err != nil {
 				return e, err

@@ -17,6 +17,8 @@
 // process that got its reply and whose try then failed, or that a release
 // made, forgives nothing: a lock whose failing waiters write the key is stuck
 // when its holder dies, however often they write.
+// Waiting while too many nodes are down to acquire (outage.go) is the
+// deployment's unavailability and is not counted either.
 //
 // Stale splits by cause: a released key that stays is stale when the
 // release's commands ran and their replies came back, or when the lock has no

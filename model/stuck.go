@@ -19,7 +19,8 @@ import (
 // are cut out of its waiting. With a TTL, waiting is also forgiven while a
 // legitimate lease (lease.go) may keep the lock taken: an abandoned hold, a
 // lost release, a write whose writer cannot know what it left. Nothing
-// else: a failed try's own write of the key explains no waiting.
+// else: a failed try's own write of the key explains no waiting. Nor is
+// waiting counted while too many nodes are down to acquire (outage.go).
 
 func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violation {
 	var all []span
@@ -30,7 +31,7 @@ func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violati
 	for _, h := range t.holds {
 		lastAcquire = max(lastAcquire, h.from)
 	}
-	busy := holdSpans(t)
+	busy := union(append(holdSpans(t), outageSpans(t)...))
 	if o.TTL > 0 {
 		busy = union(append(busy, abandonedLeases(t, o.TTL)...))
 		// The other leases only shrink the idle time: look for them (a
