@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -19,7 +21,7 @@ const hostileCeiling = 300 << 20
 // TestHostileInputs feeds simrun what a careless or hostile user can: YAML
 // alias bombs, huge counts, scripts that build gigabytes, scripts that reach
 // for files or os, a script erroring inside redis.pcall, a 100 MB file,
-// binary junk, a FIFO, a device. Each ends in well under a second, under a
+// binary junk, a FIFO, a device. Each ends in well under a second of CPU, under a
 // fixed ceiling of resident memory (read from the child's rusage), with the
 // outcome it should have: exit 2 and one line naming the file (and the field
 // where there is one), or a client-error finding and exit 1.
@@ -148,9 +150,13 @@ func TestHostileInputs(t *testing.T) {
 					t.Errorf("output lacks %q:\n%.600s", w, text)
 				}
 			}
-			t.Logf("%s, exit %d: %.160q", took.Round(time.Millisecond), code, strings.TrimSpace(stderr.String()))
-			if took > time.Second {
-				t.Errorf("took %s, want well under a second", took)
+			// CPU time, not wall time: go test ./... runs packages side by
+			// side on a shared machine, and a wall clock would measure them.
+			// The wall clock only guards against a hang (a FIFO opened).
+			cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			t.Logf("%s CPU, %s wall, exit %d: %.160q", cpu.Round(time.Millisecond), took.Round(time.Millisecond), code, strings.TrimSpace(stderr.String()))
+			if cpu > time.Second || took > 20*time.Second {
+				t.Errorf("took %s CPU, %s wall; want well under a second", cpu, took)
 			}
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > hostileCeiling {
 				t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", ru.Maxrss>>10, hostileCeiling>>20)
@@ -159,5 +165,51 @@ func TestHostileInputs(t *testing.T) {
 	}
 	if _, err := os.Stat("/tmp/locksim-pwned"); err == nil {
 		t.Errorf("a script reached the host")
+	}
+}
+
+// explore with a memory-bomb algorithm file finds the client-error, stays
+// under a ceiling while it runs and shrinks the bomb again and again, and
+// exits 1. Each worker may hold one script's budget at a time, so the
+// ceiling is hostileCeiling plus 100 MiB for the second worker.
+func TestExploreMemoryBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "simrun")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	algo := filepath.Join(dir, "bomb.yaml")
+	body := "name: bomb\nkey: k\nttl: 30s\nacquire:\n  script: \"local s = 'x' for i=1,40 do s = s .. s end return 1\"\n" +
+		"  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n"
+	if err := os.WriteFile(algo, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "explore", "--algo-file", algo, "--runs", "20", "--shrink-tries", "20", "--workers", "2",
+		"--out", filepath.Join(dir, "out"), "--json")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitViolation {
+		t.Fatalf("exit %v, want %d\n%s", err, exitViolation, out)
+	}
+	var j struct {
+		Found          bool
+		Counterexample string
+	}
+	if err := json.Unmarshal(out, &j); err != nil || !j.Found {
+		t.Fatalf("%v: %s", err, out)
+	}
+	ce, err := os.ReadFile(j.Counterexample)
+	if err != nil || !strings.Contains(string(ce), "client-error") {
+		t.Errorf("counterexample %s: %v\n%s", j.Counterexample, err, ce)
+	}
+	const ceiling = hostileCeiling + 100<<20
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		t.Logf("peak resident memory %d MiB", ru.Maxrss>>10)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > ceiling {
+		t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", ru.Maxrss>>10, ceiling>>20)
 	}
 }
