@@ -131,3 +131,28 @@ func short(r Reply) string {
 	}
 	return s
 }
+
+// A short command cannot make a huge value by its offset.
+func TestOffsetBombs(t *testing.T) {
+	for _, args := range [][]string{
+		{"SETRANGE", "k", "536870911", "x"},
+		{"SETBIT", "k", "4294967295", "1"},
+	} {
+		n := New(1)
+		got := n.Exec(0, t0, args)
+		if got.Kind != Error || !strings.Contains(got.Str, "past 64 MiB is not simulated") {
+			t.Errorf("%v: %s", args, short(got))
+		}
+		if got := n.Exec(0, t0, eval("return redis.pcall(unpack(ARGV))", nil, args...)); got.Kind != Error || !strings.Contains(got.Str, "past 64 MiB") {
+			t.Errorf("%v from a script: %s", args, short(got))
+		}
+	}
+	n := New(1)
+	for _, args := range [][]string{
+		{"SETRANGE", "k", "10", "x"}, {"SETBIT", "k", "100", "1"},
+	} {
+		if got := n.Exec(0, t0, args); got.Kind == Error {
+			t.Errorf("%v: %s", args, got)
+		}
+	}
+}
