@@ -227,12 +227,14 @@ func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, e
 	if err != nil {
 		return model.Verdict{}, nil, err
 	}
-	return model.Check(res.History, model.Options{TTL: p.Lifetime(), SkipPorcupine: true}), res, nil
+	v := model.Check(res.History, model.Options{TTL: p.Lifetime(), SkipPorcupine: true})
+	v.MarkCut(res.Cut)
+	return v, res, nil
 }
 
 func (e *Explorer) counts(verdict string) bool {
 	if len(e.opts.Verdicts) == 0 {
-		return verdict != model.VerdictSafe
+		return model.Rank(verdict) > model.Rank(model.VerdictIncomplete) // a cut run found nothing
 	}
 	return slices.Contains(e.opts.Verdicts, verdict)
 }

@@ -3,8 +3,6 @@ package locks
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/strictyaml"
+	"github.com/locksim/locksim/internal/userfile"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 	"go.yaml.in/yaml/v3"
@@ -196,37 +195,16 @@ type lifetimeSpec struct {
 // are read relative to its directory. Errors are one line naming the file
 // and the field.
 func LoadFile(path string) (Algorithm, error) {
-	data, err := readLimited(path)
+	data, err := userfile.Read(path, MaxAlgoFileSize)
 	if err != nil {
 		return Algorithm{}, fmt.Errorf("algorithm file %s: %w", path, err)
 	}
+	// script_file stays inside the algorithm file's folder: running someone
+	// else's algorithm file must not read (and echo in errors) files outside it.
 	dir := filepath.Dir(path)
 	return ParseFile(path, data, func(rel string) ([]byte, error) {
-		if !filepath.IsAbs(rel) {
-			rel = filepath.Join(dir, rel)
-		}
-		return readLimited(rel)
+		return userfile.ReadIn(dir, rel, MaxAlgoFileSize)
 	})
-}
-
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
-		}
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxAlgoFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxAlgoFileSize {
-		return nil, fmt.Errorf("more than %d bytes", MaxAlgoFileSize)
-	}
-	return data, nil
 }
 
 // ParseFile reads an algorithm file from data; name is used in errors and as
@@ -249,7 +227,7 @@ func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo,
 		if errors.Is(err, strictyaml.ErrEmpty) {
 			return nil, nil, errors.New("empty algorithm file")
 		}
-		return nil, nil, err
+		return nil, nil, tabHint(err)
 	}
 	v := validator{readScript: readScript}
 	a := v.file(&f)
@@ -606,6 +584,10 @@ func (v *validator) script(field string, f *stepFile) []template {
 			v.fail(field+".script_file", "script files cannot be read here")
 			return nil
 		}
+		if err := userfile.Local(f.ScriptFile); err != nil {
+			v.fail(field+".script_file", "%s: %s", strconv.Quote(f.ScriptFile), err)
+			return nil
+		}
 		data, err := v.readScript(f.ScriptFile)
 		if err != nil {
 			v.fail(field+".script_file", "%s: %s", f.ScriptFile, oneLine(err.Error()))
@@ -623,7 +605,7 @@ func (v *validator) script(field string, f *stepFile) []template {
 	v.scripts[src] = shown
 	if err := node.Compile(name, src); err != nil {
 		if f.ScriptFile != "" {
-			v.fail(field+".script_file", "%s", oneLine(err.Error()))
+			v.fail(field+".script_file", "%s", withoutContent(oneLine(err.Error())))
 		} else if v.err == nil {
 			v.err = errors.New(oneLine(err.Error())) // "acquire.script:3: syntax error near 'then'"
 		}

@@ -7,8 +7,11 @@ import (
 )
 
 // linearizable asks porcupine, within timeout. Unknown means it ran out of
-// time: not a yes.
+// time, or the history is over MaxPorcupineOps: not a yes.
 func linearizable(m porcupine.Model, ops []porcupine.Operation, timeout time.Duration) Tri {
+	if len(ops) > MaxPorcupineOps {
+		return Unknown
+	}
 	switch porcupine.CheckOperationsTimeout(m, ops, timeout) {
 	case porcupine.Ok:
 		return Yes

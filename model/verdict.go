@@ -15,6 +15,7 @@ const (
 	VerdictStale       = "stale"
 	VerdictClientError = "client-error"
 	VerdictSafe        = "safe"
+	VerdictIncomplete  = "incomplete" // nothing found, but the run was cut: incomplete.go
 )
 
 // Violation kinds.

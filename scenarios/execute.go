@@ -31,11 +31,13 @@ func (s *Scenario) ExecutePrepared(p *Prepared, opts model.Options) (*Outcome, e
 		return nil, err
 	}
 	opts.TTL = p.Lifetime()
+	v := model.Check(res.History, opts)
+	v.MarkCut(res.Cut)
 	return &Outcome{
 		Scenario: s,
 		Prepared: p,
 		Result:   res,
-		Verdict:  model.Check(res.History, opts),
+		Verdict:  v,
 		Digest:   res.History.Digest(),
 	}, nil
 }

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/locksim/locksim/internal/strictyaml"
+	"github.com/locksim/locksim/internal/userfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -38,12 +37,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 
 // Load reads and validates a scenario file.
 func Load(path string) (*Scenario, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", path, errors.Unwrap(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := userfile.Read(path, MaxFileSize) // no FIFO, device or oversized file is read
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}

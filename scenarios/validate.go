@@ -27,7 +27,7 @@ const (
 )
 
 // Verdicts a scenario may expect.
-var Verdicts = []string{"safe", "unsafe", "stuck", "stale", "client-error"}
+var Verdicts = []string{"safe", "unsafe", "stuck", "stale", "client-error", "incomplete"}
 
 var clientName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
 

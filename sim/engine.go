@@ -144,6 +144,7 @@ type recorder struct {
 	full [][]Event
 	cur  []Event
 	n    int
+	size int // eventBytes so far, against MaxHistoryBytes
 }
 
 func (r *recorder) add(e Event) {
@@ -153,6 +154,7 @@ func (r *recorder) add(e Event) {
 	}
 	r.cur = append(r.cur, e)
 	r.n++
+	r.size += eventBytes(&e)
 }
 
 func (r *recorder) events() []Event {
@@ -160,8 +162,9 @@ func (r *recorder) events() []Event {
 		return r.cur
 	}
 	out := make([]Event, 0, r.n)
-	for _, c := range r.full {
+	for i, c := range r.full {
 		out = append(out, c...)
+		r.full[i] = nil // the collector may take it back while the rest is copied
 	}
 	return append(out, r.cur...)
 }
@@ -191,6 +194,10 @@ func (r *runner) loop() {
 		}
 		if r.hist.n >= r.maxEv {
 			r.cut = fmt.Sprintf("event limit %d reached", r.maxEv)
+			return
+		}
+		if r.hist.size >= MaxHistoryBytes {
+			r.cut = fmt.Sprintf("history size limit %d MiB reached", MaxHistoryBytes>>20)
 			return
 		}
 		e := r.q.pop()

@@ -39,6 +39,8 @@ func Replay(t testing.TB, newLocker NewLocker, scenario string, opts ...Option) 
 			fmt.Fprintf(&b, "(no report: %v)", err)
 		}
 		t.Errorf("%s", b.String())
+	} else if msg := strictProblem(o); msg != "" {
+		t.Errorf("simtest.Replay: %s on %s: %s", c.name, scenario, msg)
 	}
 	return o
 }

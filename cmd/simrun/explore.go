@@ -34,6 +34,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	verdicts := fs.String("verdict", "", "count only these verdicts as found, comma-separated (default: any but safe)")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
+	force := fs.Bool("force", false, "overwrite the counterexample an earlier search left in --out")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -69,6 +70,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	case *shrinkTime <= 0:
 		return bad("shrink-time", fmt.Errorf("%s: must be positive", *shrinkTime))
 	}
+	if *shard == "" {
+		if err := checkOut(*out, *force); err != nil {
+			return bad("out", err)
+		}
+	}
+	o.Workers = clampWorkers("explore", *workers, *runs, stderr)
 	if *shard != "" && af.File != "" {
 		// merge replays the winning shard's file and cannot load the lock.
 		return bad("shard", errors.New("not with --algo-file: simrun merge cannot replay an algorithm file's counterexample"))

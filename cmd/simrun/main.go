@@ -22,9 +22,10 @@ import (
 
 // Exit codes.
 const (
-	exitOK        = 0 // no violation
-	exitViolation = 1 // a violation was found (or a check failed)
-	exitUsage     = 2 // bad usage or input
+	exitOK         = 0 // no violation
+	exitViolation  = 1 // a violation was found (or a check failed)
+	exitUsage      = 2 // bad usage or input
+	exitIncomplete = 3 // the run was cut at a cap before it found anything
 )
 
 func main() {
@@ -40,14 +41,15 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"run", "run NAME|FILE [--algo NAME | --algo-file FILE] [--seed N] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun,
+		{"run", "run NAME|FILE [--algo NAME | --algo-file FILE] [--seed N] [--strict] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun,
 			"Runs one scenario, a built-in NAME (see 'simrun list') or a scenario FILE in YAML ('simrun show NAME' " +
 				"prints one to start from), and reports the verdict, its witnesses, who held the lock when and a " +
 				"timeline of true time. --algo or --algo-file replays the scenario's fault plan against another lock. " +
-				"Exit status: 0 safe, 1 a violation (or not the verdict the scenario expects), 2 bad usage or input."},
+				"A verdict that contradicts the scenario's expect: is reported on stderr; --strict makes that exit 1. " +
+				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR [--force]] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore, ""},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
@@ -105,7 +107,8 @@ func usage(w io.Writer) {
 		wrapGroups(b, "  simrun ", indent(9), c.usage, screenWidth)
 		wrapWords(b, indent(6), indent(6), c.summary, screenWidth)
 	}
-	b.WriteString("\nExit status: 0 no violation, 1 violation found, 2 usage or input error.\n")
+	b.WriteString("\nExit status: 0 no violation, 1 violation found, 2 usage or input error,\n")
+	b.WriteString("3 incomplete: a run cut at a cap (events, history size, duration) that found nothing.\n")
 	b.WriteString("Run 'simrun help COMMAND' or 'simrun COMMAND --help' for a command's flags.\n")
 	io.WriteString(w, b.String())
 }

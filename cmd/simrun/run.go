@@ -21,6 +21,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	porc := fs.String("porcupine", "", "write porcupine's HTML visualisation of the lock history to `FILE`")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report (timeline, trace, porcupine) to `FILE`")
 	trace := fs.Bool("trace", false, "add the full command trace to the text report")
+	strict := fs.Bool("strict", false, "exit 1 when the verdict contradicts the scenario's expect:")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -70,10 +71,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
-	if o.Verdict.Verdict != model.VerdictSafe {
-		return exitViolation
-	}
-	return exitOK
+	return runExit(o, *strict, stderr)
 }
 
 // executeNamed replays s against the built-in algorithm name.

@@ -44,6 +44,7 @@ func compileScript(src string) (*compiled, *compileError) {
 	if err != nil {
 		return nil, parseProblem(src, err)
 	}
+	rewriteConcat(chunk) // .. is counted against ScriptMemory: concat.go
 	proto, err := lua.Compile(chunk, chunkName)
 	if err != nil {
 		return nil, parseProblem(src, err)

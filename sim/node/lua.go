@@ -22,6 +22,7 @@ type luaVM struct {
 	globals *lua.LTable   // the real globals, out of scripts' reach
 	views   []*lua.LTable // read-only views, which must stay empty
 	budget  budget
+	mem     memBudget
 	pcg     *rand.PCG
 	rand    *rand.Rand
 
@@ -130,6 +131,10 @@ func newLuaVM(n *Node) (*luaVM, error) {
 
 func (vm *luaVM) sandbox() {
 	L, g := vm.L, vm.globals
+	vm.limitMemory(g.RawGetString("string").(*lua.LTable), g.RawGetString("table").(*lua.LTable))
+	g.RawSetString(concatName, L.NewFunction(vm.concat))
+	g.RawSetString("loadstring", L.NewFunction(vm.loadstring))
+	g.RawSetString("load", L.NewFunction(vm.load))
 	// collectgarbage("count") would report host memory.
 	g.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))

@@ -50,7 +50,11 @@ func (vm *luaVM) raise(L *lua.LState, msg string) {
 
 // call is redis.call (raise) and redis.pcall (return an error table).
 func (vm *luaVM) call(L *lua.LState, raise bool) int {
-	r := vm.command(L)
+	r, refused := vm.chargeCall(L)
+	if !refused {
+		r = vm.command(L)
+		vm.charge(L, replyCost(r), "a redis.call reply")
+	}
 	if r.Kind == Error {
 		r.Str = errorText(r.Str)
 		if raise {

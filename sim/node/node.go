@@ -36,6 +36,7 @@ type Node struct {
 	now time.Time // node time of the command being run
 
 	scripts map[string]string // sha1 -> source: what EVALSHA may run
+	written int64             // bytes scripts passed to redis.call: MaxScriptWrites
 	vm      *luaVM            // made by the first script, dropped by Flush
 }
 
@@ -67,7 +68,7 @@ func (n *Node) Reset(seed int64) {
 	n.m.Seed(int(seed))
 	n.setTime(time.Unix(0, 0))
 	n.seed = seed
-	n.ScriptBudget = 0
+	n.ScriptBudget, n.written = 0, 0
 	n.peers, n.multi, n.scripts = nil, nil, nil
 	n.out.Reset()
 }

@@ -34,7 +34,7 @@ func refusal(name string, args []string) string {
 	if (name == "XREAD" || name == "XREADGROUP") && blocks(args[1:]) {
 		return "ERR locksim: " + name + " BLOCK is not simulated"
 	}
-	return ""
+	return offsetRefusal(name, args)
 }
 
 // blocks reports whether XREAD/XREADGROUP options ask to block. Options end

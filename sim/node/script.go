@@ -145,6 +145,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 		limit = DefaultScriptBudget
 	}
 	vm.budget.reset(limit)
+	vm.mem = memBudget{}
 	L.Env = vm.env // setfenv(0, t) must not reach the next script
 
 	L.Push(L.NewFunctionFromProto(c.proto))
@@ -153,6 +154,8 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	switch {
 	case vm.budget.exceeded():
 		r = errorReply(vm.budget.message())
+	case vm.mem.over != "":
+		r = errorReply(vm.mem.message())
 	case err != nil:
 		r = vm.failure(err)
 		if r.Kind == Error && !vm.spoiled {

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// clampWorkers bounds --workers by the runs there are and the cores there
+// are: more workers than runs would sit idle, and more than cores would only
+// take turns on them while each holds a run's memory. The result does not
+// depend on workers, so clamping changes nothing but speed; it is said on
+// stderr so that nobody thinks 64 workers ran.
+func clampWorkers(cmd string, workers, runs int, stderr io.Writer) int {
+	if workers == 0 {
+		return 0 // one per core, explore's default
+	}
+	cores := runtime.GOMAXPROCS(0)
+	n := min(workers, runs, cores)
+	if n < workers {
+		fmt.Fprintf(stderr, "simrun %s: --workers %d clamped to %d (%d runs, %d cores)\n", cmd, workers, n, runs, cores)
+	}
+	return n
+}
+
+// checkOut refuses to let explore overwrite the counterexample an earlier
+// search left in dir: it may be the only copy of a failure that took hours
+// to find. --force allows it.
+func checkOut(dir string, force bool) error {
+	if force {
+		return nil
+	}
+	_, err := os.Stat(filepath.Join(dir, "counterexample.yaml"))
+	switch {
+	case err == nil:
+		return fmt.Errorf("%s already holds a counterexample: give another --out, or --force to overwrite it", dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// MaxHistoryBytes bounds what a run's history holds, counted, not measured:
+// each event's fixed size plus the bytes of the strings it carries (command
+// arguments, replies, tokens, errors, the watched key's value). The event cap
+// alone cannot bound memory: one GET of a 64 MiB value records 64 MiB, and a
+// million of them would not fit any machine. A run that reaches the bound
+// stops there, cut, like one that reaches the event cap. 512 MiB holds the
+// largest history the event cap allows when events are ordinary (a million
+// events of a SET NX PX lock count about 250 MB), so ordinary runs never meet it.
+const MaxHistoryBytes = 512 << 20
+
+var eventSize = int(unsafe.Sizeof(Event{}))
+
+// eventBytes is what recording e counts against MaxHistoryBytes. A script's
+// text (EVAL's first argument) is left out: it is one string of the
+// algorithm's, shared by every event that sends it, not a copy per event.
+func eventBytes(e *Event) int {
+	n := eventSize + len(e.Err) + len(e.Token) + len(e.Key.Value) + replyBytes(e.Reply)
+	for i, a := range e.Args {
+		if i == 1 && (strings.EqualFold(e.Args[0], "EVAL") || strings.EqualFold(e.Args[0], "EVAL_RO")) {
+			continue
+		}
+		n += len(a) + 16
+	}
+	return n
+}
+
+func replyBytes(r Reply) int {
+	n := len(r.Str)
+	for _, e := range r.Elems {
+		n += int(unsafe.Sizeof(e)) + replyBytes(e)
+	}
+	return n
+}
