@@ -23,8 +23,9 @@ var Chapters = []Chapter{
 		"timestamp DELs the key and SETNXs again. Two waiters can both do it.",
 		[]string{"del-race"}},
 	{"GETSET", "The page's \"sane\" recovery: GETSET a new timestamp and hold the lock only if the old one " +
-		"was still expired. It wins the race, but the blog posts that copy it add their own bugs.",
-		[]string{"getset-race", "python-none-crash", "php-eval-stale-unlock"}},
+		"was still expired. It wins the race, but the blog posts that copy it add their own bugs, and a " +
+		"takeover that writes before it knows whether it won keeps the lock taken for ever once the holder dies.",
+		[]string{"getset-race", "python-none-crash", "php-eval-stale-unlock", "set-get-deadlock"}},
 	{"Pauses", "A holder that stops (a GC pause, a slow request) outlives its timeout. Another client " +
 		"takes the lock; the sleeper wakes and releases a lock that is no longer its own.",
 		[]string{"pause-del-release", "checked-release-race", "set-get-pause"}},
