@@ -1,12 +1,13 @@
 // Package explore searches for counterexamples: it runs an algorithm under
-// many random scenarios of chosen fault classes, stops at the first run
-// whose verdict is not safe, and shrinks that run with rapid to the smallest
-// scenario that still fails the same way.
+// many random scenarios of chosen fault classes, records the first run of
+// every verdict it meets, stops at the first unsafe run (or the first of the
+// verdicts asked for), and shrinks the worst verdict found with rapid to the
+// smallest scenario that still fails the same way.
 //
 // Determinism is the product. Run i's scenario is a pure function of (seed,
-// i, algorithm, fault classes); the result is the lowest failing run index,
-// whatever the number of workers or shards; nothing but the reported
-// timings reads the host clock.
+// i, algorithm, fault classes); the result is the first run index of each
+// verdict, whatever the number of workers or shards; nothing but the
+// reported timings reads the host clock.
 package explore
 
 import (
@@ -59,6 +60,8 @@ type Options struct {
 	// shrink that hits it is reported as timed out (and may differ on a
 	// slower machine).
 	ShrinkTime time.Duration
+	// ShrinkAll shrinks every verdict met, not only the worst.
+	ShrinkAll bool
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the search runs.
 	Progress func(Progress)
@@ -87,8 +90,9 @@ func ParseShard(v string) (Shard, error) {
 type Progress struct {
 	Runs      int
 	Elapsed   time.Duration
-	Found     bool
-	Shrinking bool // the search is over; shrinking has begun
+	Found     bool   // a run that stops the search was seen
+	Worst     string // the worst verdict met so far, "" for none
+	Shrinking bool   // the search is over; shrinking has begun
 }
 
 // OptionError is an option New refused; Option is the Options field.
@@ -237,7 +241,28 @@ func (e *Explorer) counts(verdict string) bool {
 	return slices.Contains(e.opts.Verdicts, verdict)
 }
 
-// Found is the lowest failing run of a search.
+// stops says whether a run with this verdict ends the search: unsafe, the
+// worst there is, or one of the --verdict kinds when they were given.
+func (e *Explorer) stops(verdict string) bool {
+	if len(e.opts.Verdicts) == 0 {
+		return verdict == model.VerdictUnsafe
+	}
+	return slices.Contains(e.opts.Verdicts, verdict)
+}
+
+// WorstFirst is every failing verdict, worst first (model's precedence).
+var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError}
+
+// Severity ranks a verdict: 0 for unsafe, higher for lesser ones, and
+// len(WorstFirst) for safe or anything else.
+func Severity(verdict string) int {
+	if i := slices.Index(WorstFirst, verdict); i >= 0 {
+		return i
+	}
+	return len(WorstFirst)
+}
+
+// Found is the first run of one verdict kind.
 type Found struct {
 	Index    int
 	Verdict  string
@@ -246,32 +271,49 @@ type Found struct {
 
 // SearchResult is what Search found.
 type SearchResult struct {
-	Found *Found // nil: no run in the space failed
-	// Runs counts this shard's runs in index order up to and including the
-	// failing one, or all of its runs: the same whatever the workers.
+	// Found is the worst verdict met that counts (Options.Verdicts), at the
+	// first run that had it; nil: no run in the space counted.
+	Found *Found
+	// Met is the first run of every failing verdict met, worst first,
+	// Found's among them; only runs up to Stop are looked at.
+	Met []Found
+	// Stop is the run index that ended the search (unsafe, or a --verdict
+	// kind); -1 when the search ran out of runs.
+	Stop int
+	// Runs counts this shard's runs in index order up to and including
+	// Stop, or all of its runs: the same whatever the workers.
 	Runs     int
-	Executed int           // runs actually executed (workers may run past the failure)
+	Executed int           // runs actually executed (workers may run past Stop)
 	Elapsed  time.Duration // wall time, for runs/s only
-	ToFirst  time.Duration // wall time until the reported failure was seen
+	ToFirst  time.Duration // wall time until Found's run was seen
+	// Interrupted: the context was cancelled; the result describes the
+	// runs finished in index order (Runs of them), and Search returned the
+	// context's error with it.
+	Interrupted bool
 }
 
-// Search runs this shard's runs on every worker until the lowest failing
-// run index is known, or all runs are done. A cancelled context stops it
-// early with ctx.Err().
+// Search runs this shard's runs on every worker, in increasing index
+// order, recording the first run of every verdict kind, until a run that
+// stops the search (unsafe, or a --verdict kind) has the lowest index still
+// open, or all runs are done. A cancelled context stops it early: it
+// returns what the runs finished in index order show, and ctx.Err().
 func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 	o := e.opts
 	start := time.Now() // timing for reporting only
 	var (
 		next     atomic.Int64
 		executed atomic.Int64
-		best     atomic.Int64 // lowest failing index so far
+		stop     atomic.Int64 // lowest run index that stops the search so far
+		worst    atomic.Int64 // severity of the worst verdict met so far, for progress
 		mu       sync.Mutex
-		found    *Found
-		toFirst  time.Duration
+		met      = make([]*Found, len(WorstFirst)) // by severity
+		seenAt   = make([]time.Duration, len(WorstFirst))
 		firstErr error
 		errIndex = math.MaxInt
+		done     []bool // by m: whether the shard's m-th run finished (for an interrupted search)
 	)
-	best.Store(math.MaxInt64)
+	stop.Store(math.MaxInt64)
+	worst.Store(int64(len(WorstFirst)))
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Add(1)
@@ -281,32 +323,42 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 				m := int(next.Add(1) - 1)
 				i := o.Shard.Index + m*o.Shard.Count
 				// Indices are claimed in increasing order, so every index
-				// below the final best has been claimed and will finish.
-				if i >= o.Runs || int64(i) > best.Load() {
+				// below the final stop has been claimed and will finish:
+				// the first run of each kind below it is the same whatever
+				// the workers.
+				if i >= o.Runs || int64(i) > stop.Load() {
 					return
 				}
 				s := e.Scenario(i)
 				v, _, err := e.Verdict(s)
 				executed.Add(1)
 				mu.Lock()
+				for len(done) <= m {
+					done = append(done, false)
+				}
+				done[m] = true
 				switch {
 				case err != nil:
 					if i < errIndex {
 						firstErr, errIndex = fmt.Errorf("run %d: %w", i, err), i
 					}
-					storeMin(&best, int64(i))
-				case e.counts(v.Verdict):
-					if found == nil || i < found.Index {
-						found = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
-						toFirst = time.Since(start)
+					storeMin(&stop, int64(i))
+				case v.Verdict != model.VerdictSafe:
+					k := Severity(v.Verdict)
+					if k < len(met) && (met[k] == nil || i < met[k].Index) {
+						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
+						seenAt[k] = time.Since(start)
+						storeMin(&worst, int64(k))
 					}
-					storeMin(&best, int64(i))
+					if e.stops(v.Verdict) {
+						storeMin(&stop, int64(i))
+					}
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	stop := make(chan struct{})
+	stopProgress := make(chan struct{})
 	var pwg sync.WaitGroup
 	if o.Progress != nil {
 		pwg.Add(1)
@@ -316,30 +368,53 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 			defer tick.Stop()
 			for {
 				select {
-				case <-stop:
+				case <-stopProgress:
 					return
 				case <-tick.C:
-					o.Progress(Progress{Runs: int(executed.Load()), Elapsed: time.Since(start), Found: best.Load() != math.MaxInt64})
+					p := Progress{Runs: int(executed.Load()), Elapsed: time.Since(start), Found: stop.Load() != math.MaxInt64}
+					if k := int(worst.Load()); k < len(WorstFirst) {
+						p.Worst = WorstFirst[k]
+					}
+					o.Progress(p)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	close(stop)
+	close(stopProgress)
 	pwg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	last := o.Runs - 1
+	r := &SearchResult{Stop: -1, Executed: int(executed.Load()), Elapsed: time.Since(start)}
+	if s := stop.Load(); s != math.MaxInt64 {
+		last, r.Stop = int(s), int(s)
 	}
-	if firstErr != nil && (found == nil || errIndex < found.Index) {
+	ctxErr := ctx.Err()
+	if ctxErr != nil {
+		// Interrupted: what is known holds for the runs finished in index
+		// order, the shard's first `prefix` runs.
+		prefix := slices.Index(done, false)
+		if prefix < 0 {
+			prefix = len(done)
+		}
+		if end := o.Shard.Index + prefix*o.Shard.Count - 1; end < last {
+			last, r.Stop = end, -1
+		}
+		r.Interrupted = true
+	}
+	if firstErr != nil && errIndex == r.Stop {
 		return nil, firstErr
 	}
-	r := &SearchResult{Found: found, Executed: int(executed.Load()), Elapsed: time.Since(start), ToFirst: toFirst}
-	last := o.Runs - 1
-	if found != nil {
-		last = found.Index
+	for k, f := range met {
+		if f == nil || f.Index > last { // past the stop: a worker ran ahead
+			continue
+		}
+		r.Met = append(r.Met, *f)
+		if r.Found == nil && e.counts(f.Verdict) {
+			r.Found, r.ToFirst = f, seenAt[k]
+		}
 	}
 	r.Runs = shardRuns(o.Shard, last)
-	return r, nil
+	return r, ctxErr
 }
 
 // shardRuns counts the shard's indices in [0, last].
@@ -369,39 +444,77 @@ type Result struct {
 	Shard     Shard
 	Workers   int
 	Search    *SearchResult
-	// Counterexample is the shrunk scenario, its expect set to the verdict
-	// of Outcome, so `simrun run` replays it and agrees.
+	// Counterexample is the shrunk scenario of the worst verdict found
+	// (Search.Found), its expect set to the verdict of Outcome, so `simrun
+	// run` replays it and agrees.
 	Counterexample *scenarios.Scenario
 	Outcome        *scenarios.Outcome // the counterexample run with all checks (porcupine too)
 	Shrink         ShrinkStats
+	// Others are the other verdicts met (Search.Met but Found), worst
+	// first; each is shrunk only with Options.ShrinkAll.
+	Others []Other
 }
 
-// Run searches, and on a failure shrinks it and replays the shrunk scenario
-// with every checker.
+// Other is a verdict met besides the worst one.
+type Other struct {
+	Found Found
+	// Counterexample and Outcome are as Result's, nil when not shrunk.
+	Counterexample *scenarios.Scenario
+	Outcome        *scenarios.Outcome
+	Shrink         ShrinkStats
+}
+
+// Run searches, and shrinks the worst verdict found (every other one too
+// with Options.ShrinkAll) and replays each shrunk scenario with every
+// checker.
 func (e *Explorer) Run(ctx context.Context) (*Result, error) {
 	o := e.opts
 	sr, err := e.Search(ctx)
-	if err != nil {
+	if sr == nil {
 		return nil, err
 	}
 	r := &Result{Algorithm: e.algo.Name, Classes: e.classes, Seed: o.Seed, Limit: o.Runs, Shard: o.Shard,
 		Workers: o.Workers, Search: sr}
-	if sr.Found == nil {
+	if err != nil { // interrupted: the search so far, nothing shrunk
+		return r, err
+	}
+	for _, f := range sr.Met {
+		if sr.Found == nil || f.Verdict != sr.Found.Verdict {
+			r.Others = append(r.Others, Other{Found: f})
+		}
+	}
+	if sr.Found == nil && !(o.ShrinkAll && len(r.Others) > 0) {
 		return r, nil
 	}
 	if o.Progress != nil {
 		o.Progress(Progress{Runs: sr.Executed, Elapsed: sr.Elapsed, Found: true, Shrinking: true})
 	}
-	shrunk, stats, err := e.Shrink(sr.Found.Index, sr.Found.Verdict)
-	if err != nil {
-		return nil, err
+	if sr.Found != nil {
+		if r.Counterexample, r.Outcome, r.Shrink, err = e.shrinkAndFinish(ctx, sr.Found); err != nil {
+			return nil, err
+		}
 	}
-	r.Shrink = stats
-	r.Counterexample, r.Outcome, err = e.Finish(shrunk, sr.Found)
-	if err != nil {
-		return nil, err
+	if o.ShrinkAll {
+		for i := range r.Others {
+			x := &r.Others[i]
+			if x.Counterexample, x.Outcome, x.Shrink, err = e.shrinkAndFinish(ctx, &x.Found); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return r, nil
+}
+
+func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Scenario, *scenarios.Outcome, ShrinkStats, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, ShrinkStats{}, err
+	}
+	shrunk, stats, err := e.Shrink(f.Index, f.Verdict)
+	if err != nil {
+		return nil, nil, stats, err
+	}
+	c, out, err := e.Finish(shrunk, f)
+	return c, out, stats, err
 }
 
 // Finish names the shrunk scenario, tells where it came from, replays it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -18,14 +19,24 @@ type Report struct {
 	Faults    []string `json:"faults"`
 	Seed      uint64   `json:"seed"`
 	RunsLimit int      `json:"runs_limit"` // the run-index space, [0, runs_limit)
-	// Runs counts runs in index order up to and including the first failing
-	// one, or all of them; a shard counts its own. The same whatever the
-	// workers.
+	// Runs counts runs in index order up to and including the one that
+	// stopped the search (StoppedAt), or all of them; a shard counts its
+	// own. The same whatever the workers.
 	Runs       int     `json:"runs"`
 	RunsPerSec float64 `json:"runs_per_sec"` // timing: not part of the result
-	Found      bool    `json:"found"`
-	// FirstFoundAfterRuns is the failing run's index + 1: its place in the
-	// whole run order, sharded or not.
+	// Executed counts the runs the workers executed, some past StoppedAt:
+	// timing, not part of the result.
+	Executed int  `json:"executed,omitempty"`
+	Found    bool `json:"found"`
+	// StoppedAt is the index of the run that ended the search (the first
+	// unsafe one, or the first of the --verdict kinds); null when the search
+	// ran out of runs.
+	StoppedAt *int `json:"stopped_at"`
+	// Verdicts is every failing verdict met, by name, at its first run;
+	// the fields beside it describe the worst one.
+	Verdicts map[string]VerdictReport `json:"verdicts,omitempty"`
+	// FirstFoundAfterRuns is the worst verdict's first run index + 1: its
+	// place in the whole run order, sharded or not.
 	FirstFoundAfterRuns *int     `json:"first_found_after_runs"`
 	SecondsToFirst      *float64 `json:"seconds_to_first"` // timing
 	Verdict             string   `json:"verdict,omitempty"`
@@ -48,6 +59,17 @@ type Report struct {
 	ScenarioYAML string `json:"scenario_yaml,omitempty"`
 }
 
+// VerdictReport is one verdict met by a search.
+type VerdictReport struct {
+	FirstRun int `json:"first_run"` // the first run index with this verdict
+	// Counterexample is the path of its shrunk scenario file, when one was
+	// written; Shrunk its size, when it was shrunk.
+	Counterexample *string `json:"counterexample"`
+	Shrunk         *Shrunk `json:"shrunk,omitempty"`
+	// ScenarioYAML is the shrunk scenario on a shard's line, for merge.
+	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+}
+
 // Shrunk is the size of the shrunk counterexample.
 type Shrunk struct {
 	Processes int `json:"processes"`
@@ -55,13 +77,24 @@ type Shrunk struct {
 	Events    int `json:"events"` // history events of its run
 }
 
-// Report builds the JSON value of a result. path is where the
-// counterexample was written ("" for nowhere); withYAML embeds it.
+// Report builds the JSON value of a result. path is where the worst
+// verdict's counterexample was written ("" for nowhere); withYAML embeds
+// the shrunk scenarios.
 func (r *Result) Report(path string, withYAML bool) (Report, error) {
+	paths := map[string]string{}
+	if r.Search.Found != nil && path != "" {
+		paths[r.Search.Found.Verdict] = path
+	}
+	return r.ReportPaths(paths, withYAML)
+}
+
+// ReportPaths is Report with the path of each verdict's counterexample
+// file, by verdict.
+func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, error) {
 	sr := r.Search
 	rep := Report{
 		Algorithm: r.Algorithm, Faults: r.Classes, Seed: r.Seed, RunsLimit: r.Limit,
-		Runs: sr.Runs, Workers: r.Workers,
+		Runs: sr.Runs, Workers: r.Workers, Executed: sr.Executed,
 	}
 	if secs := sr.Elapsed.Seconds(); secs > 0 {
 		rep.RunsPerSec = float64(sr.Executed) / secs
@@ -69,25 +102,58 @@ func (r *Result) Report(path string, withYAML bool) (Report, error) {
 	if r.Shard.Count > 1 {
 		rep.Shard = r.Shard.String()
 	}
+	if sr.Stop >= 0 {
+		stop := sr.Stop
+		rep.StoppedAt = &stop
+	}
+	pathOf := func(verdict string) *string {
+		if p, ok := paths[verdict]; ok {
+			return &p
+		}
+		return nil
+	}
+	add := func(f Found, c *scenarios.Scenario, o *scenarios.Outcome) error {
+		if rep.Verdicts == nil {
+			rep.Verdicts = map[string]VerdictReport{}
+		}
+		vr := VerdictReport{FirstRun: f.Index, Counterexample: pathOf(f.Verdict)}
+		if c != nil {
+			vr.Shrunk = &Shrunk{Processes: len(c.Clients), Faults: len(c.Faults), Events: len(o.Result.History.Events)}
+			if withYAML {
+				data, err := scenarios.Marshal(c)
+				if err != nil {
+					return err
+				}
+				vr.ScenarioYAML = string(data)
+			}
+		}
+		rep.Verdicts[f.Verdict] = vr
+		return nil
+	}
+	for _, x := range r.Others {
+		if err := add(x.Found, x.Counterexample, x.Outcome); err != nil {
+			return rep, err
+		}
+	}
 	if sr.Found == nil {
 		return rep, nil
+	}
+	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
+		return rep, err
 	}
 	n, secs := sr.Found.Index+1, sr.ToFirst.Seconds()
 	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
 	rep.Verdict = r.Outcome.Verdict.Verdict
-	if path != "" {
-		rep.Counterexample = &path
-	}
-	rep.Shrunk = &Shrunk{Processes: len(r.Counterexample.Clients), Faults: len(r.Counterexample.Faults),
-		Events: len(r.Outcome.Result.History.Events)}
+	rep.Counterexample = pathOf(sr.Found.Verdict)
+	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
 	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut, r.Shrink.Capped
-	if withYAML {
-		data, err := scenarios.Marshal(r.Counterexample)
-		if err != nil {
-			return rep, err
-		}
-		rep.ScenarioYAML = string(data)
+	rep.ScenarioYAML = rep.Verdicts[sr.Found.Verdict].ScenarioYAML
+	if !withYAML { // the worst one's YAML lives in ScenarioYAML only
+		return rep, nil
 	}
+	vr := rep.Verdicts[sr.Found.Verdict]
+	vr.ScenarioYAML = ""
+	rep.Verdicts[sr.Found.Verdict] = vr
 	return rep, nil
 }
 
@@ -117,7 +183,8 @@ func ReadReports(name string, rd io.Reader) ([]Report, error) {
 }
 
 // Merge combines the lines of every shard of one search into the result a
-// single machine would have reported: the lowest failing run index wins.
+// single machine would have reported: the first run of each verdict below
+// the lowest stopping run, and the worst verdict among them.
 // Every shard must be there, once, and all must have searched the same
 // space.
 func Merge(lines []Report) (Report, error) {
@@ -159,20 +226,62 @@ func Merge(lines []Report) (Report, error) {
 	}
 	out := Report{Algorithm: first.Algorithm, Faults: first.Faults, Seed: first.Seed, RunsLimit: first.RunsLimit,
 		Runs: first.RunsLimit, Shards: count}
+	// The merged search stopped at the lowest run any shard stopped at;
+	// every shard looked at all of its runs below it, so the first run of
+	// each verdict below it is the one a single machine finds. A line from
+	// before stopped_at stopped where it found.
+	stop := math.MaxInt
+	stopOf := func(l *Report) int {
+		switch {
+		case l.StoppedAt != nil:
+			return *l.StoppedAt
+		case l.Verdicts == nil && l.Found && l.FirstFoundAfterRuns != nil:
+			return *l.FirstFoundAfterRuns - 1
+		}
+		return math.MaxInt
+	}
+	for i := range lines {
+		stop = min(stop, stopOf(&lines[i]))
+	}
 	var win *Report
 	for i := range lines {
 		l := &lines[i]
 		out.RunsPerSec += l.RunsPerSec // the shards ran side by side
 		out.Workers += l.Workers
-		if l.Found && l.FirstFoundAfterRuns != nil && (win == nil || *l.FirstFoundAfterRuns < *win.FirstFoundAfterRuns) {
+		out.Executed += l.Executed
+		for v, vr := range l.Verdicts {
+			if vr.FirstRun > stop {
+				continue
+			}
+			if out.Verdicts == nil {
+				out.Verdicts = map[string]VerdictReport{}
+			}
+			if have, ok := out.Verdicts[v]; !ok || vr.FirstRun < have.FirstRun {
+				out.Verdicts[v] = vr
+			}
+		}
+		if !l.Found || l.FirstFoundAfterRuns == nil || *l.FirstFoundAfterRuns-1 > stop {
+			continue
+		}
+		// The worst verdict, then its first run.
+		if win == nil || Severity(l.Verdict) < Severity(win.Verdict) ||
+			(l.Verdict == win.Verdict && *l.FirstFoundAfterRuns < *win.FirstFoundAfterRuns) {
 			win = l
 		}
 	}
+	if stop != math.MaxInt {
+		s := stop
+		out.StoppedAt, out.Runs = &s, stop+1
+	}
 	if win != nil {
-		out.Found, out.Runs = true, *win.FirstFoundAfterRuns
+		out.Found = true
 		out.FirstFoundAfterRuns, out.SecondsToFirst = win.FirstFoundAfterRuns, win.SecondsToFirst
 		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk
-		out.ShrinkSeconds, out.ShrinkTimedOut, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ScenarioYAML
+		out.ShrinkSeconds, out.ShrinkTimedOut, out.ShrinkCapped, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ShrinkCapped, win.ScenarioYAML
+	}
+	for v, vr := range out.Verdicts { // the shards' YAML stays in the shard lines
+		vr.ScenarioYAML = ""
+		out.Verdicts[v] = vr
 	}
 	return out, nil
 }
