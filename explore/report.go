@@ -28,6 +28,9 @@ type Report struct {
 	// timing, not part of the result.
 	Executed int  `json:"executed,omitempty"`
 	Found    bool `json:"found"`
+	// Interrupted: the search was stopped (Ctrl-C) before its end; the
+	// fields describe the runs finished in index order.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// StoppedAt is the index of the run that ended the search (the first
 	// unsafe one, or the first of the --verdict kinds); null when the search
 	// ran out of runs.
@@ -143,7 +146,10 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	}
 	n, secs := sr.Found.Index+1, sr.ToFirst.Seconds()
 	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
-	rep.Verdict = r.Outcome.Verdict.Verdict
+	rep.Verdict = sr.Found.Verdict
+	if r.Outcome != nil { // the shrunk scenario's, every checker on
+		rep.Verdict = r.Outcome.Verdict.Verdict
+	}
 	rep.Counterexample = pathOf(sr.Found.Verdict)
 	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
 	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut, r.Shrink.Capped
@@ -279,8 +285,11 @@ func Merge(lines []Report) (Report, error) {
 		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk
 		out.ShrinkSeconds, out.ShrinkTimedOut, out.ShrinkCapped, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ShrinkCapped, win.ScenarioYAML
 	}
-	for v, vr := range out.Verdicts { // the shards' YAML stays in the shard lines
-		vr.ScenarioYAML = ""
+	// The shards' YAML stays in the shard lines, and their paths name
+	// files on the machines that ran them: the caller names what it writes.
+	out.Counterexample = nil
+	for v, vr := range out.Verdicts {
+		vr.ScenarioYAML, vr.Counterexample = "", nil
 		out.Verdicts[v] = vr
 	}
 	return out, nil
