@@ -36,10 +36,13 @@ type MatrixJSON struct {
 type MatrixCell struct {
 	Algorithm string `json:"algorithm"`
 	Fault     string `json:"fault"`
-	// Verdict is the first failing run's verdict, or safe when no run
-	// failed.
+	// Verdict is the worst verdict met (the search stops at the first
+	// unsafe run), or safe when no run failed.
 	Verdict         string `json:"verdict"`
-	FirstFailingRun *int   `json:"first_failing_run"` // its index; null when safe
+	FirstFailingRun *int   `json:"first_failing_run"` // the first run with it; null when safe
+	// Others are the other verdicts met before the search stopped, worst
+	// first.
+	Others []MatrixOther `json:"others,omitempty"`
 	// Shrunk is the size of the shrunk counterexample; null when safe or not
 	// shrunk. Read from Markdown, events is 0 (the table does not show it).
 	Shrunk       *explore.Shrunk `json:"shrunk"`
@@ -48,6 +51,12 @@ type MatrixCell struct {
 	// Replay is the explore command that finds the same first failing run
 	// and writes its counterexample.
 	Replay string `json:"replay,omitempty"`
+}
+
+// MatrixOther is a verdict a cell met besides its worst one.
+type MatrixOther struct {
+	Verdict  string `json:"verdict"`
+	FirstRun int    `json:"first_run"`
 }
 
 // MatrixCommand is the simrun command line that computes a matrix with
@@ -60,10 +69,7 @@ func MatrixCommand(seed uint64, runs, shrinkTries int) string {
 // --algo or --algo-file flag that chose its rows, "" for every algorithm.
 func Matrix(m *explore.Matrix, rowFlags string) MatrixJSON {
 	tries := max(m.ShrinkTries, 0)
-	command := MatrixCommand(m.Seed, m.Runs, tries)
-	if rowFlags != "" {
-		command += " " + rowFlags
-	}
+	command := withRowFlags(MatrixCommand(m.Seed, m.Runs, tries), rowFlags)
 	out := MatrixJSON{Command: command, RowFlags: rowFlags, Seed: m.Seed, Runs: m.Runs, ShrinkTries: tries,
 		Algorithms: slices.Clone(m.Algorithms), Faults: slices.Clone(m.Classes), Cells: []MatrixCell{}}
 	for _, row := range m.Cells {
@@ -77,6 +83,9 @@ func Matrix(m *explore.Matrix, rowFlags string) MatrixJSON {
 					algo = "--algo " + c.Algorithm
 				}
 				mc.Replay = fmt.Sprintf("simrun explore %s --faults %s --seed %d --runs %d", algo, c.Class, m.Seed, m.Runs)
+			}
+			for _, f := range c.Others {
+				mc.Others = append(mc.Others, MatrixOther{Verdict: f.Verdict, FirstRun: f.Index})
 			}
 			if c.Shrunk != nil {
 				s := *c.Shrunk
@@ -107,7 +116,8 @@ func WriteMatrixJSON(w io.Writer, m MatrixJSON) error {
 
 // MatrixCellText is a cell as the Markdown table shows it:
 // "unsafe #12 (2p/1f)", "safe", "stuck #0 (2p/1f)*" when shrinking stopped
-// at its budget, "unsafe #12" when it did not shrink.
+// at its budget, "unsafe #12" when it did not shrink, and the other
+// verdicts met after the worst: "unsafe #37 (2p/1f) · client-error #0".
 func MatrixCellText(c MatrixCell) string {
 	if c.FirstFailingRun == nil {
 		return c.Verdict
@@ -119,8 +129,14 @@ func MatrixCellText(c MatrixCell) string {
 			s += "*"
 		}
 	}
+	for _, o := range c.Others {
+		s += fmt.Sprintf("%s%s #%d", otherSep, o.Verdict, o.FirstRun)
+	}
 	return s
 }
+
+// otherSep separates a cell's worst verdict from the others it met.
+const otherSep = " · "
 
 // faultClassHelp says what each fault class brings, for the legend.
 var faultClassHelp = map[string]string{
@@ -191,15 +207,18 @@ func WriteMatrix(w io.Writer, m MatrixJSON) error {
 	}
 	fmt.Fprintf(&b, "\n%d of %d cells fail.\n\n", failing, len(m.Cells))
 	b.WriteString("**Reading a cell.** ")
+	b.WriteString("A cell shows the worst verdict its runs met, then every other one, each at its first run:\n")
 	if m.ShrinkTries > 0 {
-		fmt.Fprintf(&b, "`unsafe #12 (2p/1f)`: run 12 was the first of the %d to fail, with the verdict\n", m.Runs)
-		b.WriteString("`unsafe`; shrunk, its counterexample still fails the same way with 2 processes and 1 fault.\n")
+		b.WriteString("`unsafe #37 (2p/1f) · client-error #0`: run 0 was a `client-error`, the search went on, and\n")
+		b.WriteString("run 37 was the first `unsafe` one (the search stops there); shrunk, its counterexample still\n")
+		b.WriteString("fails the same way with 2 processes and 1 fault.\n")
 	} else {
-		fmt.Fprintf(&b, "`unsafe #12`: run 12 was the first of the %d to fail, with the verdict `unsafe`.\n", m.Runs)
+		b.WriteString("`unsafe #37 · client-error #0`: run 0 was a `client-error`, the search went on, and run 37\n")
+		b.WriteString("was the first `unsafe` one (the search stops there).\n")
 	}
-	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds that run again and\n", m.Seed, m.Runs)
-	b.WriteString("writes its counterexample as a scenario file that `simrun run` replays. A cell shows the first\n")
-	b.WriteString("failing run's verdict, not the worst one: a lock that fails one way early may fail worse later.\n")
+	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds the same runs again\n", m.Seed, m.Runs)
+	b.WriteString("and writes the worst one's counterexample as a scenario file that `simrun run` replays\n")
+	b.WriteString("(`--shrink all`: every verdict's). Runs are numbered from 0.\n")
 	fmt.Fprintf(&b, "`safe`: none of the %d runs failed. That is evidence, not a proof.\n", m.Runs)
 	if m.ShrinkTries > 0 {
 		fmt.Fprintf(&b, "Shrinking makes at most %d runs per cell", m.ShrinkTries)
@@ -229,6 +248,7 @@ func WriteMatrix(w io.Writer, m MatrixJSON) error {
 var (
 	matrixCommandRE = regexp.MustCompile("`(simrun matrix [^`]*)`")
 	matrixCellRE    = regexp.MustCompile(`^([a-z-]+)(?: #(\d+)(?: \((\d+)p/(\d+)f\)(\*)?)?)?$`)
+	matrixOtherRE   = regexp.MustCompile(`^([a-z-]+) #(\d+)$`)
 )
 
 // ReadMatrix reads a matrix that WriteMatrix or WriteMatrixJSON wrote; name
@@ -244,7 +264,7 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 		if err := checkMatrix(m); err != nil {
 			return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
 		}
-		m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries)
+		m.Command = withRowFlags(MatrixCommand(m.Seed, m.Runs, m.ShrinkTries), m.RowFlags)
 		return m, nil
 	}
 	if !utf8.Valid(data) {
@@ -320,14 +340,31 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 	if err := checkMatrix(m); err != nil {
 		return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
 	}
-	m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries)
+	m.Command = withRowFlags(MatrixCommand(m.Seed, m.Runs, m.ShrinkTries), m.RowFlags)
 	return m, nil
 }
 
-// parseMatrixCommand reads --seed, --runs and --shrink-tries.
+func withRowFlags(command, rowFlags string) string {
+	if rowFlags == "" {
+		return command
+	}
+	return command + " " + rowFlags
+}
+
+// parseMatrixCommand reads --seed, --runs and --shrink-tries, and the
+// --algo or --algo-file that chose the rows (Matrix writes it last; a file
+// name may hold spaces, quoted as a shell word).
 func parseMatrixCommand(cmd string, m *MatrixJSON) error {
-	f := strings.Fields(cmd)[2:]
 	got := *m
+	flags := cmd
+	got.RowFlags = ""
+	for _, rf := range []string{" --algo-file ", " --algo "} {
+		if i := strings.Index(cmd, rf); i >= 0 {
+			flags, got.RowFlags = cmd[:i], cmd[i+1:]
+			break
+		}
+	}
+	f := strings.Fields(flags)[2:]
 	seen := map[string]bool{}
 	for i := 0; i < len(f); i++ {
 		name, val, ok := strings.Cut(f[i], "=")
@@ -359,6 +396,26 @@ func parseMatrixCommand(cmd string, m *MatrixJSON) error {
 }
 
 func parseMatrixCell(text string) (MatrixCell, error) {
+	parts := strings.Split(text, otherSep)
+	c, err := parseWorstCell(parts[0])
+	if err != nil {
+		return c, err
+	}
+	for _, p := range parts[1:] {
+		sub := matrixOtherRE.FindStringSubmatch(p)
+		if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) || sub[1] == model.VerdictSafe {
+			return MatrixCell{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
+		}
+		first, err := strconv.Atoi(sub[2])
+		if err != nil {
+			return MatrixCell{}, fmt.Errorf("%q: run index: %v", text, err)
+		}
+		c.Others = append(c.Others, MatrixOther{Verdict: sub[1], FirstRun: first})
+	}
+	return c, nil
+}
+
+func parseWorstCell(text string) (MatrixCell, error) {
 	sub := matrixCellRE.FindStringSubmatch(text)
 	if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) {
 		return MatrixCell{}, fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f))", text)
@@ -416,6 +473,20 @@ func checkMatrix(m MatrixJSON) error {
 			return fmt.Errorf("%s: first failing run %d outside [0, %d)", at, *c.FirstFailingRun, m.Runs)
 		case seen[[2]string{c.Algorithm, c.Fault}]:
 			return fmt.Errorf("%s: appears twice", at)
+		case c.Verdict == model.VerdictSafe && len(c.Others) > 0:
+			return fmt.Errorf("%s: safe with other verdicts met", at)
+		}
+		met := []string{c.Verdict}
+		for _, o := range c.Others {
+			switch {
+			case o.Verdict == model.VerdictSafe || !slices.Contains(scenarios.Verdicts, o.Verdict):
+				return fmt.Errorf("%s: other verdict %q (valid: unsafe, stuck, stale, client-error)", at, o.Verdict)
+			case slices.Contains(met, o.Verdict):
+				return fmt.Errorf("%s: %s met twice", at, o.Verdict)
+			case o.FirstRun < 0 || o.FirstRun >= m.Runs:
+				return fmt.Errorf("%s: %s at run %d outside [0, %d)", at, o.Verdict, o.FirstRun, m.Runs)
+			}
+			met = append(met, o.Verdict)
 		}
 		seen[[2]string{c.Algorithm, c.Fault}] = true
 	}
@@ -472,10 +543,19 @@ func (c MatrixChange) String() string {
 	return fmt.Sprintf("%s under %s: %s → %s", c.Algorithm, c.Fault, text(c.Was), text(c.Now))
 }
 
+// otherVerdicts names the other verdicts a cell met, in order.
+func otherVerdicts(c MatrixCell) string {
+	var names []string
+	for _, o := range c.Others {
+		names = append(names, o.Verdict)
+	}
+	return strings.Join(names, ",")
+}
+
 // MatrixDiff compares two matrices cell by cell, in now's order, then the
-// cells only in was: Changed are the cells whose verdict differs (or that
-// only one has), Moved those with the same verdict whose first failing run
-// or counterexample size differs.
+// cells only in was: Changed are the cells whose verdicts differ (the worst
+// or any other met, or that only one has), Moved those with the same
+// verdicts where a first run or the counterexample size differs.
 func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
 	for _, n := range now.Cells {
 		ch := MatrixChange{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
@@ -483,10 +563,10 @@ func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
 		switch {
 		case w == nil:
 			changed = append(changed, ch)
-		case w.Verdict != n.Verdict:
+		case w.Verdict != n.Verdict || otherVerdicts(*w) != otherVerdicts(n):
 			ch.Was = *w
 			changed = append(changed, ch)
-		case intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) ||
+		case intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) || fmt.Sprint(w.Others) != fmt.Sprint(n.Others) ||
 			(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)):
 			ch.Was = *w
 			moved = append(moved, ch)
