@@ -180,7 +180,7 @@ func TestMatrixDiff(t *testing.T) {
 	now.Cells[0] = MatrixCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
 	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
 		Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
-	now.Cells[1].Others = []MatrixOther{{"client-error", 3}} // a verdict met that was not
+	now.Cells[1].Others = []MatrixOther{{"client-error", 3}}                                     // a verdict met that was not
 	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                          // redlock under crash is gone
 	now.Cells = append(now.Cells, MatrixCell{Algorithm: "mine", Fault: "none", Verdict: "safe"}) // a new row
 	changed, moved := MatrixDiff(was, now)
