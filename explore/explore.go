@@ -46,7 +46,8 @@ type Options struct {
 	Classes []string // fault classes (scenarios.ParseClasses); empty: all
 	Seed    uint64
 	// Runs is the size of the run-index space, [0, Runs): the search stops
-	// at the first failing run or after all of them. Shards split it.
+	// at the first unsafe run (or the first of Verdicts) or after all of
+	// them. Shards split it.
 	Runs    int
 	Workers int   // 0: one per core (GOMAXPROCS)
 	Shard   Shard // zero: the whole space

@@ -13,7 +13,7 @@ import (
 )
 
 // Matrix defaults: every cell searches DefaultMatrixRuns runs and shrinks
-// its first failing run with at most DefaultMatrixShrinkTries simulated
+// its worst verdict's first run with at most DefaultMatrixShrinkTries simulated
 // runs. Both are counts, not times, so the matrix is the same on any
 // machine.
 const (
@@ -78,7 +78,7 @@ type Cell struct {
 	// at the budget, so a smaller counterexample may exist.
 	ShrinkTries int
 	Capped      bool
-	// Counterexample is the shrunk scenario (the first failing run's when
+	// Counterexample is the shrunk scenario (the run of First when
 	// shrinking was off); nil when safe.
 	Counterexample *scenarios.Scenario
 }

@@ -48,7 +48,7 @@ type MatrixCell struct {
 	Shrunk       *explore.Shrunk `json:"shrunk"`
 	ShrinkTries  int             `json:"shrink_tries,omitempty"`  // runs the shrink made
 	ShrinkCapped bool            `json:"shrink_capped,omitempty"` // it stopped at the budget: perhaps not minimal
-	// Replay is the explore command that finds the same first failing run
+	// Replay is the explore command that finds the same runs
 	// and writes its counterexample.
 	Replay string `json:"replay,omitempty"`
 }
@@ -253,7 +253,8 @@ var (
 
 // ReadMatrix reads a matrix that WriteMatrix or WriteMatrixJSON wrote; name
 // is used in errors. From Markdown it reads the seed, runs and shrink budget
-// of the command line and, per cell, the verdict, first failing run,
+// of the command line (with the --algo or --algo-file that chose the rows)
+// and, per cell, the worst verdict, its first run, the other verdicts met,
 // counterexample size and the budget mark.
 func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {

@@ -26,7 +26,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	af := addAlgoFlags(fs, "the algorithm to search (see 'simrun list'); this or --algo-file is required")
 	faults := fs.String("faults", "all", "fault classes to combine, comma-separated: "+strings.Join(scenarios.FaultClasses, ", ")+", or all")
-	runs := fs.Int("runs", explore.DefaultRuns, "stop after `N` runs without a violation (the whole run-index space when sharded)")
+	runs := fs.Int("runs", explore.DefaultRuns, "search runs 0 to `N`-1, stopping early at the first unsafe run (the whole run-index space when sharded)")
 	seed := fs.Uint64("seed", 1, "search seed: run i's scenario depends only on (seed, i, algorithm, faults)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	out := fs.String("out", "explore-out", "write counterexample.yaml and the reports to `DIR` when a violation is found")
@@ -236,7 +236,7 @@ func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "explore    %s under %s, seed %d\n", r.Algorithm, strings.Join(r.Faults, ","), r.Seed)
 	fmt.Fprintf(b, "runs       %d of %d", r.Runs, r.RunsLimit)
-	if r.Runs > 0 && r.Shards == 0 && r.Shard == "" {
+	if r.Runs > 0 && r.Shard == "" { // a shard's runs are not consecutive
 		fmt.Fprintf(b, " (run 0 to run %d)", r.Runs-1)
 	}
 	var timing []string
