@@ -33,7 +33,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
 	shard := fs.String("shard", "", "run shard `i/n` of the run indices (0 ≤ i < n) and print one JSON line for 'simrun merge'")
 	verdicts := fs.String("verdict", "", "stop at the first run with one of these verdicts, comma-separated, and count only them as found (default: stop at unsafe, count any but safe)")
-	shrink := fs.String("shrink", "worst", "`worst`: shrink the worst verdict found; all: every verdict met")
+	shrink := fs.String("shrink", "worst", "`WHICH` verdicts to shrink: worst (the worst found) or all (every one met)")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
 	pos, code, ok := parseFlags(fs, args, stderr)

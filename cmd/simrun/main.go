@@ -47,7 +47,7 @@ func commands() []command {
 				"Exit status: 0 safe, 1 a violation (or not the verdict the scenario expects), 2 bad usage or input."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 	}
