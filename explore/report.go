@@ -262,6 +262,9 @@ func Merge(lines []Report) (Report, error) {
 			if out.Verdicts == nil {
 				out.Verdicts = map[string]VerdictReport{}
 			}
+			if vr.ScenarioYAML == "" && l.Found && v == l.Verdict {
+				vr.ScenarioYAML = l.ScenarioYAML // a line keeps its worst one's there
+			}
 			if have, ok := out.Verdicts[v]; !ok || vr.FirstRun < have.FirstRun {
 				out.Verdicts[v] = vr
 			}
@@ -285,11 +288,12 @@ func Merge(lines []Report) (Report, error) {
 		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk
 		out.ShrinkSeconds, out.ShrinkTimedOut, out.ShrinkCapped, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ShrinkCapped, win.ScenarioYAML
 	}
-	// The shards' YAML stays in the shard lines, and their paths name
-	// files on the machines that ran them: the caller names what it writes.
+	// The shards' paths name files on the machines that ran them: the
+	// caller names what it writes. Each verdict keeps its shrunk YAML, if a
+	// shard shrank it, for the caller to write or drop.
 	out.Counterexample = nil
 	for v, vr := range out.Verdicts {
-		vr.ScenarioYAML, vr.Counterexample = "", nil
+		vr.Counterexample = nil
 		out.Verdicts[v] = vr
 	}
 	return out, nil

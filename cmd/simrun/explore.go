@@ -277,7 +277,7 @@ func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay
 		switch {
 		case x.Counterexample != nil:
 			fmt.Fprintf(b, ": %s\n", replay(*x.Counterexample))
-		case r.Interrupted:
+		case r.Interrupted || r.Shards > 0: // nothing to shrink here
 			b.WriteString("\n")
 		default:
 			fmt.Fprintf(b, " (not shrunk: --shrink all shrinks it)\n")

@@ -62,9 +62,34 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "merge", err)
 		}
 		r.Counterexample = &path
+		if vr, ok := r.Verdicts[r.Verdict]; ok {
+			vr.Counterexample = &path
+			r.Verdicts[r.Verdict] = vr
+		}
+	}
+	if *out != "" {
+		// The other verdicts a shard shrank (explore --shrink all).
+		for v, vr := range r.Verdicts {
+			if vr.ScenarioYAML == "" || v == r.Verdict {
+				continue
+			}
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				return fail(stderr, "merge", err)
+			}
+			path := filepath.Join(*out, "counterexample-"+v+".yaml")
+			if err := os.WriteFile(path, []byte(vr.ScenarioYAML), 0o644); err != nil {
+				return fail(stderr, "merge", err)
+			}
+			vr.Counterexample = &path
+			r.Verdicts[v] = vr
+		}
 	}
 	yaml := r.ScenarioYAML
 	r.ScenarioYAML = "" // in the files, not in the result
+	for v, vr := range r.Verdicts {
+		vr.ScenarioYAML = ""
+		r.Verdicts[v] = vr
+	}
 	switch {
 	case *asJSON:
 		err = writeExploreJSON(stdout, r)

@@ -172,3 +172,43 @@ func TestExploreInterrupt(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", s, errOut.String())
 	}
 }
+
+// Shards run with --shrink all: merge --out writes every verdict's
+// counterexample and its JSON names exactly those files.
+func TestMergeShrinkAll(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"explore", "--algo", "python-setnx", "--faults", "skew", "--runs", "40", "--shrink", "all", "--shrink-tries", "200"}
+	var lines string
+	for _, s := range []string{"0/2", "1/2"} {
+		_, out, _ := simrun(append(args, "--shard", s, "--out", filepath.Join(dir, s[:1]))...)
+		lines += out
+	}
+	file := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(file, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged")
+	code, out, errOut := simrun("merge", "--json", "--out", merged, file)
+	if code != exitViolation {
+		t.Fatalf("exit %d (stderr %q)", code, errOut)
+	}
+	var j struct {
+		Verdict  string
+		Verdicts map[string]struct {
+			FirstRun       int     `json:"first_run"`
+			Counterexample *string `json:"counterexample"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	u, c := j.Verdicts["unsafe"], j.Verdicts["client-error"]
+	if j.Verdict != "unsafe" || u.FirstRun != 5 || c.FirstRun != 0 || u.Counterexample == nil || c.Counterexample == nil ||
+		*u.Counterexample != filepath.Join(merged, "counterexample.yaml") || *c.Counterexample != filepath.Join(merged, "counterexample-client-error.yaml") {
+		t.Fatalf("merged:\n%s", out)
+	}
+	code, run, _ := simrun("run", *c.Counterexample, "--json")
+	if code != exitViolation || !strings.Contains(run, `"verdict": "client-error"`) {
+		t.Errorf("the merged client-error counterexample replays: exit %d\n%.300s", code, run)
+	}
+}
