@@ -219,6 +219,9 @@ func Merge(lines []Report) (Report, error) {
 		if seen[s.Index] {
 			return Report{}, fmt.Errorf("line %d: shard %s appears twice", i+1, l.Shard)
 		}
+		if l.Interrupted { // its runs past the interruption were never looked at
+			return Report{}, fmt.Errorf("line %d: shard %s was interrupted: run it again to the end", i+1, l.Shard)
+		}
 		seen[s.Index] = true
 	}
 	var missing []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -122,6 +123,11 @@ func TestShardsMergeEveryVerdict(t *testing.T) {
 		got, err := Merge(lines)
 		if err != nil {
 			t.Fatal(err)
+		}
+		cut := append([]Report(nil), lines...)
+		cut[1].Interrupted = true
+		if _, err := Merge(cut); err == nil || !strings.Contains(err.Error(), "line 2: shard 1/3 was interrupted") {
+			t.Errorf("merging an interrupted shard: %v", err)
 		}
 		firsts := func(r Report) map[string]int {
 			m := map[string]int{}
