@@ -274,13 +274,13 @@ func (e *Explorer) Run(ctx context.Context) (*Result, error) {
 	}
 	r := &Result{Algorithm: e.algo.Name, Classes: e.classes, Seed: o.Seed, Limit: o.Runs, Shard: o.Shard,
 		Workers: o.Workers, Search: sr}
-	if err != nil { // interrupted: the search so far, nothing shrunk
-		return r, err
-	}
 	for _, f := range sr.Met {
 		if sr.Found == nil || f.Verdict != sr.Found.Verdict {
 			r.Others = append(r.Others, Other{Found: f})
 		}
+	}
+	if err != nil { // interrupted: the search so far, nothing shrunk
+		return r, err
 	}
 	if sr.Found == nil && !(o.ShrinkAll && len(r.Others) > 0) {
 		return r, nil

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/scenarios"
 )
@@ -144,7 +145,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
 		return rep, err
 	}
-	n, secs := sr.Found.Index+1, sr.ToFirst.Seconds()
+	n, secs := sr.Found.Index+1, micro(sr.ToFirst)
 	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
 	rep.Verdict = sr.Found.Verdict
 	if r.Outcome != nil { // the shrunk scenario's, every checker on
@@ -152,7 +153,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	}
 	rep.Counterexample = pathOf(sr.Found.Verdict)
 	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
-	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut, r.Shrink.Capped
+	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = micro(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
 	rep.ScenarioYAML = rep.Verdicts[sr.Found.Verdict].ScenarioYAML
 	if !withYAML { // the worst one's YAML lives in ScenarioYAML only
 		return rep, nil
@@ -162,6 +163,10 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	rep.Verdicts[sr.Found.Verdict] = vr
 	return rep, nil
 }
+
+// micro is d in seconds rounded to the microsecond, as every JSON of
+// locksim shows seconds.
+func micro(d time.Duration) float64 { return math.Round(d.Seconds()*1e6) / 1e6 }
 
 // ReadReports reads JSON lines (blank lines are skipped); name is used in
 // errors.

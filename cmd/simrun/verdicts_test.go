@@ -142,16 +142,16 @@ func TestExploreInterrupt(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	// set-nx-px-token finds nothing without faults: the search runs until
-	// it is stopped.
-	cmd := exec.Command(bin, "explore", "--algo", "set-nx-px-token", "--faults", "none", "--runs", "100000000",
+	// php-eval under net is never unsafe (stale at run 11, client-error at
+	// run 0): the search runs until it is stopped.
+	cmd := exec.Command(bin, "explore", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
 		"--out", t.TempDir())
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(2 * time.Second)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,8 @@ func TestExploreInterrupt(t *testing.T) {
 		t.Errorf("exit %d, want %d (stderr %q)", code, exitInterrupted, errOut.String())
 	}
 	s := out.String()
-	if !strings.Contains(s, "stopped    interrupted (Ctrl-C)") || !strings.Contains(s, "found      nothing") ||
+	if !strings.Contains(s, "stopped    interrupted (Ctrl-C)") || !strings.Contains(s, "found      STALE at run 11") ||
+		!strings.Contains(s, "also met   client-error at run 0\n") || strings.Contains(s, "wrote") ||
 		!strings.Contains(s, "of 100000000 (run 0 to run ") || errOut.Len() != 0 {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", s, errOut.String())
 	}
