@@ -1,12 +1,13 @@
 // Package explore searches for counterexamples: it runs an algorithm under
-// many random scenarios of chosen fault classes, stops at the first run
-// whose verdict is not safe, and shrinks that run with rapid to the smallest
-// scenario that still fails the same way.
+// many random scenarios of chosen fault classes, records the first run of
+// every verdict it meets, stops at the first unsafe run (or the first of the
+// verdicts asked for), and shrinks the worst verdict found with rapid to the
+// smallest scenario that still fails the same way.
 //
 // Determinism is the product. Run i's scenario is a pure function of (seed,
-// i, algorithm, fault classes); the result is the lowest failing run index,
-// whatever the number of workers or shards; nothing but the reported
-// timings reads the host clock.
+// i, algorithm, fault classes); the result is the first run index of each
+// verdict, whatever the number of workers or shards; nothing but the
+// reported timings reads the host clock.
 package explore
 
 import (
@@ -17,8 +18,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/locks"
@@ -45,7 +44,8 @@ type Options struct {
 	Classes []string // fault classes (scenarios.ParseClasses); empty: all
 	Seed    uint64
 	// Runs is the size of the run-index space, [0, Runs): the search stops
-	// at the first failing run or after all of them. Shards split it.
+	// at the first unsafe run (or the first of Verdicts) or after all of
+	// them. Shards split it.
 	Runs    int
 	Workers int   // 0: one per core (GOMAXPROCS)
 	Shard   Shard // zero: the whole space
@@ -59,6 +59,8 @@ type Options struct {
 	// shrink that hits it is reported as timed out (and may differ on a
 	// slower machine).
 	ShrinkTime time.Duration
+	// ShrinkAll shrinks every verdict met, not only the worst.
+	ShrinkAll bool
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the search runs.
 	Progress func(Progress)
@@ -87,8 +89,9 @@ func ParseShard(v string) (Shard, error) {
 type Progress struct {
 	Runs      int
 	Elapsed   time.Duration
-	Found     bool
-	Shrinking bool // the search is over; shrinking has begun
+	Found     bool   // a run that stops the search was seen
+	Worst     string // the worst verdict met so far, "" for none
+	Shrinking bool   // the search is over; shrinking has begun
 }
 
 // OptionError is an option New refused; Option is the Options field.
@@ -232,135 +235,6 @@ func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, e
 	return v, res, nil
 }
 
-func (e *Explorer) counts(verdict string) bool {
-	if len(e.opts.Verdicts) == 0 {
-		return model.Rank(verdict) > model.Rank(model.VerdictIncomplete) // a cut run found nothing
-	}
-	return slices.Contains(e.opts.Verdicts, verdict)
-}
-
-// Found is the lowest failing run of a search.
-type Found struct {
-	Index    int
-	Verdict  string
-	Scenario *scenarios.Scenario
-}
-
-// SearchResult is what Search found.
-type SearchResult struct {
-	Found *Found // nil: no run in the space failed
-	// Runs counts this shard's runs in index order up to and including the
-	// failing one, or all of its runs: the same whatever the workers.
-	Runs     int
-	Executed int           // runs actually executed (workers may run past the failure)
-	Elapsed  time.Duration // wall time, for runs/s only
-	ToFirst  time.Duration // wall time until the reported failure was seen
-}
-
-// Search runs this shard's runs on every worker until the lowest failing
-// run index is known, or all runs are done. A cancelled context stops it
-// early with ctx.Err().
-func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
-	o := e.opts
-	start := time.Now() // timing for reporting only
-	var (
-		next     atomic.Int64
-		executed atomic.Int64
-		best     atomic.Int64 // lowest failing index so far
-		mu       sync.Mutex
-		found    *Found
-		toFirst  time.Duration
-		firstErr error
-		errIndex = math.MaxInt
-	)
-	best.Store(math.MaxInt64)
-	var wg sync.WaitGroup
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				m := int(next.Add(1) - 1)
-				i := o.Shard.Index + m*o.Shard.Count
-				// Indices are claimed in increasing order, so every index
-				// below the final best has been claimed and will finish.
-				if i >= o.Runs || int64(i) > best.Load() {
-					return
-				}
-				s := e.Scenario(i)
-				v, _, err := e.Verdict(s)
-				executed.Add(1)
-				mu.Lock()
-				switch {
-				case err != nil:
-					if i < errIndex {
-						firstErr, errIndex = fmt.Errorf("run %d: %w", i, err), i
-					}
-					storeMin(&best, int64(i))
-				case e.counts(v.Verdict):
-					if found == nil || i < found.Index {
-						found = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
-						toFirst = time.Since(start)
-					}
-					storeMin(&best, int64(i))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	stop := make(chan struct{})
-	var pwg sync.WaitGroup
-	if o.Progress != nil {
-		pwg.Add(1)
-		go func() {
-			defer pwg.Done()
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					o.Progress(Progress{Runs: int(executed.Load()), Elapsed: time.Since(start), Found: best.Load() != math.MaxInt64})
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(stop)
-	pwg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if firstErr != nil && (found == nil || errIndex < found.Index) {
-		return nil, firstErr
-	}
-	r := &SearchResult{Found: found, Executed: int(executed.Load()), Elapsed: time.Since(start), ToFirst: toFirst}
-	last := o.Runs - 1
-	if found != nil {
-		last = found.Index
-	}
-	r.Runs = shardRuns(o.Shard, last)
-	return r, nil
-}
-
-// shardRuns counts the shard's indices in [0, last].
-func shardRuns(s Shard, last int) int {
-	if last < s.Index {
-		return 0
-	}
-	return (last-s.Index)/s.Count + 1
-}
-
-func storeMin(a *atomic.Int64, v int64) {
-	for {
-		cur := a.Load()
-		if v >= cur || a.CompareAndSwap(cur, v) {
-			return
-		}
-	}
-}
-
 // Result is a whole exploration: the search, the shrunk counterexample and
 // its replay with every checker.
 type Result struct {
@@ -371,39 +245,77 @@ type Result struct {
 	Shard     Shard
 	Workers   int
 	Search    *SearchResult
-	// Counterexample is the shrunk scenario, its expect set to the verdict
-	// of Outcome, so `simrun run` replays it and agrees.
+	// Counterexample is the shrunk scenario of the worst verdict found
+	// (Search.Found), its expect set to the verdict of Outcome, so `simrun
+	// run` replays it and agrees.
 	Counterexample *scenarios.Scenario
 	Outcome        *scenarios.Outcome // the counterexample run with all checks (porcupine too)
 	Shrink         ShrinkStats
+	// Others are the other verdicts met (Search.Met but Found), worst
+	// first; each is shrunk only with Options.ShrinkAll.
+	Others []Other
 }
 
-// Run searches, and on a failure shrinks it and replays the shrunk scenario
-// with every checker.
+// Other is a verdict met besides the worst one.
+type Other struct {
+	Found Found
+	// Counterexample and Outcome are as Result's, nil when not shrunk.
+	Counterexample *scenarios.Scenario
+	Outcome        *scenarios.Outcome
+	Shrink         ShrinkStats
+}
+
+// Run searches, and shrinks the worst verdict found (every other one too
+// with Options.ShrinkAll) and replays each shrunk scenario with every
+// checker.
 func (e *Explorer) Run(ctx context.Context) (*Result, error) {
 	o := e.opts
 	sr, err := e.Search(ctx)
-	if err != nil {
+	if sr == nil {
 		return nil, err
 	}
 	r := &Result{Algorithm: e.algo.Name, Classes: e.classes, Seed: o.Seed, Limit: o.Runs, Shard: o.Shard,
 		Workers: o.Workers, Search: sr}
-	if sr.Found == nil {
+	for _, f := range sr.Met {
+		if sr.Found == nil || f.Verdict != sr.Found.Verdict {
+			r.Others = append(r.Others, Other{Found: f})
+		}
+	}
+	if err != nil { // interrupted: the search so far, nothing shrunk
+		return r, err
+	}
+	if sr.Found == nil && !(o.ShrinkAll && len(r.Others) > 0) {
 		return r, nil
 	}
 	if o.Progress != nil {
 		o.Progress(Progress{Runs: sr.Executed, Elapsed: sr.Elapsed, Found: true, Shrinking: true})
 	}
-	shrunk, stats, err := e.Shrink(sr.Found.Index, sr.Found.Verdict)
-	if err != nil {
-		return nil, err
+	if sr.Found != nil {
+		if r.Counterexample, r.Outcome, r.Shrink, err = e.shrinkAndFinish(ctx, sr.Found); err != nil {
+			return nil, err
+		}
 	}
-	r.Shrink = stats
-	r.Counterexample, r.Outcome, err = e.Finish(shrunk, sr.Found)
-	if err != nil {
-		return nil, err
+	if o.ShrinkAll {
+		for i := range r.Others {
+			x := &r.Others[i]
+			if x.Counterexample, x.Outcome, x.Shrink, err = e.shrinkAndFinish(ctx, &x.Found); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return r, nil
+}
+
+func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Scenario, *scenarios.Outcome, ShrinkStats, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, ShrinkStats{}, err
+	}
+	shrunk, stats, err := e.Shrink(f.Index, f.Verdict)
+	if err != nil {
+		return nil, nil, stats, err
+	}
+	c, out, err := e.Finish(shrunk, f)
+	return c, out, stats, err
 }
 
 // Finish names the shrunk scenario, tells where it came from, replays it

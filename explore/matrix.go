@@ -13,7 +13,7 @@ import (
 )
 
 // Matrix defaults: every cell searches DefaultMatrixRuns runs and shrinks
-// its first failing run with at most DefaultMatrixShrinkTries simulated
+// its worst verdict's first run with at most DefaultMatrixShrinkTries simulated
 // runs. Both are counts, not times, so the matrix is the same on any
 // machine.
 const (
@@ -59,13 +59,17 @@ type MatrixProgress struct {
 type Cell struct {
 	Algorithm string
 	Class     string
-	// Verdict is the verdict of the first failing run, or safe when none of
-	// the cell's runs fails.
+	// Verdict is the worst verdict met (the search stops at the first
+	// unsafe run), or safe when none of the cell's runs fails.
 	Verdict string
-	// First is the first failing run's index, -1 when none fails. The cell
+	// First is the first run with Verdict, -1 when none fails. The cell
 	// replays with: simrun explore --algo A --faults C --seed S --runs N.
 	First int
-	// Runs counts the runs searched in index order: First+1, or all.
+	// Others are the other verdicts met before the search stopped, worst
+	// first, each at its first run (Scenario: that run, not shrunk).
+	Others []Found
+	// Runs counts the runs searched in index order: up to the first
+	// unsafe one, or all.
 	Runs int
 	// Shrunk is the size of the shrunk counterexample; nil when the cell is
 	// safe or shrinking was off.
@@ -74,7 +78,7 @@ type Cell struct {
 	// at the budget, so a smaller counterexample may exist.
 	ShrinkTries int
 	Capped      bool
-	// Counterexample is the shrunk scenario (the first failing run's when
+	// Counterexample is the shrunk scenario (the run of First when
 	// shrinking was off); nil when safe.
 	Counterexample *scenarios.Scenario
 }
@@ -226,6 +230,11 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		cell.Runs = j.sr.Runs
 		if f := j.sr.Found; f != nil {
 			cell.Verdict, cell.First, cell.Counterexample = f.Verdict, f.Index, f.Scenario
+		}
+		for _, f := range j.sr.Met {
+			if f.Verdict != cell.Verdict {
+				cell.Others = append(cell.Others, f)
+			}
 		}
 	}
 

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/scenarios"
 )
@@ -18,14 +20,27 @@ type Report struct {
 	Faults    []string `json:"faults"`
 	Seed      uint64   `json:"seed"`
 	RunsLimit int      `json:"runs_limit"` // the run-index space, [0, runs_limit)
-	// Runs counts runs in index order up to and including the first failing
-	// one, or all of them; a shard counts its own. The same whatever the
-	// workers.
+	// Runs counts runs in index order up to and including the one that
+	// stopped the search (StoppedAt), or all of them; a shard counts its
+	// own. The same whatever the workers.
 	Runs       int     `json:"runs"`
 	RunsPerSec float64 `json:"runs_per_sec"` // timing: not part of the result
-	Found      bool    `json:"found"`
-	// FirstFoundAfterRuns is the failing run's index + 1: its place in the
-	// whole run order, sharded or not.
+	// Executed counts the runs the workers executed, some past StoppedAt:
+	// timing, not part of the result.
+	Executed int  `json:"executed,omitempty"`
+	Found    bool `json:"found"`
+	// Interrupted: the search was stopped (Ctrl-C) before its end; the
+	// fields describe the runs finished in index order.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedAt is the index of the run that ended the search (the first
+	// unsafe one, or the first of the --verdict kinds); null when the search
+	// ran out of runs.
+	StoppedAt *int `json:"stopped_at"`
+	// Verdicts is every failing verdict met, by name, at its first run;
+	// the fields beside it describe the worst one.
+	Verdicts map[string]VerdictReport `json:"verdicts,omitempty"`
+	// FirstFoundAfterRuns is the worst verdict's first run index + 1: its
+	// place in the whole run order, sharded or not.
 	FirstFoundAfterRuns *int     `json:"first_found_after_runs"`
 	SecondsToFirst      *float64 `json:"seconds_to_first"` // timing
 	Verdict             string   `json:"verdict,omitempty"`
@@ -48,6 +63,17 @@ type Report struct {
 	ScenarioYAML string `json:"scenario_yaml,omitempty"`
 }
 
+// VerdictReport is one verdict met by a search.
+type VerdictReport struct {
+	FirstRun int `json:"first_run"` // the first run index with this verdict
+	// Counterexample is the path of its shrunk scenario file, when one was
+	// written; Shrunk its size, when it was shrunk.
+	Counterexample *string `json:"counterexample"`
+	Shrunk         *Shrunk `json:"shrunk,omitempty"`
+	// ScenarioYAML is the shrunk scenario on a shard's line, for merge.
+	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+}
+
 // Shrunk is the size of the shrunk counterexample.
 type Shrunk struct {
 	Processes int `json:"processes"`
@@ -55,13 +81,24 @@ type Shrunk struct {
 	Events    int `json:"events"` // history events of its run
 }
 
-// Report builds the JSON value of a result. path is where the
-// counterexample was written ("" for nowhere); withYAML embeds it.
+// Report builds the JSON value of a result. path is where the worst
+// verdict's counterexample was written ("" for nowhere); withYAML embeds
+// the shrunk scenarios.
 func (r *Result) Report(path string, withYAML bool) (Report, error) {
+	paths := map[string]string{}
+	if r.Search.Found != nil && path != "" {
+		paths[r.Search.Found.Verdict] = path
+	}
+	return r.ReportPaths(paths, withYAML)
+}
+
+// ReportPaths is Report with the path of each verdict's counterexample
+// file, by verdict.
+func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, error) {
 	sr := r.Search
 	rep := Report{
 		Algorithm: r.Algorithm, Faults: r.Classes, Seed: r.Seed, RunsLimit: r.Limit,
-		Runs: sr.Runs, Workers: r.Workers,
+		Runs: sr.Runs, Workers: r.Workers, Executed: sr.Executed,
 	}
 	if secs := sr.Elapsed.Seconds(); secs > 0 {
 		rep.RunsPerSec = float64(sr.Executed) / secs
@@ -69,27 +106,67 @@ func (r *Result) Report(path string, withYAML bool) (Report, error) {
 	if r.Shard.Count > 1 {
 		rep.Shard = r.Shard.String()
 	}
+	if sr.Stop >= 0 {
+		stop := sr.Stop
+		rep.StoppedAt = &stop
+	}
+	pathOf := func(verdict string) *string {
+		if p, ok := paths[verdict]; ok {
+			return &p
+		}
+		return nil
+	}
+	add := func(f Found, c *scenarios.Scenario, o *scenarios.Outcome) error {
+		if rep.Verdicts == nil {
+			rep.Verdicts = map[string]VerdictReport{}
+		}
+		vr := VerdictReport{FirstRun: f.Index, Counterexample: pathOf(f.Verdict)}
+		if c != nil {
+			vr.Shrunk = &Shrunk{Processes: len(c.Clients), Faults: len(c.Faults), Events: len(o.Result.History.Events)}
+			if withYAML {
+				data, err := scenarios.Marshal(c)
+				if err != nil {
+					return err
+				}
+				vr.ScenarioYAML = string(data)
+			}
+		}
+		rep.Verdicts[f.Verdict] = vr
+		return nil
+	}
+	for _, x := range r.Others {
+		if err := add(x.Found, x.Counterexample, x.Outcome); err != nil {
+			return rep, err
+		}
+	}
 	if sr.Found == nil {
 		return rep, nil
 	}
-	n, secs := sr.Found.Index+1, sr.ToFirst.Seconds()
+	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
+		return rep, err
+	}
+	n, secs := sr.Found.Index+1, micro(sr.ToFirst)
 	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
-	rep.Verdict = r.Outcome.Verdict.Verdict
-	if path != "" {
-		rep.Counterexample = &path
+	rep.Verdict = sr.Found.Verdict
+	if r.Outcome != nil { // the shrunk scenario's, every checker on
+		rep.Verdict = r.Outcome.Verdict.Verdict
 	}
-	rep.Shrunk = &Shrunk{Processes: len(r.Counterexample.Clients), Faults: len(r.Counterexample.Faults),
-		Events: len(r.Outcome.Result.History.Events)}
-	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = r.Shrink.Elapsed.Seconds(), r.Shrink.TimedOut, r.Shrink.Capped
-	if withYAML {
-		data, err := scenarios.Marshal(r.Counterexample)
-		if err != nil {
-			return rep, err
-		}
-		rep.ScenarioYAML = string(data)
+	rep.Counterexample = pathOf(sr.Found.Verdict)
+	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
+	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = micro(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
+	rep.ScenarioYAML = rep.Verdicts[sr.Found.Verdict].ScenarioYAML
+	if !withYAML { // the worst one's YAML lives in ScenarioYAML only
+		return rep, nil
 	}
+	vr := rep.Verdicts[sr.Found.Verdict]
+	vr.ScenarioYAML = ""
+	rep.Verdicts[sr.Found.Verdict] = vr
 	return rep, nil
 }
+
+// micro is d in seconds rounded to the microsecond, as every JSON of
+// locksim shows seconds.
+func micro(d time.Duration) float64 { return math.Round(d.Seconds()*1e6) / 1e6 }
 
 // ReadReports reads JSON lines (blank lines are skipped); name is used in
 // errors.
@@ -117,7 +194,8 @@ func ReadReports(name string, rd io.Reader) ([]Report, error) {
 }
 
 // Merge combines the lines of every shard of one search into the result a
-// single machine would have reported: the lowest failing run index wins.
+// single machine would have reported: the first run of each verdict below
+// the lowest stopping run, and the worst verdict among them.
 // Every shard must be there, once, and all must have searched the same
 // space.
 func Merge(lines []Report) (Report, error) {
@@ -146,6 +224,9 @@ func Merge(lines []Report) (Report, error) {
 		if seen[s.Index] {
 			return Report{}, fmt.Errorf("line %d: shard %s appears twice", i+1, l.Shard)
 		}
+		if l.Interrupted { // its runs past the interruption were never looked at
+			return Report{}, fmt.Errorf("line %d: shard %s was interrupted: run it again to the end", i+1, l.Shard)
+		}
 		seen[s.Index] = true
 	}
 	var missing []string
@@ -159,20 +240,69 @@ func Merge(lines []Report) (Report, error) {
 	}
 	out := Report{Algorithm: first.Algorithm, Faults: first.Faults, Seed: first.Seed, RunsLimit: first.RunsLimit,
 		Runs: first.RunsLimit, Shards: count}
+	// The merged search stopped at the lowest run any shard stopped at;
+	// every shard looked at all of its runs below it, so the first run of
+	// each verdict below it is the one a single machine finds. A line from
+	// before stopped_at stopped where it found.
+	stop := math.MaxInt
+	stopOf := func(l *Report) int {
+		switch {
+		case l.StoppedAt != nil:
+			return *l.StoppedAt
+		case l.Verdicts == nil && l.Found && l.FirstFoundAfterRuns != nil:
+			return *l.FirstFoundAfterRuns - 1
+		}
+		return math.MaxInt
+	}
+	for i := range lines {
+		stop = min(stop, stopOf(&lines[i]))
+	}
 	var win *Report
 	for i := range lines {
 		l := &lines[i]
 		out.RunsPerSec += l.RunsPerSec // the shards ran side by side
 		out.Workers += l.Workers
-		if l.Found && l.FirstFoundAfterRuns != nil && (win == nil || *l.FirstFoundAfterRuns < *win.FirstFoundAfterRuns) {
+		out.Executed += l.Executed
+		for v, vr := range l.Verdicts {
+			if vr.FirstRun > stop {
+				continue
+			}
+			if out.Verdicts == nil {
+				out.Verdicts = map[string]VerdictReport{}
+			}
+			if vr.ScenarioYAML == "" && l.Found && v == l.Verdict {
+				vr.ScenarioYAML = l.ScenarioYAML // a line keeps its worst one's there
+			}
+			if have, ok := out.Verdicts[v]; !ok || vr.FirstRun < have.FirstRun {
+				out.Verdicts[v] = vr
+			}
+		}
+		if !l.Found || l.FirstFoundAfterRuns == nil || *l.FirstFoundAfterRuns-1 > stop {
+			continue
+		}
+		// The worst verdict, then its first run.
+		if win == nil || Severity(l.Verdict) < Severity(win.Verdict) ||
+			(l.Verdict == win.Verdict && *l.FirstFoundAfterRuns < *win.FirstFoundAfterRuns) {
 			win = l
 		}
 	}
+	if stop != math.MaxInt {
+		s := stop
+		out.StoppedAt, out.Runs = &s, stop+1
+	}
 	if win != nil {
-		out.Found, out.Runs = true, *win.FirstFoundAfterRuns
+		out.Found = true
 		out.FirstFoundAfterRuns, out.SecondsToFirst = win.FirstFoundAfterRuns, win.SecondsToFirst
 		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk
-		out.ShrinkSeconds, out.ShrinkTimedOut, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ScenarioYAML
+		out.ShrinkSeconds, out.ShrinkTimedOut, out.ShrinkCapped, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ShrinkCapped, win.ScenarioYAML
+	}
+	// The shards' paths name files on the machines that ran them: the
+	// caller names what it writes. Each verdict keeps its shrunk YAML, if a
+	// shard shrank it, for the caller to write or drop.
+	out.Counterexample = nil
+	for v, vr := range out.Verdicts {
+		vr.Counterexample = nil
+		out.Verdicts[v] = vr
 	}
 	return out, nil
 }

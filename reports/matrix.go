@@ -2,18 +2,14 @@ package reports
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/explore"
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -36,18 +32,27 @@ type MatrixJSON struct {
 type MatrixCell struct {
 	Algorithm string `json:"algorithm"`
 	Fault     string `json:"fault"`
-	// Verdict is the first failing run's verdict, or safe when no run
-	// failed.
+	// Verdict is the worst verdict met (the search stops at the first
+	// unsafe run), or safe when no run failed.
 	Verdict         string `json:"verdict"`
-	FirstFailingRun *int   `json:"first_failing_run"` // its index; null when safe
+	FirstFailingRun *int   `json:"first_failing_run"` // the first run with it; null when safe
+	// Others are the other verdicts met before the search stopped, worst
+	// first.
+	Others []MatrixOther `json:"others,omitempty"`
 	// Shrunk is the size of the shrunk counterexample; null when safe or not
 	// shrunk. Read from Markdown, events is 0 (the table does not show it).
 	Shrunk       *explore.Shrunk `json:"shrunk"`
 	ShrinkTries  int             `json:"shrink_tries,omitempty"`  // runs the shrink made
 	ShrinkCapped bool            `json:"shrink_capped,omitempty"` // it stopped at the budget: perhaps not minimal
-	// Replay is the explore command that finds the same first failing run
+	// Replay is the explore command that finds the same runs
 	// and writes its counterexample.
 	Replay string `json:"replay,omitempty"`
+}
+
+// MatrixOther is a verdict a cell met besides its worst one.
+type MatrixOther struct {
+	Verdict  string `json:"verdict"`
+	FirstRun int    `json:"first_run"`
 }
 
 // MatrixCommand is the simrun command line that computes a matrix with
@@ -60,10 +65,7 @@ func MatrixCommand(seed uint64, runs, shrinkTries int) string {
 // --algo or --algo-file flag that chose its rows, "" for every algorithm.
 func Matrix(m *explore.Matrix, rowFlags string) MatrixJSON {
 	tries := max(m.ShrinkTries, 0)
-	command := MatrixCommand(m.Seed, m.Runs, tries)
-	if rowFlags != "" {
-		command += " " + rowFlags
-	}
+	command := withRowFlags(MatrixCommand(m.Seed, m.Runs, tries), rowFlags)
 	out := MatrixJSON{Command: command, RowFlags: rowFlags, Seed: m.Seed, Runs: m.Runs, ShrinkTries: tries,
 		Algorithms: slices.Clone(m.Algorithms), Faults: slices.Clone(m.Classes), Cells: []MatrixCell{}}
 	for _, row := range m.Cells {
@@ -77,6 +79,9 @@ func Matrix(m *explore.Matrix, rowFlags string) MatrixJSON {
 					algo = "--algo " + c.Algorithm
 				}
 				mc.Replay = fmt.Sprintf("simrun explore %s --faults %s --seed %d --runs %d", algo, c.Class, m.Seed, m.Runs)
+			}
+			for _, f := range c.Others {
+				mc.Others = append(mc.Others, MatrixOther{Verdict: f.Verdict, FirstRun: f.Index})
 			}
 			if c.Shrunk != nil {
 				s := *c.Shrunk
@@ -107,7 +112,8 @@ func WriteMatrixJSON(w io.Writer, m MatrixJSON) error {
 
 // MatrixCellText is a cell as the Markdown table shows it:
 // "unsafe #12 (2p/1f)", "safe", "stuck #0 (2p/1f)*" when shrinking stopped
-// at its budget, "unsafe #12" when it did not shrink.
+// at its budget, "unsafe #12" when it did not shrink, and the other
+// verdicts met after the worst: "unsafe #37 (2p/1f) · client-error #0".
 func MatrixCellText(c MatrixCell) string {
 	if c.FirstFailingRun == nil {
 		return c.Verdict
@@ -119,8 +125,14 @@ func MatrixCellText(c MatrixCell) string {
 			s += "*"
 		}
 	}
+	for _, o := range c.Others {
+		s += fmt.Sprintf("%s%s #%d", otherSep, o.Verdict, o.FirstRun)
+	}
 	return s
 }
+
+// otherSep separates a cell's worst verdict from the others it met.
+const otherSep = " · "
 
 // faultClassHelp says what each fault class brings, for the legend.
 var faultClassHelp = map[string]string{
@@ -191,15 +203,18 @@ func WriteMatrix(w io.Writer, m MatrixJSON) error {
 	}
 	fmt.Fprintf(&b, "\n%d of %d cells fail.\n\n", failing, len(m.Cells))
 	b.WriteString("**Reading a cell.** ")
+	b.WriteString("A cell shows the worst verdict its runs met, then every other one, each at its first run:\n")
 	if m.ShrinkTries > 0 {
-		fmt.Fprintf(&b, "`unsafe #12 (2p/1f)`: run 12 was the first of the %d to fail, with the verdict\n", m.Runs)
-		b.WriteString("`unsafe`; shrunk, its counterexample still fails the same way with 2 processes and 1 fault.\n")
+		b.WriteString("`unsafe #37 (2p/1f) · client-error #0`: run 0 was a `client-error`, the search went on, and\n")
+		b.WriteString("run 37 was the first `unsafe` one (the search stops there); shrunk, its counterexample still\n")
+		b.WriteString("fails the same way with 2 processes and 1 fault.\n")
 	} else {
-		fmt.Fprintf(&b, "`unsafe #12`: run 12 was the first of the %d to fail, with the verdict `unsafe`.\n", m.Runs)
+		b.WriteString("`unsafe #37 · client-error #0`: run 0 was a `client-error`, the search went on, and run 37\n")
+		b.WriteString("was the first `unsafe` one (the search stops there).\n")
 	}
-	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds that run again and\n", m.Seed, m.Runs)
-	b.WriteString("writes its counterexample as a scenario file that `simrun run` replays. A cell shows the first\n")
-	b.WriteString("failing run's verdict, not the worst one: a lock that fails one way early may fail worse later.\n")
+	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds the same runs again\n", m.Seed, m.Runs)
+	b.WriteString("and writes the worst one's counterexample as a scenario file that `simrun run` replays\n")
+	b.WriteString("(`--shrink all`: every verdict's). Runs are numbered from 0.\n")
 	fmt.Fprintf(&b, "`safe`: none of the %d runs failed. That is evidence, not a proof.\n", m.Runs)
 	if m.ShrinkTries > 0 {
 		fmt.Fprintf(&b, "Shrinking makes at most %d runs per cell", m.ShrinkTries)
@@ -224,278 +239,4 @@ func WriteMatrix(w io.Writer, m MatrixJSON) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-var (
-	matrixCommandRE = regexp.MustCompile("`(simrun matrix [^`]*)`")
-	matrixCellRE    = regexp.MustCompile(`^([a-z-]+)(?: #(\d+)(?: \((\d+)p/(\d+)f\)(\*)?)?)?$`)
-)
-
-// ReadMatrix reads a matrix that WriteMatrix or WriteMatrixJSON wrote; name
-// is used in errors. From Markdown it reads the seed, runs and shrink budget
-// of the command line and, per cell, the verdict, first failing run,
-// counterexample size and the budget mark.
-func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		var m MatrixJSON
-		if err := json.Unmarshal(t, &m); err != nil {
-			return MatrixJSON{}, fmt.Errorf("%s: not a matrix's JSON: %v", name, err)
-		}
-		if err := checkMatrix(m); err != nil {
-			return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
-		}
-		m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries)
-		return m, nil
-	}
-	if !utf8.Valid(data) {
-		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: not UTF-8 text", name)
-	}
-	lines := strings.Split(string(data), "\n")
-	// The first `simrun matrix …` with --seed and --runs is the command
-	// that made it; the text may show others.
-	var (
-		m        MatrixJSON
-		found    bool
-		firstErr error
-	)
-	for _, l := range lines {
-		for _, sub := range matrixCommandRE.FindAllStringSubmatch(l, -1) {
-			if found {
-				break
-			}
-			if err := parseMatrixCommand(sub[1], &m); err != nil {
-				firstErr = cmp.Or(firstErr, err)
-				continue
-			}
-			found = true
-		}
-	}
-	switch {
-	case !found && firstErr != nil:
-		return MatrixJSON{}, fmt.Errorf("%s: %w", name, firstErr)
-	case !found:
-		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: no `simrun matrix …` command line", name)
-	}
-	head := -1
-	for i, l := range lines {
-		if cells, ok := tableRow(l); ok && len(cells) > 0 && cells[0] == "algorithm" {
-			head = i
-			m.Faults = cells[1:]
-			break
-		}
-	}
-	if head < 0 {
-		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: no table whose first column is algorithm", name)
-	}
-	if len(m.Faults) == 0 {
-		return MatrixJSON{}, fmt.Errorf("%s:%d: the table has no fault class columns", name, head+1)
-	}
-	if head+1 >= len(lines) || !isSeparator(lines[head+1]) {
-		return MatrixJSON{}, fmt.Errorf("%s:%d: want the table's |---| line after its header", name, head+2)
-	}
-	m.Cells = []MatrixCell{}
-	for i := head + 2; i < len(lines); i++ {
-		cells, ok := tableRow(lines[i])
-		if !ok {
-			break
-		}
-		at := fmt.Sprintf("%s:%d", name, i+1)
-		if len(cells) != len(m.Faults)+1 {
-			return MatrixJSON{}, fmt.Errorf("%s: %d cells, want %d (an algorithm and %d fault classes)", at, len(cells), len(m.Faults)+1, len(m.Faults))
-		}
-		algo := strings.Trim(cells[0], "`")
-		if algo == "" {
-			return MatrixJSON{}, fmt.Errorf("%s: no algorithm name", at)
-		}
-		m.Algorithms = append(m.Algorithms, algo)
-		for k, text := range cells[1:] {
-			c, err := parseMatrixCell(text)
-			if err != nil {
-				return MatrixJSON{}, fmt.Errorf("%s: %s under %s: %w", at, algo, m.Faults[k], err)
-			}
-			c.Algorithm, c.Fault = algo, m.Faults[k]
-			m.Cells = append(m.Cells, c)
-		}
-	}
-	if err := checkMatrix(m); err != nil {
-		return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
-	}
-	m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries)
-	return m, nil
-}
-
-// parseMatrixCommand reads --seed, --runs and --shrink-tries.
-func parseMatrixCommand(cmd string, m *MatrixJSON) error {
-	f := strings.Fields(cmd)[2:]
-	got := *m
-	seen := map[string]bool{}
-	for i := 0; i < len(f); i++ {
-		name, val, ok := strings.Cut(f[i], "=")
-		if !ok && i+1 < len(f) {
-			i++
-			val = f[i]
-		}
-		var err error
-		switch name {
-		case "--seed", "-seed":
-			got.Seed, err = strconv.ParseUint(val, 10, 64)
-		case "--runs", "-runs":
-			got.Runs, err = strconv.Atoi(val)
-		case "--shrink-tries", "-shrink-tries":
-			got.ShrinkTries, err = strconv.Atoi(val)
-		default:
-			continue // flags that do not change the matrix (--workers, -o)
-		}
-		if err != nil {
-			return fmt.Errorf("`%s`: %s %q: not a number", cmd, name, val)
-		}
-		seen[strings.TrimLeft(name, "-")] = true
-	}
-	if !seen["seed"] || !seen["runs"] {
-		return fmt.Errorf("`%s`: want --seed and --runs", cmd)
-	}
-	*m = got
-	return nil
-}
-
-func parseMatrixCell(text string) (MatrixCell, error) {
-	sub := matrixCellRE.FindStringSubmatch(text)
-	if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) {
-		return MatrixCell{}, fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f))", text)
-	}
-	c := MatrixCell{Verdict: sub[1]}
-	if sub[2] != "" {
-		first, err := strconv.Atoi(sub[2])
-		if err != nil {
-			return MatrixCell{}, fmt.Errorf("%q: run index: %v", text, err)
-		}
-		c.FirstFailingRun = &first
-	}
-	if sub[3] != "" {
-		p, err1 := strconv.Atoi(sub[3])
-		f, err2 := strconv.Atoi(sub[4])
-		if err1 != nil || err2 != nil {
-			return MatrixCell{}, fmt.Errorf("%q: size out of range", text)
-		}
-		c.Shrunk = &explore.Shrunk{Processes: p, Faults: f}
-		c.ShrinkCapped = sub[5] != ""
-	}
-	return c, nil
-}
-
-// checkMatrix checks what both readers need: a verdict in every cell, the
-// first failing run exactly when a cell fails, and each (algorithm, fault
-// class) once.
-func checkMatrix(m MatrixJSON) error {
-	switch {
-	case m.Runs < 1:
-		return fmt.Errorf("runs: %d, want at least 1", m.Runs)
-	case m.ShrinkTries < 0:
-		return fmt.Errorf("shrink tries: %d, want 0 or more", m.ShrinkTries)
-	case len(m.Cells) == 0:
-		return fmt.Errorf("not a matrix: no cells")
-	case len(m.Cells) != len(m.Algorithms)*len(m.Faults):
-		return fmt.Errorf("%d cells for %d algorithms and %d fault classes", len(m.Cells), len(m.Algorithms), len(m.Faults))
-	}
-	for _, f := range m.Faults {
-		if !slices.Contains(scenarios.FaultClasses, f) {
-			return fmt.Errorf("column %q is not a fault class (valid: %s)", f, strings.Join(scenarios.FaultClasses, ", "))
-		}
-	}
-	seen := map[[2]string]bool{}
-	for _, c := range m.Cells {
-		at := c.Algorithm + " under " + c.Fault
-		switch {
-		case !slices.Contains(m.Algorithms, c.Algorithm) || !slices.Contains(m.Faults, c.Fault):
-			return fmt.Errorf("%s: not a row and column of the matrix", at)
-		case !slices.Contains(scenarios.Verdicts, c.Verdict):
-			return fmt.Errorf("%s: verdict %q (valid: %s)", at, c.Verdict, strings.Join(scenarios.Verdicts, ", "))
-		case (c.Verdict == model.VerdictSafe) != (c.FirstFailingRun == nil):
-			return fmt.Errorf("%s: %s with first failing run %s", at, c.Verdict, intOrNone(c.FirstFailingRun))
-		case c.FirstFailingRun != nil && (*c.FirstFailingRun < 0 || *c.FirstFailingRun >= m.Runs):
-			return fmt.Errorf("%s: first failing run %d outside [0, %d)", at, *c.FirstFailingRun, m.Runs)
-		case seen[[2]string{c.Algorithm, c.Fault}]:
-			return fmt.Errorf("%s: appears twice", at)
-		}
-		seen[[2]string{c.Algorithm, c.Fault}] = true
-	}
-	return nil
-}
-
-func intOrNone(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return strconv.Itoa(*p)
-}
-
-// tableRow splits "| a | b |" into its trimmed cells.
-func tableRow(l string) ([]string, bool) {
-	l = strings.TrimSpace(l)
-	if len(l) < 2 || l[0] != '|' || l[len(l)-1] != '|' {
-		return nil, false
-	}
-	parts := strings.Split(l[1:len(l)-1], "|")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts, true
-}
-
-func isSeparator(l string) bool {
-	cells, ok := tableRow(l)
-	if !ok {
-		return false
-	}
-	for _, c := range cells {
-		if strings.Trim(c, "-:") != "" || c == "" {
-			return false
-		}
-	}
-	return true
-}
-
-// MatrixChange is a cell whose verdict differs between two matrices; Was
-// or Now is "" when the cell is only in the other.
-type MatrixChange struct {
-	Algorithm, Fault string
-	Was, Now         MatrixCell
-}
-
-func (c MatrixChange) String() string {
-	text := func(x MatrixCell) string {
-		if x.Verdict == "" {
-			return "(no cell)"
-		}
-		return MatrixCellText(x)
-	}
-	return fmt.Sprintf("%s under %s: %s → %s", c.Algorithm, c.Fault, text(c.Was), text(c.Now))
-}
-
-// MatrixDiff compares two matrices cell by cell, in now's order, then the
-// cells only in was: Changed are the cells whose verdict differs (or that
-// only one has), Moved those with the same verdict whose first failing run
-// or counterexample size differs.
-func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
-	for _, n := range now.Cells {
-		ch := MatrixChange{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
-		w := was.Cell(n.Algorithm, n.Fault)
-		switch {
-		case w == nil:
-			changed = append(changed, ch)
-		case w.Verdict != n.Verdict:
-			ch.Was = *w
-			changed = append(changed, ch)
-		case intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) ||
-			(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)):
-			ch.Was = *w
-			moved = append(moved, ch)
-		}
-	}
-	for _, w := range was.Cells {
-		if now.Cell(w.Algorithm, w.Fault) == nil {
-			changed = append(changed, MatrixChange{Algorithm: w.Algorithm, Fault: w.Fault, Was: w})
-		}
-	}
-	return changed, moved
 }

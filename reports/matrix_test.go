@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/locksim/locksim/explore"
 )
@@ -74,7 +75,8 @@ func sample() MatrixJSON {
 			{Algorithm: "setnx-del", Fault: "restart", Verdict: "client-error", FirstFailingRun: intp(499), Shrunk: &explore.Shrunk{Processes: 1, Faults: 1}, ShrinkCapped: true},
 			{Algorithm: "redlock", Fault: "none", Verdict: "safe"},
 			{Algorithm: "redlock", Fault: "crash", Verdict: "stale", FirstFailingRun: intp(12)},
-			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1}},
+			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
+				Others: []MatrixOther{{"stale", 7}, {"client-error", 0}}},
 		},
 	}
 }
@@ -84,7 +86,7 @@ func TestMatrixCellText(t *testing.T) {
 	for _, c := range sample().Cells {
 		got = append(got, MatrixCellText(c))
 	}
-	want := []string{"safe", "stuck #0 (2p/1f)", "client-error #499 (1p/1f)*", "safe", "stale #12", "unsafe #234 (2p/1f)"}
+	want := []string{"safe", "stuck #0 (2p/1f)", "client-error #499 (1p/1f)*", "safe", "stale #12", "unsafe #234 (2p/1f) · stale #7 · client-error #0"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
@@ -103,7 +105,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(md.String(), "\n") {
-		if strings.HasPrefix(l, "|") && len(l) != len(strings.Split(md.String(), "\n")[8]) {
+		if strings.HasPrefix(l, "|") && utf8.RuneCountInString(l) != utf8.RuneCountInString(strings.Split(md.String(), "\n")[8]) {
 			t.Errorf("table lines of different widths:\n%s", md.String())
 			break
 		}
@@ -155,6 +157,11 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"fault class", strings.Replace(g, "| restart ", "| gc      ", 1), `column "gc" is not a fault class`},
 		{"twice", strings.Replace(g, "`redlock`", "`setnx-del`", 1), "appears twice"},
 		{"no separator", strings.Replace(g, "| -", "| x", 1), "m.md:9: want the table's |---| line"},
+		{"bad other", strings.Replace(g, "· stale #7", "· stale", 1), `"stale" is not another verdict met`},
+		{"other safe", strings.Replace(g, "· stale #7", "· safe #7", 1), `"safe #7" is not another verdict met`},
+		{"other twice", strings.Replace(g, "· stale #7", "· unsafe #7", 1), "unsafe met twice"},
+		{"other out of range", strings.Replace(g, "· stale #7", "· stale #900", 1), "stale at run 900 outside [0, 500)"},
+		{"others of safe", strings.Replace(g, "| safe |", "| safe · stale #1 |", 1), "safe with other verdicts"},
 		{"json", `{"seed": 1, "runs": 10, "cells": [`, "not a matrix's JSON"},
 		{"json no cells", `{"seed": 1, "runs": 10}`, "no cells"},
 		{"json stray cell", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "b", "fault": "none", "verdict": "safe"}]}`, "b under none: not a row and column"},
@@ -171,7 +178,9 @@ func TestMatrixDiff(t *testing.T) {
 	now := sample()
 	now.Cells = append([]MatrixCell(nil), was.Cells...)
 	now.Cells[0] = MatrixCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
-	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1}}
+	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
+		Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
+	now.Cells[1].Others = []MatrixOther{{"client-error", 3}}                                     // a verdict met that was not
 	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                          // redlock under crash is gone
 	now.Cells = append(now.Cells, MatrixCell{Algorithm: "mine", Fault: "none", Verdict: "safe"}) // a new row
 	changed, moved := MatrixDiff(was, now)
@@ -181,13 +190,14 @@ func TestMatrixDiff(t *testing.T) {
 	}
 	want := []string{
 		"setnx-del under none: safe → unsafe #3",
+		"setnx-del under crash: stuck #0 (2p/1f) → stuck #0 (2p/1f) · client-error #3",
 		"mine under none: (no cell) → safe",
 		"redlock under crash: stale #12 → (no cell)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changed %q\nwant %q", got, want)
 	}
-	if len(moved) != 1 || moved[0].String() != "redlock under restart: unsafe #234 (2p/1f) → unsafe #100 (2p/1f)" {
+	if len(moved) != 1 || moved[0].String() != "redlock under restart: unsafe #234 (2p/1f) · stale #7 · client-error #0 → unsafe #100 (2p/1f) · stale #9 · client-error #0" {
 		t.Errorf("moved %v", moved)
 	}
 	if c, m := MatrixDiff(was, was); len(c)+len(m) != 0 {

@@ -12,7 +12,9 @@ func (p *process) workload(l Locker) {
 		r.record(Event{Kind: KindLockInvoke, Proc: p.id, Node: -1})
 		lease, err := l.Acquire(p)
 		if err != nil {
-			// The document's code would have thrown here: the program ends.
+			// The document's code would have thrown here: this process
+			// ends, as that program would; the others go on, and the run
+			// is judged whole (TestClientErrorEndsOnlyItsProcess).
 			r.record(Event{Kind: KindLockReturn, Proc: p.id, Node: -1, Err: err.Error()})
 			r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1, Err: "acquire: " + err.Error()})
 			return

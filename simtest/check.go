@@ -176,8 +176,8 @@ func save(path string, data []byte) error {
 func message(f *Failure, r *explore.Result, c config, path, saveErr string) string {
 	b := &strings.Builder{}
 	ce := r.Counterexample
-	fmt.Fprintf(b, "simtest: %s is %s under %s (seed %d, run %d of %d), shrunk to %d process%s and %d fault%s",
-		c.name, strings.ToUpper(f.Verdict), strings.Join(r.Classes, ","), c.seed, f.Run, r.Limit,
+	fmt.Fprintf(b, "simtest: %s is %s under %s (seed %d, run %d of runs 0 to %d), shrunk to %d process%s and %d fault%s",
+		c.name, strings.ToUpper(f.Verdict), strings.Join(r.Classes, ","), c.seed, f.Run, r.Limit-1,
 		len(ce.Clients), plural(len(ce.Clients), "es"), len(ce.Faults), plural(len(ce.Faults), "s"))
 	if r.Shrink.TimedOut {
 		b.WriteString(" (shrinking ran out of time: perhaps not minimal)")

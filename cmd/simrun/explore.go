@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,13 +26,14 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	af := addAlgoFlags(fs, "the algorithm to search (see 'simrun list'); this or --algo-file is required")
 	faults := fs.String("faults", "all", "fault classes to combine, comma-separated: "+strings.Join(scenarios.FaultClasses, ", ")+", or all")
-	runs := fs.Int("runs", explore.DefaultRuns, "stop after `N` runs without a violation (the whole run-index space when sharded)")
+	runs := fs.Int("runs", explore.DefaultRuns, "search runs 0 to `N`-1, stopping early at the first unsafe run (the whole run-index space when sharded)")
 	seed := fs.Uint64("seed", 1, "search seed: run i's scenario depends only on (seed, i, algorithm, faults)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	out := fs.String("out", "explore-out", "write counterexample.yaml and the reports to `DIR` when a violation is found")
 	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
 	shard := fs.String("shard", "", "run shard `i/n` of the run indices (0 ≤ i < n) and print one JSON line for 'simrun merge'")
-	verdicts := fs.String("verdict", "", "count only these verdicts as found, comma-separated (default: any but safe)")
+	verdicts := fs.String("verdict", "", "stop at the first run with one of these verdicts, comma-separated, and count only them as found (default: stop at unsafe, count any but safe)")
+	shrink := fs.String("shrink", "worst", "`WHICH` verdicts to shrink: worst (the worst found) or all (every one met)")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
 	force := fs.Bool("force", false, "overwrite the counterexample an earlier search left in --out")
@@ -69,6 +71,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return bad("shrink-tries", fmt.Errorf("%d: must be at least 1", *shrinkTries))
 	case *shrinkTime <= 0:
 		return bad("shrink-time", fmt.Errorf("%s: must be positive", *shrinkTime))
+	case *shrink != "worst" && *shrink != "all":
+		return bad("shrink", fmt.Errorf("%q: want worst or all", *shrink))
 	}
 	if *shard == "" {
 		if err := checkOut(*out, *force); err != nil {
@@ -76,6 +80,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	o.Workers = clampWorkers("explore", *workers, *runs, stderr)
+	o.ShrinkAll = *shrink == "all"
 	if *shard != "" && af.File != "" {
 		// merge replays the winning shard's file and cannot load the lock.
 		return bad("shard", errors.New("not with --algo-file: simrun merge cannot replay an algorithm file's counterexample"))
@@ -100,26 +105,32 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "explore", err)
 	}
-	r, err := e.Run(context.Background())
+	// Ctrl-C ends the search: the summary of the runs finished so far,
+	// then exit 130 as a shell does for SIGINT.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	r, err := e.Run(ctx)
+	stopSignals()
 	if o.Progress != nil {
 		fmt.Fprint(stdout, "\r\033[K") // clear the progress line
 	}
-	if err != nil {
+	interrupted := r != nil && r.Search.Interrupted
+	if err != nil && !interrupted {
 		return fail(stderr, "explore", err)
 	}
-	path := ""
-	if r.Counterexample != nil {
-		if af.File != "" {
+	paths := map[string]string{}
+	if !interrupted {
+		if af.File != "" && r.Counterexample != nil {
 			foundBy(r, af)
 		}
-		if path, err = writeExploreArtifacts(*out, r, af); err != nil {
+		if paths, err = writeExploreArtifacts(*out, r, af); err != nil {
 			return fail(stderr, "explore", err)
 		}
 	}
-	rep, err := r.Report(path, sharded)
+	rep, err := r.ReportPaths(paths, sharded)
 	if err != nil {
 		return fail(stderr, "explore", err)
 	}
+	rep.Interrupted = interrupted
 	switch {
 	case sharded:
 		err = json.NewEncoder(stdout).Encode(rep) // one line
@@ -131,38 +142,68 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "explore", err)
 	}
-	if rep.Found {
+	switch {
+	case interrupted:
+		return exitInterrupted
+	case rep.Found:
 		return exitViolation
 	}
 	return exitOK
 }
 
+// exitInterrupted is a shell's exit status for a program ended by SIGINT.
+const exitInterrupted = 130
+
 // exploreFlag names the flag of each explore.Options field.
 var exploreFlag = map[string]string{"Algorithm": "algo", "Lock": "algo-file", "Classes": "faults", "Runs": "runs", "Workers": "workers",
-	"Shard": "shard", "Verdicts": "verdict", "ShrinkTries": "shrink-tries", "ShrinkTime": "shrink-time"}
+	"Shard": "shard", "Verdicts": "verdict", "ShrinkAll": "shrink", "ShrinkTries": "shrink-tries", "ShrinkTime": "shrink-time"}
 
 // writeExploreArtifacts writes DIR/counterexample.yaml, DIR/report.txt and
-// DIR/report.html; it returns the counterexample's path.
-func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+// DIR/report.html for the worst verdict found, and
+// DIR/counterexample-VERDICT.yaml for each other verdict shrunk; it returns
+// the path of each counterexample, by verdict. It writes nothing when
+// nothing was shrunk.
+func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[string]string, error) {
+	paths := map[string]string{}
+	write := func(name string, c *scenarios.Scenario) (string, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		data, err := af.marshalScenario(c)
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(dir, name)
+		return path, os.WriteFile(path, data, 0o644)
 	}
-	data, err := af.marshalScenario(r.Counterexample)
+	if r.Counterexample != nil {
+		path, err := write("counterexample.yaml", r.Counterexample)
+		if err != nil {
+			return nil, err
+		}
+		paths[r.Search.Found.Verdict] = path
+	}
+	for _, x := range r.Others {
+		if x.Counterexample == nil {
+			continue
+		}
+		path, err := write("counterexample-"+x.Found.Verdict+".yaml", x.Counterexample)
+		if err != nil {
+			return nil, err
+		}
+		paths[x.Found.Verdict] = path
+	}
+	if r.Counterexample == nil {
+		return paths, nil
+	}
+	rep, err := r.ReportPaths(paths, false)
 	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "counterexample.yaml")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return "", err
-	}
-	rep, err := r.Report(path, false)
-	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := writeExploreReportsReplay(dir, r.Outcome, rep, af.replay); err != nil {
-		return "", err
+		return nil, err
 	}
-	return path, nil
+	return paths, nil
 }
 
 // writeExploreReports writes DIR/report.txt, the search's summary and the
@@ -195,31 +236,64 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 
 // writeExploreSummaryReplay is the result for a person; replay gives the
 // command line that replays the counterexample at a path.
+//
+// Numbering: run indices start at 0 ("run 5" is the sixth run), counts are
+// counts ("6 runs").
 func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay func(string) string) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "explore    %s under %s, seed %d\n", r.Algorithm, strings.Join(r.Faults, ","), r.Seed)
 	fmt.Fprintf(b, "runs       %d of %d", r.Runs, r.RunsLimit)
+	if r.Runs > 0 && r.Shard == "" { // a shard's runs are not consecutive
+		fmt.Fprintf(b, " (run 0 to run %d)", r.Runs-1)
+	}
+	var timing []string
+	if r.Executed > r.Runs {
+		timing = append(timing, fmt.Sprintf("%d executed", r.Executed))
+	}
 	if r.RunsPerSec > 0 {
-		fmt.Fprintf(b, " (%.0f runs/s", r.RunsPerSec)
-		if r.Workers > 0 {
-			fmt.Fprintf(b, ", %d worker%s", r.Workers, explorePlural(r.Workers))
-		}
-		b.WriteString(")")
+		timing = append(timing, fmt.Sprintf("%.0f runs/s", r.RunsPerSec))
+	}
+	if r.Workers > 0 && r.RunsPerSec > 0 {
+		timing = append(timing, fmt.Sprintf("%d worker%s", r.Workers, explorePlural(r.Workers)))
+	}
+	if len(timing) > 0 {
+		fmt.Fprintf(b, ", %s", strings.Join(timing, ", "))
 	}
 	if r.Shards > 0 {
 		fmt.Fprintf(b, " over %d shards", r.Shards)
 	}
 	b.WriteString("\n")
+	if r.Interrupted {
+		b.WriteString("stopped    interrupted (Ctrl-C): what the runs above show, nothing shrunk\n")
+	}
 	if !r.Found {
 		b.WriteString("found      nothing\n")
+	} else {
+		fmt.Fprintf(b, "found      %s at run %d", strings.ToUpper(r.Verdict), *r.FirstFoundAfterRuns-1)
+		if r.SecondsToFirst != nil && *r.SecondsToFirst > 0 {
+			fmt.Fprintf(b, " after %.3fs", *r.SecondsToFirst)
+		}
+		b.WriteString("\n")
+	}
+	for _, v := range explore.WorstFirst { // the other verdicts met, worst first
+		x, ok := r.Verdicts[v]
+		if !ok || (r.Found && v == r.Verdict) {
+			continue
+		}
+		fmt.Fprintf(b, "also met   %s at run %d", v, x.FirstRun)
+		switch {
+		case x.Counterexample != nil:
+			fmt.Fprintf(b, ": %s\n", replay(*x.Counterexample))
+		case r.Interrupted || r.Shards > 0: // nothing to shrink here
+			b.WriteString("\n")
+		default:
+			fmt.Fprintf(b, " (not shrunk: --shrink all shrinks it)\n")
+		}
+	}
+	if !r.Found {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(b, "found      %s at run %d", strings.ToUpper(r.Verdict), *r.FirstFoundAfterRuns-1)
-	if r.SecondsToFirst != nil {
-		fmt.Fprintf(b, " after %.3fs", *r.SecondsToFirst)
-	}
-	b.WriteString("\n")
 	if s := r.Shrunk; s != nil {
 		fmt.Fprintf(b, "shrunk     to %d process%s, %d fault%s, %d events", s.Processes, explorePluralES(s.Processes), s.Faults, explorePlural(s.Faults), s.Events)
 		if r.ShrinkSeconds > 0 {
@@ -258,7 +332,12 @@ func exploreProgress(w io.Writer) func(explore.Progress) {
 		case p.Found:
 			found = "yes, finishing the lower runs"
 		}
-		fmt.Fprintf(w, "\r\033[Kexploring  %d runs  %.0f runs/s  %s  found: %s", p.Runs, rate, p.Elapsed.Round(100*time.Millisecond), found)
+		if p.Worst != "" && !p.Found && !p.Shrinking {
+			found = p.Worst + ", searching on"
+		}
+		// p.Runs counts runs executed in any order; the summary then counts
+		// the runs in index order up to the one that stopped the search.
+		fmt.Fprintf(w, "\r\033[Kexploring  %d runs executed  %.0f runs/s  %s  found: %s", p.Runs, rate, p.Elapsed.Round(100*time.Millisecond), found)
 	}
 }
 

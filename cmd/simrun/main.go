@@ -49,7 +49,7 @@ func commands() []command {
 				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR [--force]] [--json] [--shard i/n]", "search random fault schedules for a violation; shrink it", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/explore"
@@ -76,11 +77,22 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 			*shrinkTries = want.ShrinkTries
 		}
 	}
+	fromHeader := false
+	if *check != "" && !af.Given() {
+		// The file's rows: the --algo or --algo-file its header records.
+		if err := rowsFromHeader(af, *check, want); err != nil {
+			return bad("check", err)
+		}
+		fromHeader = af.Given()
+	}
 	// The rows: one algorithm when --algo or --algo-file names it.
 	var rows []locks.Algorithm
 	rowFlags := ""
 	if af.Given() {
 		a, err := af.resolve()
+		if err != nil && fromHeader {
+			return bad("check", fmt.Errorf("%s was made with %s, which does not load (%v): give --algo-file PATH", *check, want.RowFlags, err))
+		}
 		if err != nil {
 			return fail(stderr, "matrix", err)
 		}
@@ -153,6 +165,35 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	return reportCheck(stdout, *check, command, wantJSON, want, got)
+}
+
+// rowsFromHeader sets af to the --algo or --algo-file recorded in the
+// header of the matrix file being checked. A file whose rows are not
+// registered algorithms and whose header records no --algo-file is refused:
+// rerunning it with every algorithm would compare nothing alike.
+func rowsFromHeader(af *algoFlags, file string, want reports.MatrixJSON) error {
+	switch rf := want.RowFlags; {
+	case strings.HasPrefix(rf, "--algo-file "):
+		af.File = unshellWord(strings.TrimPrefix(rf, "--algo-file "))
+		return nil
+	case strings.HasPrefix(rf, "--algo "):
+		af.Name = strings.TrimPrefix(rf, "--algo ")
+		return nil
+	}
+	for _, a := range want.Algorithms {
+		if _, err := locks.Lookup(a); err != nil {
+			return fmt.Errorf("%s: row %q is not a registered algorithm and the header records no --algo-file: give --algo-file FILE", file, a)
+		}
+	}
+	return nil
+}
+
+// unshellWord undoes shellWord.
+func unshellWord(s string) string {
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
+	}
+	return s
 }
 
 // reportCheck prints how got differs from the file's matrix and returns the

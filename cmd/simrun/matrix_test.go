@@ -168,3 +168,61 @@ func TestMatrixAlgoFile(t *testing.T) {
 		t.Fatalf("check: exit %d: %s %s", code, out, errOut)
 	}
 }
+
+// A one-row matrix is checked against its own row: the --algo-file or
+// --algo its header records, or a one-line refusal naming what is missing;
+// never advice that would overwrite it with the full matrix. --check
+// compares every verdict a cell met, not only the worst.
+func TestMatrixCheckOneRow(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "my-lock.md")
+	if code, _, errOut := simrun("matrix", "--algo-file", "../../examples/set-nx-px-token.yaml", "--runs", "30",
+		"--shrink-tries", "0", "-o", mine); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, out, errOut := simrun("matrix", "--check", mine)
+	if code != exitOK || out != "matrix: all 7 verdicts as in "+mine+" (seed 1, 30 runs per cell)\n" {
+		t.Errorf("--check of a one-row --algo-file matrix: exit %d, %q, %q", code, out, errOut)
+	}
+	data, _ := os.ReadFile(mine)
+	for _, c := range []struct{ name, from, to, want string }{
+		{"file gone", "--algo-file ../../examples/set-nx-px-token.yaml", "--algo-file gone.yaml",
+			"simrun matrix: --check: " + mine + " was made with --algo-file gone.yaml, which does not load ("},
+		{"no row flag", " --algo-file ../../examples/set-nx-px-token.yaml", "",
+			"simrun matrix: --check: " + mine + `: row "set-nx-px-token-file" is not a registered algorithm and the header records no --algo-file: give --algo-file FILE`},
+	} {
+		f := filepath.Join(dir, c.name+".md")
+		if err := os.WriteFile(f, []byte(strings.Replace(string(data), c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := simrun("matrix", "--check", f)
+		want := strings.Replace(c.want, mine, f, 1)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line starting %q", c.name, code, out, errOut, want)
+		}
+	}
+
+	// --algo recorded: the row of a registered algorithm, every verdict met.
+	py := filepath.Join(dir, "python.md")
+	if code, _, errOut := simrun("matrix", "--algo", "python-setnx", "--runs", "20", "--shrink-tries", "0", "-o", py); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ = os.ReadFile(py)
+	if !strings.Contains(string(data), " unsafe #5 · client-error #0 ") {
+		t.Fatalf("python-setnx under skew should show unsafe #5 · client-error #0:\n%s", data)
+	}
+	if code, out, errOut := simrun("matrix", "--check", py); code != exitOK {
+		t.Errorf("--check of an --algo matrix: exit %d, %q, %q", code, out, errOut)
+	}
+	// A cell that lost a verdict it met is a change.
+	if err := os.WriteFile(py, []byte(strings.Replace(string(data), " unsafe #5 · client-error #0 ", " unsafe #5                   ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = simrun("matrix", "--check", py)
+	want := "matrix: 1 of 7 verdicts differ from " + py + " (seed 1, 20 runs per cell):\n" +
+		"  python-setnx under skew: unsafe #5 → unsafe #5 · client-error #0\n" +
+		"to accept the new matrix: simrun matrix --seed 1 --runs 20 --shrink-tries 0 --algo python-setnx -o " + py + "\n"
+	if code != exitViolation || out != want {
+		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
+	}
+}

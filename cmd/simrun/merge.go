@@ -12,12 +12,20 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
+// mergeStdin is what merge reads for "-" (a test sets it).
+var mergeStdin io.Reader = os.Stdin
+
 // cmdMerge combines the JSON lines of 'explore --shard i/n' runs into the
-// result one machine would have reported: the lowest failing run wins.
+// result one machine would have reported: every verdict's first run, and
+// the worst verdict's counterexample.
+//
+// Streams: data on stdout (the counterexample's YAML when there is no
+// --out, or the --json object), the summary for people on stderr, so that
+// 'merge > x.yaml' is a valid scenario file.
 func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	out := fs.String("out", "", "write the winning counterexample.yaml and its reports to `DIR`")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout instead of the YAML")
+	out := fs.String("out", "", "write the winning counterexample.yaml and its reports to `DIR` (without it: the YAML on stdout)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -27,7 +35,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		pos = []string{"-"}
 	}
 	for _, name := range pos {
-		var rd io.Reader = os.Stdin
+		rd := mergeStdin
 		if name != "-" {
 			f, err := os.Open(name)
 			if err != nil {
@@ -54,16 +62,45 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "merge", err)
 		}
 		r.Counterexample = &path
+		if vr, ok := r.Verdicts[r.Verdict]; ok {
+			vr.Counterexample = &path
+			r.Verdicts[r.Verdict] = vr
+		}
+	}
+	if *out != "" {
+		// The other verdicts a shard shrank (explore --shrink all).
+		for v, vr := range r.Verdicts {
+			if vr.ScenarioYAML == "" || v == r.Verdict {
+				continue
+			}
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				return fail(stderr, "merge", err)
+			}
+			path := filepath.Join(*out, "counterexample-"+v+".yaml")
+			if err := os.WriteFile(path, []byte(vr.ScenarioYAML), 0o644); err != nil {
+				return fail(stderr, "merge", err)
+			}
+			vr.Counterexample = &path
+			r.Verdicts[v] = vr
+		}
 	}
 	yaml := r.ScenarioYAML
 	r.ScenarioYAML = "" // in the files, not in the result
-	if *asJSON {
+	for v, vr := range r.Verdicts {
+		vr.ScenarioYAML = ""
+		r.Verdicts[v] = vr
+	}
+	switch {
+	case *asJSON:
 		err = writeExploreJSON(stdout, r)
-	} else {
-		err = writeExploreSummary(stdout, r, *out)
-		if err == nil && r.Found && *out == "" && yaml != "" {
-			_, err = fmt.Fprintf(stdout, "\n%s", yaml)
-		}
+	case r.Found && r.Counterexample == nil && yaml != "":
+		_, err = io.WriteString(stdout, yaml)
+	}
+	if err == nil && !*asJSON {
+		err = writeExploreSummary(stderr, r, *out)
+	}
+	if err == nil && r.Found && r.Counterexample == nil && yaml != "" && !*asJSON {
+		_, err = fmt.Fprintln(stderr, "printed    the counterexample's YAML on stdout (--out DIR writes it and its reports)")
 	}
 	if err != nil {
 		return fail(stderr, "merge", err)

@@ -6,8 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // clampWorkers bounds --workers by the runs there are and the cores there
@@ -34,12 +34,17 @@ func checkOut(dir string, force bool) error {
 	if force {
 		return nil
 	}
-	_, err := os.Stat(filepath.Join(dir, "counterexample.yaml"))
-	switch {
-	case err == nil:
-		return fmt.Errorf("%s already holds a counterexample: give another --out, or --force to overwrite it", dir)
-	case errors.Is(err, fs.ErrNotExist):
+	// counterexample.yaml, and counterexample-VERDICT.yaml of --shrink all.
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	} else if err != nil {
+		return err
 	}
-	return err
+	for _, e := range entries {
+		if n := e.Name(); n == "counterexample.yaml" || strings.HasPrefix(n, "counterexample-") && strings.HasSuffix(n, ".yaml") {
+			return fmt.Errorf("%s already holds a counterexample (%s): give another --out, or --force to overwrite it", dir, n)
+		}
+	}
+	return nil
 }

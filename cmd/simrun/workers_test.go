@@ -48,7 +48,7 @@ func TestExploreKeepsACounterexample(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut = simrun(args...)
-	if code != exitUsage || !strings.Contains(errOut, "already holds a counterexample: give another --out, or --force") {
+	if code != exitUsage || !strings.Contains(errOut, "already holds a counterexample (counterexample.yaml): give another --out, or --force") {
 		t.Errorf("second search: exit %d, stderr %q", code, errOut)
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "counterexample.yaml")); !strings.HasSuffix(string(after), "# mine\n") {

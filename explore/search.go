@@ -1,0 +1,218 @@
+package explore
+
+// The search: which runs count, where it stops, and the first run of every
+// verdict met, the same whatever the workers.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+)
+
+func (e *Explorer) counts(verdict string) bool {
+	if len(e.opts.Verdicts) == 0 {
+		// A run cut at a cap that found nothing (incomplete) is not a find.
+		return Severity(verdict) < len(WorstFirst)
+	}
+	return slices.Contains(e.opts.Verdicts, verdict)
+}
+
+// stops says whether a run with this verdict ends the search: unsafe, the
+// worst there is, or one of the --verdict kinds when they were given.
+func (e *Explorer) stops(verdict string) bool {
+	if len(e.opts.Verdicts) == 0 {
+		return verdict == model.VerdictUnsafe
+	}
+	return slices.Contains(e.opts.Verdicts, verdict)
+}
+
+// WorstFirst is every failing verdict, worst first (model's precedence).
+var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError}
+
+// Severity ranks a verdict: 0 for unsafe, higher for lesser ones, and
+// len(WorstFirst) for safe or anything else.
+func Severity(verdict string) int {
+	if i := slices.Index(WorstFirst, verdict); i >= 0 {
+		return i
+	}
+	return len(WorstFirst)
+}
+
+// Found is the first run of one verdict kind.
+type Found struct {
+	Index    int
+	Verdict  string
+	Scenario *scenarios.Scenario
+}
+
+// SearchResult is what Search found.
+type SearchResult struct {
+	// Found is the worst verdict met that counts (Options.Verdicts), at the
+	// first run that had it; nil: no run in the space counted.
+	Found *Found
+	// Met is the first run of every failing verdict met, worst first,
+	// Found's among them; only runs up to Stop are looked at.
+	Met []Found
+	// Stop is the run index that ended the search (unsafe, or a --verdict
+	// kind); -1 when the search ran out of runs.
+	Stop int
+	// Runs counts this shard's runs in index order up to and including
+	// Stop, or all of its runs: the same whatever the workers.
+	Runs     int
+	Executed int           // runs actually executed (workers may run past Stop)
+	Elapsed  time.Duration // wall time, for runs/s only
+	ToFirst  time.Duration // wall time until Found's run was seen
+	// Interrupted: the context was cancelled; the result describes the
+	// runs finished in index order (Runs of them), and Search returned the
+	// context's error with it.
+	Interrupted bool
+}
+
+// Search runs this shard's runs on every worker, in increasing index
+// order, recording the first run of every verdict kind, until a run that
+// stops the search (unsafe, or a --verdict kind) has the lowest index still
+// open, or all runs are done. A cancelled context stops it early: it
+// returns what the runs finished in index order show, and ctx.Err().
+func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
+	o := e.opts
+	start := time.Now() // timing for reporting only
+	var (
+		next     atomic.Int64
+		executed atomic.Int64
+		stop     atomic.Int64 // lowest run index that stops the search so far
+		worst    atomic.Int64 // severity of the worst verdict met so far, for progress
+		mu       sync.Mutex
+		met      = make([]*Found, len(WorstFirst)) // by severity
+		seenAt   = make([]time.Duration, len(WorstFirst))
+		firstErr error
+		errIndex = math.MaxInt
+		done     []bool // by m: whether the shard's m-th run finished (for an interrupted search)
+	)
+	stop.Store(math.MaxInt64)
+	worst.Store(int64(len(WorstFirst)))
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				m := int(next.Add(1) - 1)
+				i := o.Shard.Index + m*o.Shard.Count
+				// Indices are claimed in increasing order, so every index
+				// below the final stop has been claimed and will finish:
+				// the first run of each kind below it is the same whatever
+				// the workers.
+				if i >= o.Runs || int64(i) > stop.Load() {
+					return
+				}
+				s := e.Scenario(i)
+				v, _, err := e.Verdict(s)
+				executed.Add(1)
+				mu.Lock()
+				for len(done) <= m {
+					done = append(done, false)
+				}
+				done[m] = true
+				switch {
+				case err != nil:
+					if i < errIndex {
+						firstErr, errIndex = fmt.Errorf("run %d: %w", i, err), i
+					}
+					storeMin(&stop, int64(i))
+				case v.Verdict != model.VerdictSafe:
+					k := Severity(v.Verdict)
+					if k < len(met) && (met[k] == nil || i < met[k].Index) {
+						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
+						seenAt[k] = time.Since(start)
+						storeMin(&worst, int64(k))
+					}
+					if e.stops(v.Verdict) {
+						storeMin(&stop, int64(i))
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	stopProgress := make(chan struct{})
+	var pwg sync.WaitGroup
+	if o.Progress != nil {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stopProgress:
+					return
+				case <-tick.C:
+					p := Progress{Runs: int(executed.Load()), Elapsed: time.Since(start), Found: stop.Load() != math.MaxInt64}
+					if k := int(worst.Load()); k < len(WorstFirst) {
+						p.Worst = WorstFirst[k]
+					}
+					o.Progress(p)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopProgress)
+	pwg.Wait()
+	last := o.Runs - 1
+	r := &SearchResult{Stop: -1, Executed: int(executed.Load()), Elapsed: time.Since(start)}
+	if s := stop.Load(); s != math.MaxInt64 {
+		last, r.Stop = int(s), int(s)
+	}
+	ctxErr := ctx.Err()
+	if ctxErr != nil {
+		// Interrupted: what is known holds for the runs finished in index
+		// order, the shard's first `prefix` runs.
+		prefix := slices.Index(done, false)
+		if prefix < 0 {
+			prefix = len(done)
+		}
+		if end := o.Shard.Index + prefix*o.Shard.Count - 1; end < last {
+			last, r.Stop = end, -1
+		}
+		r.Interrupted = true
+	}
+	if firstErr != nil && errIndex == r.Stop {
+		return nil, firstErr
+	}
+	for k, f := range met {
+		if f == nil || f.Index > last { // past the stop: a worker ran ahead
+			continue
+		}
+		r.Met = append(r.Met, *f)
+		if r.Found == nil && e.counts(f.Verdict) {
+			r.Found, r.ToFirst = f, seenAt[k]
+		}
+	}
+	r.Runs = shardRuns(o.Shard, last)
+	return r, ctxErr
+}
+
+// shardRuns counts the shard's indices in [0, last].
+func shardRuns(s Shard, last int) int {
+	if last < s.Index {
+		return 0
+	}
+	return (last-s.Index)/s.Count + 1
+}
+
+func storeMin(a *atomic.Int64, v int64) {
+	for {
+		cur := a.Load()
+		if v >= cur || a.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}

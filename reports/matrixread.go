@@ -1,0 +1,356 @@
+package reports
+
+// Reading a matrix back (Markdown or JSON), checking it, and comparing two:
+// what 'simrun matrix --check' rests on.
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+)
+
+var (
+	matrixCommandRE = regexp.MustCompile("`(simrun matrix [^`]*)`")
+	matrixCellRE    = regexp.MustCompile(`^([a-z-]+)(?: #(\d+)(?: \((\d+)p/(\d+)f\)(\*)?)?)?$`)
+	matrixOtherRE   = regexp.MustCompile(`^([a-z-]+) #(\d+)$`)
+)
+
+// ReadMatrix reads a matrix that WriteMatrix or WriteMatrixJSON wrote; name
+// is used in errors. From Markdown it reads the seed, runs and shrink budget
+// of the command line (with the --algo or --algo-file that chose the rows)
+// and, per cell, the worst verdict, its first run, the other verdicts met,
+// counterexample size and the budget mark.
+func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		var m MatrixJSON
+		if err := json.Unmarshal(t, &m); err != nil {
+			return MatrixJSON{}, fmt.Errorf("%s: not a matrix's JSON: %v", name, err)
+		}
+		if err := checkMatrix(m); err != nil {
+			return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
+		}
+		m.Command = withRowFlags(MatrixCommand(m.Seed, m.Runs, m.ShrinkTries), m.RowFlags)
+		return m, nil
+	}
+	if !utf8.Valid(data) {
+		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: not UTF-8 text", name)
+	}
+	lines := strings.Split(string(data), "\n")
+	// The first `simrun matrix …` with --seed and --runs is the command
+	// that made it; the text may show others.
+	var (
+		m        MatrixJSON
+		found    bool
+		firstErr error
+	)
+	for _, l := range lines {
+		for _, sub := range matrixCommandRE.FindAllStringSubmatch(l, -1) {
+			if found {
+				break
+			}
+			if err := parseMatrixCommand(sub[1], &m); err != nil {
+				firstErr = cmp.Or(firstErr, err)
+				continue
+			}
+			found = true
+		}
+	}
+	switch {
+	case !found && firstErr != nil:
+		return MatrixJSON{}, fmt.Errorf("%s: %w", name, firstErr)
+	case !found:
+		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: no `simrun matrix …` command line", name)
+	}
+	head := -1
+	for i, l := range lines {
+		if cells, ok := tableRow(l); ok && len(cells) > 0 && cells[0] == "algorithm" {
+			head = i
+			m.Faults = cells[1:]
+			break
+		}
+	}
+	if head < 0 {
+		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: no table whose first column is algorithm", name)
+	}
+	if len(m.Faults) == 0 {
+		return MatrixJSON{}, fmt.Errorf("%s:%d: the table has no fault class columns", name, head+1)
+	}
+	if head+1 >= len(lines) || !isSeparator(lines[head+1]) {
+		return MatrixJSON{}, fmt.Errorf("%s:%d: want the table's |---| line after its header", name, head+2)
+	}
+	m.Cells = []MatrixCell{}
+	for i := head + 2; i < len(lines); i++ {
+		cells, ok := tableRow(lines[i])
+		if !ok {
+			break
+		}
+		at := fmt.Sprintf("%s:%d", name, i+1)
+		if len(cells) != len(m.Faults)+1 {
+			return MatrixJSON{}, fmt.Errorf("%s: %d cells, want %d (an algorithm and %d fault classes)", at, len(cells), len(m.Faults)+1, len(m.Faults))
+		}
+		algo := strings.Trim(cells[0], "`")
+		if algo == "" {
+			return MatrixJSON{}, fmt.Errorf("%s: no algorithm name", at)
+		}
+		m.Algorithms = append(m.Algorithms, algo)
+		for k, text := range cells[1:] {
+			c, err := parseMatrixCell(text)
+			if err != nil {
+				return MatrixJSON{}, fmt.Errorf("%s: %s under %s: %w", at, algo, m.Faults[k], err)
+			}
+			c.Algorithm, c.Fault = algo, m.Faults[k]
+			m.Cells = append(m.Cells, c)
+		}
+	}
+	if err := checkMatrix(m); err != nil {
+		return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
+	}
+	m.Command = withRowFlags(MatrixCommand(m.Seed, m.Runs, m.ShrinkTries), m.RowFlags)
+	return m, nil
+}
+
+func withRowFlags(command, rowFlags string) string {
+	if rowFlags == "" {
+		return command
+	}
+	return command + " " + rowFlags
+}
+
+// parseMatrixCommand reads --seed, --runs and --shrink-tries, and the
+// --algo or --algo-file that chose the rows (Matrix writes it last; a file
+// name may hold spaces, quoted as a shell word).
+func parseMatrixCommand(cmd string, m *MatrixJSON) error {
+	got := *m
+	flags := cmd
+	got.RowFlags = ""
+	for _, rf := range []string{" --algo-file ", " --algo "} {
+		if i := strings.Index(cmd, rf); i >= 0 {
+			flags, got.RowFlags = cmd[:i], cmd[i+1:]
+			break
+		}
+	}
+	f := strings.Fields(flags)[2:]
+	seen := map[string]bool{}
+	for i := 0; i < len(f); i++ {
+		name, val, ok := strings.Cut(f[i], "=")
+		if !ok && i+1 < len(f) {
+			i++
+			val = f[i]
+		}
+		var err error
+		switch name {
+		case "--seed", "-seed":
+			got.Seed, err = strconv.ParseUint(val, 10, 64)
+		case "--runs", "-runs":
+			got.Runs, err = strconv.Atoi(val)
+		case "--shrink-tries", "-shrink-tries":
+			got.ShrinkTries, err = strconv.Atoi(val)
+		default:
+			continue // flags that do not change the matrix (--workers, -o)
+		}
+		if err != nil {
+			return fmt.Errorf("`%s`: %s %q: not a number", cmd, name, val)
+		}
+		seen[strings.TrimLeft(name, "-")] = true
+	}
+	if !seen["seed"] || !seen["runs"] {
+		return fmt.Errorf("`%s`: want --seed and --runs", cmd)
+	}
+	*m = got
+	return nil
+}
+
+func parseMatrixCell(text string) (MatrixCell, error) {
+	parts := strings.Split(text, otherSep)
+	c, err := parseWorstCell(parts[0])
+	if err != nil {
+		return c, err
+	}
+	for _, p := range parts[1:] {
+		sub := matrixOtherRE.FindStringSubmatch(p)
+		if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) || sub[1] == model.VerdictSafe {
+			return MatrixCell{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
+		}
+		first, err := strconv.Atoi(sub[2])
+		if err != nil {
+			return MatrixCell{}, fmt.Errorf("%q: run index: %v", text, err)
+		}
+		c.Others = append(c.Others, MatrixOther{Verdict: sub[1], FirstRun: first})
+	}
+	return c, nil
+}
+
+func parseWorstCell(text string) (MatrixCell, error) {
+	sub := matrixCellRE.FindStringSubmatch(text)
+	if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) {
+		return MatrixCell{}, fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f))", text)
+	}
+	c := MatrixCell{Verdict: sub[1]}
+	if sub[2] != "" {
+		first, err := strconv.Atoi(sub[2])
+		if err != nil {
+			return MatrixCell{}, fmt.Errorf("%q: run index: %v", text, err)
+		}
+		c.FirstFailingRun = &first
+	}
+	if sub[3] != "" {
+		p, err1 := strconv.Atoi(sub[3])
+		f, err2 := strconv.Atoi(sub[4])
+		if err1 != nil || err2 != nil {
+			return MatrixCell{}, fmt.Errorf("%q: size out of range", text)
+		}
+		c.Shrunk = &explore.Shrunk{Processes: p, Faults: f}
+		c.ShrinkCapped = sub[5] != ""
+	}
+	return c, nil
+}
+
+// checkMatrix checks what both readers need: a verdict in every cell, the
+// first failing run exactly when a cell fails, and each (algorithm, fault
+// class) once.
+func checkMatrix(m MatrixJSON) error {
+	switch {
+	case m.Runs < 1:
+		return fmt.Errorf("runs: %d, want at least 1", m.Runs)
+	case m.ShrinkTries < 0:
+		return fmt.Errorf("shrink tries: %d, want 0 or more", m.ShrinkTries)
+	case len(m.Cells) == 0:
+		return fmt.Errorf("not a matrix: no cells")
+	case len(m.Cells) != len(m.Algorithms)*len(m.Faults):
+		return fmt.Errorf("%d cells for %d algorithms and %d fault classes", len(m.Cells), len(m.Algorithms), len(m.Faults))
+	}
+	for _, f := range m.Faults {
+		if !slices.Contains(scenarios.FaultClasses, f) {
+			return fmt.Errorf("column %q is not a fault class (valid: %s)", f, strings.Join(scenarios.FaultClasses, ", "))
+		}
+	}
+	seen := map[[2]string]bool{}
+	for _, c := range m.Cells {
+		at := c.Algorithm + " under " + c.Fault
+		switch {
+		case !slices.Contains(m.Algorithms, c.Algorithm) || !slices.Contains(m.Faults, c.Fault):
+			return fmt.Errorf("%s: not a row and column of the matrix", at)
+		case !slices.Contains(scenarios.Verdicts, c.Verdict):
+			return fmt.Errorf("%s: verdict %q (valid: %s)", at, c.Verdict, strings.Join(scenarios.Verdicts, ", "))
+		case (c.Verdict == model.VerdictSafe) != (c.FirstFailingRun == nil):
+			return fmt.Errorf("%s: %s with first failing run %s", at, c.Verdict, intOrNone(c.FirstFailingRun))
+		case c.FirstFailingRun != nil && (*c.FirstFailingRun < 0 || *c.FirstFailingRun >= m.Runs):
+			return fmt.Errorf("%s: first failing run %d outside [0, %d)", at, *c.FirstFailingRun, m.Runs)
+		case seen[[2]string{c.Algorithm, c.Fault}]:
+			return fmt.Errorf("%s: appears twice", at)
+		case c.Verdict == model.VerdictSafe && len(c.Others) > 0:
+			return fmt.Errorf("%s: safe with other verdicts met", at)
+		}
+		met := []string{c.Verdict}
+		for _, o := range c.Others {
+			switch {
+			case o.Verdict == model.VerdictSafe || !slices.Contains(scenarios.Verdicts, o.Verdict):
+				return fmt.Errorf("%s: other verdict %q (valid: unsafe, stuck, stale, client-error)", at, o.Verdict)
+			case slices.Contains(met, o.Verdict):
+				return fmt.Errorf("%s: %s met twice", at, o.Verdict)
+			case o.FirstRun < 0 || o.FirstRun >= m.Runs:
+				return fmt.Errorf("%s: %s at run %d outside [0, %d)", at, o.Verdict, o.FirstRun, m.Runs)
+			}
+			met = append(met, o.Verdict)
+		}
+		seen[[2]string{c.Algorithm, c.Fault}] = true
+	}
+	return nil
+}
+
+func intOrNone(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Itoa(*p)
+}
+
+// tableRow splits "| a | b |" into its trimmed cells.
+func tableRow(l string) ([]string, bool) {
+	l = strings.TrimSpace(l)
+	if len(l) < 2 || l[0] != '|' || l[len(l)-1] != '|' {
+		return nil, false
+	}
+	parts := strings.Split(l[1:len(l)-1], "|")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts, true
+}
+
+func isSeparator(l string) bool {
+	cells, ok := tableRow(l)
+	if !ok {
+		return false
+	}
+	for _, c := range cells {
+		if strings.Trim(c, "-:") != "" || c == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// MatrixChange is a cell whose verdict differs between two matrices; Was
+// or Now is "" when the cell is only in the other.
+type MatrixChange struct {
+	Algorithm, Fault string
+	Was, Now         MatrixCell
+}
+
+func (c MatrixChange) String() string {
+	text := func(x MatrixCell) string {
+		if x.Verdict == "" {
+			return "(no cell)"
+		}
+		return MatrixCellText(x)
+	}
+	return fmt.Sprintf("%s under %s: %s → %s", c.Algorithm, c.Fault, text(c.Was), text(c.Now))
+}
+
+// otherVerdicts names the other verdicts a cell met, in order.
+func otherVerdicts(c MatrixCell) string {
+	var names []string
+	for _, o := range c.Others {
+		names = append(names, o.Verdict)
+	}
+	return strings.Join(names, ",")
+}
+
+// MatrixDiff compares two matrices cell by cell, in now's order, then the
+// cells only in was: Changed are the cells whose verdicts differ (the worst
+// or any other met, or that only one has), Moved those with the same
+// verdicts where a first run or the counterexample size differs.
+func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
+	for _, n := range now.Cells {
+		ch := MatrixChange{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
+		w := was.Cell(n.Algorithm, n.Fault)
+		switch {
+		case w == nil:
+			changed = append(changed, ch)
+		case w.Verdict != n.Verdict || otherVerdicts(*w) != otherVerdicts(n):
+			ch.Was = *w
+			changed = append(changed, ch)
+		case intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) || fmt.Sprint(w.Others) != fmt.Sprint(n.Others) ||
+			(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)):
+			ch.Was = *w
+			moved = append(moved, ch)
+		}
+	}
+	for _, w := range was.Cells {
+		if now.Cell(w.Algorithm, w.Fault) == nil {
+			changed = append(changed, MatrixChange{Algorithm: w.Algorithm, Fault: w.Fault, Was: w})
+		}
+	}
+	return changed, moved
+}
