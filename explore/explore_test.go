@@ -48,6 +48,7 @@ var documented = []struct {
 	{"php-eval", "none", "stale", 2, 0},               // 001: unlock leaves a live lock
 	{"python-setnx", "none", "client-error", 2, 0},    // 002: int(None)
 	{"php-set-get", "pause", "unsafe", 3, 2},          // 004: a 40 s pause and an unconditional DEL
+	{"php-set-get", "crash", "stuck", 2, 1},           // 004: waiters write and fail; a dead holder deadlocks them
 	{"set-nx-px-token", "pause", "unsafe", 2, 1},      // a pause longer than the TTL
 	{"fenced-token", "pause", "unsafe", 2, 1},         // unsafe for the lock (the resource refuses)
 	{"redlock", "restart", "unsafe", 3, 2},            // a node that granted the lock restarts empty
