@@ -25,6 +25,8 @@ type RunJSON struct {
 	Digest               string            `json:"digest"`
 	Stats                StatsJSON         `json:"stats"`
 	Cut                  string            `json:"cut,omitempty"`
+	// Backend is "sim" for the simulation, "redis ADDR" for a real server.
+	Backend string `json:"backend"`
 }
 
 // StatsJSON counts what happened.
@@ -58,7 +60,8 @@ func Run(o *scenarios.Outcome) RunJSON {
 		Digest:               o.Digest,
 		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
 			SimSeconds: Seconds(time.Duration(o.Result.End))},
-		Cut: o.Result.Cut,
+		Cut:     o.Result.Cut,
+		Backend: o.BackendName(),
 	}
 }
 

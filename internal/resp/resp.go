@@ -61,6 +61,16 @@ func (c *Conn) Send(args ...string) error {
 	return c.w.Flush()
 }
 
+// SendRaw writes already encoded commands (AppendCommand) in one write:
+// a pipeline, such as MULTI … EXEC, whose replies Receive then reads.
+func (c *Conn) SendRaw(b []byte) error {
+	if c.Timeout > 0 {
+		c.c.SetDeadline(time.Now().Add(c.Timeout))
+	}
+	c.w.Write(b)
+	return c.w.Flush()
+}
+
 // Receive reads the next reply's raw bytes.
 func (c *Conn) Receive() ([]byte, error) {
 	if c.Timeout > 0 {
