@@ -39,6 +39,13 @@ func Dial(addr string, timeout time.Duration) (*Conn, error) {
 	return &Conn{c: c, r: bufio.NewReader(c), w: bufio.NewWriter(c), Timeout: timeout}, nil
 }
 
+// NoTimeout turns the per-command timeout off and clears any deadline an
+// earlier command set: the caller decides when to give up (by closing).
+func (c *Conn) NoTimeout() {
+	c.Timeout = 0
+	c.c.SetDeadline(time.Time{})
+}
+
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }
 

@@ -153,7 +153,7 @@ func (w *Wire) Dial(i int) (sim.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Timeout = 0
+	c.NoTimeout()
 	return &conn{c: c}, nil
 }
 
