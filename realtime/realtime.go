@@ -83,7 +83,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 		return nil, err
 	}
 	nodes := len(first.Config.Nodes)
-	parallel := max(1, Databases/nodes)
+	parallel := min(runs, max(1, Databases/nodes))
 	start := time.Now()
 	var (
 		mu      sync.Mutex

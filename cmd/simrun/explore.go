@@ -34,6 +34,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	verdicts := fs.String("verdict", "", "count only these verdicts as found, comma-separated (default: any but safe)")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
+	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (small --runs; see redis.go)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -92,6 +93,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			return bad(exploreFlag[oe.Option], oe.Err)
 		}
 		return fail(stderr, "explore", err)
+	}
+	if *redis != "" {
+		return exploreReal(e, *redis, *runs, *shard, *asJSON, *out, af, stdout, stderr)
 	}
 	r, err := e.Run(context.Background())
 	if o.Progress != nil {

@@ -71,7 +71,11 @@ func ParseAddrs(spec string, n int) ([]Node, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("the run has %d nodes: give one address (node i is its database db+i) or %d, not %d", n, n, len(list))
+	noun := "nodes"
+	if n == 1 {
+		noun = "node"
+	}
+	return nil, fmt.Errorf("the run has %d %s: give one address (node i is its database db+i) or %d, not %d", n, noun, n, len(list))
 }
 
 // Open connects to the nodes for a run of n nodes, checks that each answers,
