@@ -34,7 +34,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	verdicts := fs.String("verdict", "", "count only these verdicts as found, comma-separated (default: any but safe)")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
-	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (small --runs; see redis.go)")
+	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (at most 200 --runs, no shrinking)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
