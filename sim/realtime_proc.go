@@ -253,5 +253,13 @@ func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
 		p.r.mu.Unlock()
 		p.conns[node] = c
 	}
-	return c.Exec(args, p.r.cfg.WatchKey)
+	reply, key, err := c.Exec(args, p.r.cfg.WatchKey)
+	if err != nil {
+		// A broken connection (the server went away, the run closed it)
+		// stays broken: the next command dials afresh, as a client
+		// library's pool would.
+		c.Close()
+		p.conns[node] = nil
+	}
+	return reply, key, err
 }

@@ -249,3 +249,53 @@ func TestRunRealNodeDown(t *testing.T) {
 		t.Errorf("results %+v", rs)
 	}
 }
+
+// flakyWire's first connection breaks on its first command: the process
+// must dial again rather than keep a broken connection.
+type flakyWire struct {
+	*memWire
+	dials int
+}
+
+func (w *flakyWire) Dial(n int) (Conn, error) {
+	w.dials++
+	c, _ := w.memWire.Dial(n)
+	return &flakyConn{Conn: c, used: w.dials > 1}, nil
+}
+
+type flakyConn struct {
+	Conn
+	used bool
+}
+
+func (c *flakyConn) Exec(args []string, key string) (Reply, KeyState, error) {
+	if !c.used {
+		c.used = true
+		return Reply{}, KeyState{}, errConnClosed
+	}
+	return c.Conn.Exec(args, key)
+}
+
+func TestRunRealRedialsABrokenConnection(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Iterations = 1
+	var errs []error
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			for range 3 {
+				_, err := p.Do(0, "SET", "k", "v")
+				errs = append(errs, err)
+			}
+			return Lease{}, nil
+		}}
+	}
+	w := &flakyWire{memWire: newMemWire(1)}
+	if _, err := RunReal(cfg, w); err != nil {
+		t.Fatal(err)
+	}
+	// 1st: broken (a timeout for the client), 2nd and 3rd on a fresh one.
+	if len(errs) != 3 || errs[0] != ErrTimeout || errs[1] != nil || errs[2] != nil || w.dials != 2 {
+		t.Errorf("errors %v, dials %d", errs, w.dials)
+	}
+}
