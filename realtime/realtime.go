@@ -18,13 +18,29 @@ import (
 	"github.com/locksim/locksim/sim/realredis"
 )
 
+// Start, given as the address, makes Execute start one throwaway
+// redis-server per node and stop them afterwards; a node restart then
+// restarts the server's process.
+const Start = "start"
+
 // Execute runs a prepared scenario against the servers at addrs (see
-// realredis.ParseAddrs), refusing one the real server cannot take.
+// realredis.ParseAddrs, or Start), refusing one the real server cannot take.
 func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scenarios.Outcome, error) {
 	if err := sim.CheckReal(&p.Config); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	w, err := realredis.Open(addrs, len(p.Config.Nodes))
+	var w *realredis.Wire
+	var err error
+	if addrs == Start {
+		srv, err := realredis.Start(len(p.Config.Nodes))
+		if err != nil {
+			return nil, err
+		}
+		defer srv.Stop()
+		w, err = realredis.OpenServers(srv)
+	} else {
+		w, err = realredis.Open(addrs, len(p.Config.Nodes))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +76,9 @@ type SearchResult struct {
 func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*SearchResult, error) {
 	if runs < 1 || runs > MaxRuns {
 		return nil, fmt.Errorf("--runs: %d: with --redis at most %d (each run takes its scenario's duration in wall-clock time)", runs, MaxRuns)
+	}
+	if addr == Start {
+		return nil, fmt.Errorf("--redis: start: not with explore: give a server's address (its databases hold the runs)")
 	}
 	if _, err := realredis.ParseAddrs(addr, 1); err != nil {
 		return nil, err

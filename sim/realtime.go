@@ -342,11 +342,16 @@ func (r *rtRunner) fire(i int) int {
 	return -1
 }
 
+// restartNode restarts node n beside the processes: restarting a server
+// process takes milliseconds, and the process whose event fired the fault
+// must not wait for it (the node refuses commands meanwhile).
 func (r *rtRunner) restartNode(n int) {
 	if n < 0 {
 		return
 	}
-	if err := r.wire.Restart(n); err != nil {
-		r.stop(fmt.Sprintf("node %d: restart: %v", n, err))
-	}
+	r.goWait(func() {
+		if err := r.wire.Restart(n); err != nil {
+			r.stop(fmt.Sprintf("node %d: restart: %v", n, err))
+		}
+	})
 }

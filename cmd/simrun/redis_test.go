@@ -20,6 +20,8 @@ func TestRedisFlagErrors(t *testing.T) {
 			"simrun run: --redis: scenario redlock-clock-jump: faults[2]: a node clock jump cannot be applied to a real server"},
 		{[]string{"explore", "--algo", "setnx-getset", "--redis", "127.0.0.1:1"},
 			"simrun explore: --runs: 10000: with --redis at most 200"},
+		{[]string{"explore", "--algo", "setnx-getset", "--redis", "start", "--runs", "5"},
+			"simrun explore: --redis: start: not with explore"},
 		{[]string{"explore", "--algo", "setnx-getset", "--redis", "127.0.0.1:1", "--runs", "5", "--shard", "0/2"},
 			"simrun explore: --shard: not with --redis"},
 	} {

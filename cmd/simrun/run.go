@@ -21,7 +21,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	porc := fs.String("porcupine", "", "write porcupine's HTML visualisation of the lock history to `FILE`")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report (timeline, trace, porcupine) to `FILE`")
 	trace := fs.Bool("trace", false, "add the full command trace to the text report")
-	redis := fs.String("redis", "", "run in wall-clock time against real Redis at `ADDR` (host:port[/db], comma-separated per node; flushes it)")
+	redis := fs.String("redis", "", "run in wall-clock time against real Redis at `ADDR` (host:port[/db], comma-separated per node; flushes it), or start: throwaway servers")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code

@@ -41,6 +41,8 @@ type Wire struct {
 	nodes []Node
 	mu    sync.Mutex
 	ctl   []*resp.Conn // one control connection per node (FLUSHDB)
+	// servers, when locksim started them, are restarted on a node restart.
+	servers *Servers
 }
 
 // ParseAddrs maps a --redis value onto n nodes.
@@ -145,10 +147,27 @@ func (w *Wire) flush(i int) error {
 	return nil
 }
 
-// Restart empties the node's database. locksim did not start the server, so
-// it cannot restart the process: the data goes, cached scripts stay (SCRIPT
-// FLUSH would empty the other nodes' caches on a shared server).
-func (w *Wire) Restart(i int) error { return w.flush(i) }
+// Restart restarts node i's server process when locksim started it (every
+// key, script and connection goes). Otherwise it cannot restart the process:
+// it empties the node's database, and cached scripts stay (SCRIPT FLUSH
+// would empty the other nodes' caches on a shared server).
+func (w *Wire) Restart(i int) error {
+	if w.servers == nil {
+		return w.flush(i)
+	}
+	if err := w.servers.restart(i); err != nil {
+		return err
+	}
+	c, err := w.dial(i)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.ctl[i].Close()
+	w.ctl[i] = c
+	w.mu.Unlock()
+	return nil
+}
 
 // Dial opens a client connection to node i. Commands get no I/O deadline:
 // the engine's own timeout decides when the client gives up.

@@ -1,6 +1,7 @@
 package realredis
 
 import (
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,4 +111,55 @@ func replyText(r sim.Reply) string {
 		return strconv.FormatInt(r.Int, 10)
 	}
 	return r.Str
+}
+
+// TestStartedServersRestart: with servers locksim started, a node restart
+// restarts the process: keys and cached scripts are gone, the other node
+// keeps its data, and a fresh connection works.
+func TestStartedServersRestart(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	srv, err := Start(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	w, err := OpenServers(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if !strings.HasPrefix(w.Name(), "redis started by locksim: 127.0.0.1:") || strings.Count(w.Name(), ",") != 1 {
+		t.Errorf("name %q", w.Name())
+	}
+	pid := srv.cmds[0].Process.Pid
+	for n := range 2 {
+		c, _ := w.Dial(n)
+		c.Exec([]string{"SET", "k", "v"}, "")
+		c.Exec([]string{"SCRIPT", "LOAD", "return 1"}, "")
+		c.Close()
+	}
+	if err := w.Restart(0); err != nil {
+		t.Fatal(err)
+	}
+	if srv.cmds[0].Process.Pid == pid {
+		t.Error("the server process was not restarted")
+	}
+	sha := "e0e1f9fabfc9d4800c877a703b823ac0578ff8db" // sha1("return 1")
+	for n, want := range []string{"0 0", "1 1"} {
+		c, err := w.Dial(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := c.Exec([]string{"EXISTS", "k"}, "")
+		s, _, err2 := c.Exec([]string{"SCRIPT", "EXISTS", sha}, "")
+		if err != nil || err2 != nil || len(s.Elems) != 1 {
+			t.Fatalf("node %d: %v %v %v", n, err, err2, s)
+		}
+		if got := strconv.FormatInt(r.Int, 10) + " " + strconv.FormatInt(s.Elems[0].Int, 10); got != want {
+			t.Errorf("node %d after node 0's restart: key, script %s; want %s", n, got, want)
+		}
+		c.Close()
+	}
 }
