@@ -59,12 +59,20 @@ func TestRunRedisDelRace(t *testing.T) {
 		slices.Sort(ks) // the two kinds' windows start a few µs apart: order is timing
 		return j.Backend + " " + j.Verdict, strings.Join(ks, ",")
 	}
-	code, out, stderr := simrun("run", "del-race", "--redis", addr, "--json")
-	if code != 1 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	// Up to three runs: real time is not deterministic, and a stall of the
+	// machine longer than the scenario's 10 ms margin can miss the race.
+	var realV, realK string
+	for i := 1; i <= 3; i++ {
+		code, out, stderr := simrun("run", "del-race", "--redis", addr, "--json")
+		if code == 2 {
+			t.Fatalf("exit 2: %s", stderr)
+		}
+		if realV, realK = kinds(out); code == 1 {
+			break
+		}
+		t.Logf("attempt %d: %s", i, realV)
 	}
-	realV, realK := kinds(out)
-	_, out, _ = simrun("run", "del-race", "--json")
+	_, out, _ := simrun("run", "del-race", "--json")
 	_, simK := kinds(out)
 	if realV != "redis "+addr+" unsafe" || realK != simK {
 		t.Errorf("real: %s [%s]; sim: unsafe [%s]", realV, realK, simK)

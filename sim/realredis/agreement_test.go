@@ -29,8 +29,59 @@ const longCut = 25 * time.Second
 const databases = 16
 
 type agreeRow struct {
-	name, sim, real, simKinds, realKinds, note string
-	seconds                                    float64
+	name, sim, real, simKinds, realKinds, note, err string
+	seconds                                         float64
+}
+
+// attempts bounds how often a scenario runs on the server when it disagrees.
+const attempts = 3
+
+type job struct {
+	s     *scenarios.Scenario
+	p     *scenarios.Prepared
+	db    int
+	row   *agreeRow
+	nodes int
+}
+
+// runWaves runs jobs side by side, as many at once as the databases hold,
+// and fills in their rows.
+func runWaves(addr string, jobs []*job) {
+	for len(jobs) > 0 {
+		var wave, rest []*job
+		used := 0
+		for _, j := range jobs {
+			if used+j.nodes <= databases {
+				j.db = used
+				used += j.nodes
+				wave = append(wave, j)
+			} else {
+				rest = append(rest, j)
+			}
+		}
+		jobs = rest
+		var wg sync.WaitGroup
+		for _, j := range wave {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				j.row.real, j.row.realKinds, j.row.err = "", "", ""
+				w, err := realredis.Open(fmt.Sprintf("%s/%d", addr, j.db), j.nodes)
+				if err != nil {
+					j.row.err = err.Error()
+					return
+				}
+				defer w.Close()
+				o, err := j.s.ExecuteReal(j.p, w, w.Name(), model.Options{})
+				if err != nil {
+					j.row.err = err.Error()
+					return
+				}
+				j.row.real, j.row.realKinds = o.Verdict.Verdict, kinds(o)
+			}()
+		}
+		wg.Wait()
+	}
 }
 
 // TestAgreement runs every built-in scenario on both backends and requires
@@ -40,14 +91,6 @@ type agreeRow struct {
 func TestAgreement(t *testing.T) {
 	addr := redistest.Addr(t)
 	long := os.Getenv(longEnv) == "1"
-	type job struct {
-		s     *scenarios.Scenario
-		p     *scenarios.Prepared
-		sim   *scenarios.Outcome
-		db    int
-		row   *agreeRow
-		nodes int
-	}
 	var rows []*agreeRow
 	var jobs []*job
 	for _, s := range scenarios.Builtins() {
@@ -71,43 +114,25 @@ func TestAgreement(t *testing.T) {
 			row.note = fmt.Sprintf("long (%.0f s): run with %s=1", row.seconds, longEnv)
 			continue
 		}
-		jobs = append(jobs, &job{s: s, p: p, sim: so, row: row, nodes: len(p.Config.Nodes)})
+		jobs = append(jobs, &job{s: s, p: p, row: row, nodes: len(p.Config.Nodes)})
 	}
-	// Waves: as many runs at once as the databases hold.
-	for len(jobs) > 0 {
-		var wave []*job
-		used := 0
-		rest := jobs[:0:0]
+	// Real time is not deterministic: a scripted interleaving with a 10 ms
+	// margin can miss when the machine stalls a process for longer (seen
+	// on a loaded 2-core machine). A disagreeing scenario is run again, up
+	// to attempts times in all, and the note says so.
+	for attempt := 1; attempt <= attempts && len(jobs) > 0; attempt++ {
+		runWaves(addr, jobs)
+		var again []*job
 		for _, j := range jobs {
-			if used+j.nodes <= databases {
-				j.db = used
-				used += j.nodes
-				wave = append(wave, j)
-			} else {
-				rest = append(rest, j)
+			switch {
+			case j.row.err != "":
+			case j.row.real != j.row.sim && attempt < attempts:
+				again = append(again, j)
+			case attempt > 1:
+				j.row.note = fmt.Sprintf("attempt %d of %d", attempt, attempts)
 			}
 		}
-		jobs = rest
-		var wg sync.WaitGroup
-		for _, j := range wave {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w, err := realredis.Open(fmt.Sprintf("%s/%d", addr, j.db), j.nodes)
-				if err != nil {
-					j.row.note = "error: " + err.Error()
-					return
-				}
-				defer w.Close()
-				o, err := j.s.ExecuteReal(j.p, w, w.Name(), model.Options{})
-				if err != nil {
-					j.row.note = "error: " + err.Error()
-					return
-				}
-				j.row.real, j.row.realKinds = o.Verdict.Verdict, kinds(o)
-			}()
-		}
-		wg.Wait()
+		jobs = again
 	}
 	var b strings.Builder
 	b.WriteString("| scenario | sim | redis-server | violation kinds (sim / real) | note |\n|---|---|---|---|---|\n")
@@ -120,8 +145,8 @@ func TestAgreement(t *testing.T) {
 	}
 	t.Logf("agreement (%s):\n%s", addr, b.String())
 	for _, r := range rows {
-		if strings.HasPrefix(r.note, "error") {
-			t.Errorf("%s: %s", r.name, r.note)
+		if r.err != "" {
+			t.Errorf("%s: %s", r.name, r.err)
 		} else if r.real != "" && r.real != r.sim {
 			t.Errorf("%s: simulation says %s, redis-server says %s", r.name, r.sim, r.real)
 		}
@@ -149,12 +174,20 @@ func TestDelRaceReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	o, err := s.ExecuteReal(p, w, w.Name(), model.Options{})
-	if err != nil {
-		t.Fatal(err)
+	// Up to attempts runs: a stall of the machine longer than the
+	// scenario's 10 ms margin can miss the race (see TestAgreement).
+	var o *scenarios.Outcome
+	for i := 1; i <= attempts; i++ {
+		if o, err = s.ExecuteReal(p, w, w.Name(), model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if o.Verdict.Verdict == model.VerdictUnsafe {
+			break
+		}
+		t.Logf("attempt %d: %s", i, o.Verdict.Verdict)
 	}
 	if o.Verdict.Verdict != model.VerdictUnsafe {
-		t.Fatalf("del-race on %s: verdict %s, want unsafe", addr, o.Verdict.Verdict)
+		t.Fatalf("del-race on %s: verdict %s in %d attempts, want unsafe", addr, o.Verdict.Verdict, attempts)
 	}
 	if got, want := kinds(o), kinds(so); got != want {
 		t.Errorf("del-race witness kinds: real %s, sim %s", got, want)
