@@ -2,13 +2,16 @@ package realtime_test
 
 import (
 	"context"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/redistest"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/realtime"
+	"github.com/locksim/locksim/scenarios"
 )
 
 func TestSearchRefusesLargeRuns(t *testing.T) {
@@ -51,5 +54,34 @@ func TestSearchAgainstServer(t *testing.T) {
 	}
 	if rr.Found != nil && !strings.HasPrefix(rr.Outcome.BackendName(), "redis "+addr+"/") {
 		t.Errorf("backend %q", rr.Outcome.BackendName())
+	}
+}
+
+// With servers locksim starts, redlock-node-restart's node restarts kill
+// and restart real server processes, and Redlock is still broken the
+// same way: C2 wins a majority while C1 holds one.
+func TestNodeRestartOnStartedServers(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	s, err := scenarios.Lookup("redlock-node-restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Prepare("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o *scenarios.Outcome
+	for i := 1; i <= 3; i++ { // real time: see TestAgreement in sim/realredis
+		if o, err = realtime.Execute(s, p, realtime.Start); err != nil {
+			t.Fatal(err)
+		}
+		if o.Verdict.Verdict == model.VerdictUnsafe {
+			break
+		}
+	}
+	if o.Verdict.Verdict != model.VerdictUnsafe || !strings.HasPrefix(o.BackendName(), "redis started by locksim: ") {
+		t.Errorf("%s on %s, want unsafe", o.Verdict.Verdict, o.BackendName())
 	}
 }
