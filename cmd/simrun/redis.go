@@ -120,7 +120,9 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		} else {
 			fmt.Fprintf(b, "found      %s at run %d after %.1fs\n", strings.ToUpper(r.Found.Verdict), r.Found.Index, r.ToFirst.Seconds())
 			fmt.Fprintf(b, "wrote      %s and %s (not shrunk)\n", *j.Counterexample, filepath.Join(dir, "report.txt"))
-			fmt.Fprintf(b, "replay     %s   (add --redis %s for real time)\n", af.replay(*j.Counterexample), addr)
+			fmt.Fprintf(b, "replay     %s --redis %s\n", af.replay(*j.Counterexample), addr)
+			b.WriteString("           (without --redis it replays in simulation, where a race real timing won may go\n" +
+				"           the other way)\n")
 		}
 		_, err = io.WriteString(stdout, b.String())
 	}
