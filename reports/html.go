@@ -182,5 +182,5 @@ func svgLegend(d svgData) []htmlLegend {
 
 func statsLine(j RunJSON) string {
 	return "acquired " + strconv.Itoa(j.Stats.Acquired) + " · failed " + strconv.Itoa(j.Stats.Failed) +
-		" · commands " + strconv.Itoa(j.Stats.Commands) + " · " + strconv.FormatFloat(j.Stats.SimSeconds, 'f', 3, 64) + " s simulated"
+		" · commands " + strconv.Itoa(j.Stats.Commands) + " · " + strconv.FormatFloat(j.Stats.SimSeconds, 'f', 3, 64) + " s " + map[bool]string{true: "simulated", false: "wall-clock"}[j.Backend == "sim"]
 }

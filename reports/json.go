@@ -28,6 +28,8 @@ type RunJSON struct {
 	// Notes are what the run did that breaks no rule but is worth knowing
 	// (a release lost on the network whose key lived out its TTL).
 	Notes []model.Note `json:"notes"`
+	// Backend is "sim" for the simulation, "redis ADDR" for a real server.
+	Backend string `json:"backend"`
 }
 
 // StatsJSON counts what happened.
@@ -65,8 +67,9 @@ func Run(o *scenarios.Outcome) RunJSON {
 		Digest:               o.Digest,
 		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
 			SimSeconds: Seconds(time.Duration(o.Result.End))},
-		Cut:   o.Result.Cut,
-		Notes: notes,
+		Cut:     o.Result.Cut,
+		Notes:   notes,
+		Backend: o.BackendName(),
 	}
 }
 

@@ -60,6 +60,11 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 	}
 	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, algoSource(o)), opt.Width)
 	fmt.Fprintf(b, "seed       %d\n", j.Seed)
+	if o.Backend != "" {
+		// Only a real backend gets a line: the simulated reports stay as
+		// they were.
+		fmt.Fprintf(b, "backend    %s, in wall-clock time (not deterministic: the digest differs run to run)\n", j.Backend)
+	}
 	verdict := strings.ToUpper(j.Verdict)
 	if opt.Color {
 		c := colBad
@@ -94,8 +99,8 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 	}
 	writeHolds(b, p, opt.Width)
 	fmt.Fprintf(b, "linearizable  lock %s, resource %s\n", j.Linearizable, j.ResourceLinearizable)
-	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s simulated\n",
-		j.Stats.Acquired, j.Stats.Failed, j.Stats.Commands, j.Stats.SimSeconds)
+	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s %s\n",
+		j.Stats.Acquired, j.Stats.Failed, j.Stats.Commands, j.Stats.SimSeconds, timeWord(o))
 	if j.Cut != "" {
 		fmt.Fprintf(b, "cut        %s\n", j.Cut)
 	}
@@ -368,4 +373,12 @@ func CiteList(source string) string {
 		out = append(out, locks.Cite(strings.TrimSpace(id)))
 	}
 	return strings.Join(out, "; ")
+}
+
+// timeWord says what the run's seconds were: simulated, or real ones.
+func timeWord(o *scenarios.Outcome) string {
+	if o.Backend != "" {
+		return "wall-clock"
+	}
+	return "simulated"
 }

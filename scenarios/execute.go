@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
@@ -12,6 +14,9 @@ type Outcome struct {
 	Result   *sim.Result
 	Verdict  model.Verdict
 	Digest   string
+	// Backend is "" for the simulation, else the real backend, as
+	// BackendName shows it.
+	Backend string
 }
 
 // Execute runs the scenario against algorithm algoName ("" for its own) and
@@ -40,4 +45,31 @@ func (s *Scenario) ExecutePrepared(p *Prepared, opts model.Options) (*Outcome, e
 		Verdict:  v,
 		Digest:   res.History.Digest(),
 	}, nil
+}
+
+// ExecuteReal runs an already prepared scenario against real servers
+// through w, in wall-clock time (sim.RunReal), and checks the history with
+// the same checkers. backend names w for reports ("redis 127.0.0.1:6379").
+func (s *Scenario) ExecuteReal(p *Prepared, w sim.Wire, backend string, opts model.Options) (*Outcome, error) {
+	res, err := sim.RunReal(p.Config, w)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	opts.TTL = p.Lifetime()
+	return &Outcome{
+		Scenario: s,
+		Prepared: p,
+		Result:   res,
+		Verdict:  model.Check(res.History, opts),
+		Digest:   res.History.Digest(),
+		Backend:  backend,
+	}, nil
+}
+
+// BackendName is where the outcome ran: "sim", or the real backend's name.
+func (o *Outcome) BackendName() string {
+	if o.Backend == "" {
+		return "sim"
+	}
+	return o.Backend
 }

@@ -122,7 +122,7 @@ func (p *process) start() {
 				}
 			}
 		}()
-		p.workload(locker)
+		workload(p, locker)
 	}
 	p.next, p.stop = iter.Pull(iter.Seq[struct{}](body))
 	p.live, p.crashPending, p.want = true, false, effNone

@@ -37,6 +37,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultShrinkTries, "bound on shrinking, in simulated runs (deterministic)")
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
 	force := fs.Bool("force", false, "overwrite the counterexample an earlier search left in --out")
+	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (at most 200 --runs, no shrinking)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -104,6 +105,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			return bad(exploreFlag[oe.Option], oe.Err)
 		}
 		return fail(stderr, "explore", err)
+	}
+	if *redis != "" {
+		return exploreReal(e, *redis, *runs, *shard, *asJSON, *out, af, stdout, stderr)
 	}
 	// Ctrl-C ends the search: the summary of the runs finished so far,
 	// then exit 130 as a shell does for SIGINT.

@@ -22,6 +22,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	htmlOut := fs.String("html", "", "write a self-contained HTML report (timeline, trace, porcupine) to `FILE`")
 	trace := fs.Bool("trace", false, "add the full command trace to the text report")
 	strict := fs.Bool("strict", false, "exit 1 when the verdict contradicts the scenario's expect:")
+	redis := fs.String("redis", "", "run in wall-clock time against real Redis at `ADDR` (host:port[/db], comma-separated per node; flushes it), or start: throwaway servers")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -40,7 +41,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		s.Seed = *seed
 	}
 	var o *scenarios.Outcome
-	if *algoFile != "" {
+	if *redis != "" {
+		o, err = executeReal(s, *algo, *algoFile, *redis)
+	} else if *algoFile != "" {
 		o, err = executeFile(s, *algoFile)
 	} else if *algo != "" {
 		o, err = executeNamed(s, *algo)

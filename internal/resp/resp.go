@@ -39,6 +39,13 @@ func Dial(addr string, timeout time.Duration) (*Conn, error) {
 	return &Conn{c: c, r: bufio.NewReader(c), w: bufio.NewWriter(c), Timeout: timeout}, nil
 }
 
+// NoTimeout turns the per-command timeout off and clears any deadline an
+// earlier command set: the caller decides when to give up (by closing).
+func (c *Conn) NoTimeout() {
+	c.Timeout = 0
+	c.c.SetDeadline(time.Time{})
+}
+
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }
 
@@ -58,6 +65,16 @@ func (c *Conn) Send(args ...string) error {
 		c.c.SetDeadline(time.Now().Add(c.Timeout))
 	}
 	c.w.Write(AppendCommand(nil, args...))
+	return c.w.Flush()
+}
+
+// SendRaw writes already encoded commands (AppendCommand) in one write:
+// a pipeline, such as MULTI … EXEC, whose replies Receive then reads.
+func (c *Conn) SendRaw(b []byte) error {
+	if c.Timeout > 0 {
+		c.c.SetDeadline(time.Now().Add(c.Timeout))
+	}
+	c.w.Write(b)
 	return c.w.Flush()
 }
 

@@ -1,0 +1,186 @@
+// Package realtime runs scenarios and searches against real Redis servers in
+// wall-clock time: the scenario layer over sim.RunReal and the realredis
+// wire. simrun's --redis flags land here.
+package realtime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/realredis"
+)
+
+// Start, given as the address, makes Execute start one throwaway
+// redis-server per node and stop them afterwards; a node restart then
+// restarts the server's process.
+const Start = "start"
+
+// Execute runs a prepared scenario against the servers at addrs (see
+// realredis.ParseAddrs, or Start), refusing one the real server cannot take.
+func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scenarios.Outcome, error) {
+	if err := sim.CheckReal(&p.Config); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	var w *realredis.Wire
+	var err error
+	if addrs == Start {
+		srv, err := realredis.Start(len(p.Config.Nodes))
+		if err != nil {
+			return nil, err
+		}
+		defer srv.Stop()
+		w, err = realredis.OpenServers(srv)
+	} else {
+		w, err = realredis.Open(addrs, len(p.Config.Nodes))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	return s.ExecuteReal(p, w, w.Name(), model.Options{})
+}
+
+// MaxRuns bounds a real-time search: each run takes its scenario's time in
+// wall-clock time (seconds to a minute), so a search of thousands belongs to
+// the simulation.
+const MaxRuns = 200
+
+// Databases is how many databases a default redis-server has: a search on
+// one server runs that many single-node runs at once, each on its own.
+const Databases = 16
+
+// SearchResult is a real-time search's outcome.
+type SearchResult struct {
+	Found    *explore.Found     // nil: no run failed
+	Outcome  *scenarios.Outcome // the failing run, as it ran on the server
+	Runs     int                // runs up to and including the found one (or all)
+	Refused  int                // runs the real server cannot take (a node clock fault)
+	Elapsed  time.Duration      // wall time of the whole search
+	ToFirst  time.Duration      // wall time until the found run was judged
+	RunTime  time.Duration      // the runs' own wall times, summed: one run at a time would take this
+	Parallel int                // runs at once
+}
+
+// Search runs e's runs [0, runs) against the server at addr, Databases/nodes
+// at a time on their own databases, claiming indices in order; the lowest
+// failing index wins, as in explore.Search. Runs the server cannot take are
+// skipped and counted.
+func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*SearchResult, error) {
+	if runs < 1 || runs > MaxRuns {
+		return nil, fmt.Errorf("--runs: %d: with --redis at most %d (each run takes its scenario's duration in wall-clock time)", runs, MaxRuns)
+	}
+	if addr == Start {
+		return nil, fmt.Errorf("--redis: start: not with explore: give a server's address (its databases hold the runs)")
+	}
+	if _, err := realredis.ParseAddrs(addr, 1); err != nil {
+		return nil, err
+	}
+	o := e.Options()
+	algo := o.Lock
+	if algo.New == nil {
+		var err error
+		if algo, err = locks.Lookup(o.Algorithm); err != nil {
+			return nil, err
+		}
+	}
+	counts := func(v string) bool {
+		if len(o.Verdicts) == 0 {
+			return v != model.VerdictSafe
+		}
+		return slices.Contains(o.Verdicts, v)
+	}
+	first, err := e.Scenario(0).PrepareWith(algo)
+	if err != nil {
+		return nil, err
+	}
+	nodes := len(first.Config.Nodes)
+	parallel := min(runs, max(1, Databases/nodes))
+	start := time.Now()
+	var (
+		mu      sync.Mutex
+		next    int
+		best    = runs
+		res     = &SearchResult{Parallel: parallel}
+		took    = make([]time.Duration, runs)
+		runErr  error
+		errAt   = runs
+		wg      sync.WaitGroup
+		claimed = func() (int, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if next >= runs || next > best || ctx.Err() != nil {
+				return 0, false
+			}
+			next++
+			return next - 1, true
+		}
+	)
+	for slot := range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := claimed()
+				if !ok {
+					return
+				}
+				s := e.Scenario(i)
+				p, err := s.PrepareWith(algo)
+				if err == nil && sim.CheckReal(&p.Config) != nil {
+					mu.Lock()
+					res.Refused++
+					mu.Unlock()
+					continue
+				}
+				var out *scenarios.Outcome
+				if err == nil {
+					if len(p.Config.Nodes) > nodes {
+						err = fmt.Errorf("run %d needs %d nodes, the search planned %d", i, len(p.Config.Nodes), nodes)
+					} else {
+						out, err = Execute(s, p, fmt.Sprintf("%s/%d", addr, slot*nodes))
+					}
+				}
+				mu.Lock()
+				switch {
+				case err != nil:
+					if i < errAt {
+						runErr, errAt = fmt.Errorf("run %d: %w", i, err), i
+					}
+					best = min(best, i)
+				default:
+					took[i] = time.Duration(out.Result.End)
+					if counts(out.Verdict.Verdict) && (res.Found == nil || i < res.Found.Index) {
+						res.Found = &explore.Found{Index: i, Verdict: out.Verdict.Verdict, Scenario: s}
+						res.Outcome, res.ToFirst = out, time.Since(start)
+						best = min(best, i)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if runErr != nil && (res.Found == nil || errAt < res.Found.Index) {
+		return nil, runErr
+	}
+	res.Elapsed = time.Since(start)
+	res.Runs = runs
+	if res.Found != nil {
+		res.Runs = res.Found.Index + 1
+	}
+	for _, d := range took[:res.Runs] {
+		res.RunTime += d
+	}
+	return res, nil
+}

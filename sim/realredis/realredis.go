@@ -1,0 +1,285 @@
+// Package realredis is the real-time backend's wire to real Redis servers:
+// sim.Wire over RESP (internal/resp).
+//
+//	w, err := realredis.Open("127.0.0.1:6379", 5) // five nodes: databases 0–4 of one server
+//	res, err := sim.RunReal(cfg, w)
+//
+// Addresses are host:port[/db], comma-separated. Either one address per node,
+// or a single address for any number of nodes: node i is then database db+i
+// of that server (SELECT), so Redlock's five nodes can be five databases of
+// one redis-server. Open flushes every node's database (FLUSHDB): the run
+// starts from empty nodes, as a simulated one does. Never point it at data
+// you want to keep.
+package realredis
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/internal/resp"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
+)
+
+// dialTimeout bounds connecting and each control command.
+const dialTimeout = 5 * time.Second
+
+// Node is one node's place: a server and a database on it.
+type Node struct {
+	Addr string
+	DB   int
+}
+
+// Wire reaches the nodes of one run.
+type Wire struct {
+	spec  string
+	nodes []Node
+	mu    sync.Mutex
+	ctl   []*resp.Conn // one control connection per node (FLUSHDB)
+	// servers, when locksim started them, are restarted on a node restart.
+	servers *Servers
+}
+
+// ParseAddrs maps a --redis value onto n nodes.
+func ParseAddrs(spec string, n int) ([]Node, error) {
+	var list []Node
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		addr, db := part, 0
+		if i := strings.LastIndexByte(part, '/'); i >= 0 {
+			d, err := strconv.Atoi(part[i+1:])
+			if err != nil || d < 0 {
+				return nil, fmt.Errorf("%q: the database after / must be a whole number ≥ 0", part)
+			}
+			addr, db = part[:i], d
+		}
+		if _, _, err := net.SplitHostPort(addr); err != nil || addr == "" {
+			return nil, fmt.Errorf("%q: want host:port or host:port/db", part)
+		}
+		list = append(list, Node{Addr: addr, DB: db})
+	}
+	switch {
+	case len(list) == n:
+		return list, nil
+	case len(list) == 1:
+		out := make([]Node, n)
+		for i := range out {
+			out[i] = Node{Addr: list[0].Addr, DB: list[0].DB + i}
+		}
+		return out, nil
+	}
+	noun := "nodes"
+	if n == 1 {
+		noun = "node"
+	}
+	return nil, fmt.Errorf("the run has %d %s: give one address (node i is its database db+i) or %d, not %d", n, noun, n, len(list))
+}
+
+// Open connects to the nodes for a run of n nodes, checks that each answers,
+// and flushes their databases.
+func Open(spec string, n int) (*Wire, error) {
+	nodes, err := ParseAddrs(spec, n)
+	if err != nil {
+		return nil, err
+	}
+	w := &Wire{spec: spec, nodes: nodes}
+	for i := range nodes {
+		c, err := w.dial(i)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.ctl = append(w.ctl, c)
+		if err := w.flush(i); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// Name is the backend as reports show it.
+func (w *Wire) Name() string { return "redis " + w.spec }
+
+// Close closes the control connections.
+func (w *Wire) Close() {
+	for _, c := range w.ctl {
+		c.Close()
+	}
+}
+
+func (w *Wire) dial(i int) (*resp.Conn, error) {
+	nd := w.nodes[i]
+	c, err := resp.Dial(nd.Addr, dialTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("node %d (%s): %w", i, nd.Addr, err)
+	}
+	if nd.DB != 0 {
+		if err := ok(c.Do("SELECT", strconv.Itoa(nd.DB))); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("node %d (%s): SELECT %d: %w", i, nd.Addr, nd.DB, err)
+		}
+	}
+	return c, nil
+}
+
+func ok(raw []byte, err error) error {
+	if err != nil {
+		return err
+	}
+	if len(raw) > 0 && raw[0] == '-' {
+		return errors.New(strings.TrimSpace(string(raw[1:])))
+	}
+	return nil
+}
+
+func (w *Wire) flush(i int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := ok(w.ctl[i].Do("FLUSHDB")); err != nil {
+		return fmt.Errorf("node %d (%s): FLUSHDB: %w", i, w.nodes[i].Addr, err)
+	}
+	return nil
+}
+
+// Restart restarts node i's server process when locksim started it (every
+// key, script and connection goes). Otherwise it cannot restart the process:
+// it empties the node's database, and cached scripts stay (SCRIPT FLUSH
+// would empty the other nodes' caches on a shared server).
+func (w *Wire) Restart(i int) error {
+	if w.servers == nil {
+		return w.flush(i)
+	}
+	if err := w.servers.restart(i); err != nil {
+		return err
+	}
+	c, err := w.dial(i)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.ctl[i].Close()
+	w.ctl[i] = c
+	w.mu.Unlock()
+	return nil
+}
+
+// Dial opens a client connection to node i. Commands get no I/O deadline:
+// the engine's own timeout decides when the client gives up.
+func (w *Wire) Dial(i int) (sim.Conn, error) {
+	c, err := w.dial(i)
+	if err != nil {
+		return nil, err
+	}
+	c.NoTimeout()
+	return &conn{c: c}, nil
+}
+
+type conn struct{ c *resp.Conn }
+
+func (c *conn) Close() error { return c.c.Close() }
+
+// transactional commands cannot be queued inside the MULTI that reads the
+// watched key with the command.
+var transactional = map[string]bool{"MULTI": true, "EXEC": true, "DISCARD": true, "WATCH": true, "UNWATCH": true}
+
+// Exec runs args; with a watched key it sends MULTI, the command, EXISTS,
+// GET and PTTL of the key, EXEC in one write, so the key state is the one
+// the command left, as the simulated node reports it.
+func (c *conn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) {
+	if key == "" || transactional[strings.ToUpper(args[0])] {
+		r, err := c.do(args...)
+		if err != nil || key == "" {
+			return r, sim.KeyState{}, err
+		}
+		ks, err := c.key(key)
+		return r, ks, err
+	}
+	b := resp.AppendCommand(nil, "MULTI")
+	b = resp.AppendCommand(b, args...)
+	b = resp.AppendCommand(b, "EXISTS", key)
+	b = resp.AppendCommand(b, "GET", key)
+	b = resp.AppendCommand(b, "PTTL", key)
+	b = resp.AppendCommand(b, "EXEC")
+	replies, err := c.pipeline(b, 6)
+	if err != nil {
+		return sim.Reply{}, sim.KeyState{}, err
+	}
+	queued, exec := replies[1], replies[5]
+	if exec.Kind == node.Error {
+		// EXECABORT: the command was refused before it could run (wrong
+		// arity, unknown command): its own error is the reply.
+		ks, err := c.key(key)
+		return queued, ks, err
+	}
+	if exec.Kind != node.Array || len(exec.Elems) != 4 {
+		return sim.Reply{}, sim.KeyState{}, fmt.Errorf("unexpected EXEC reply %v", exec)
+	}
+	return exec.Elems[0], keyState(exec.Elems[1:]), nil
+}
+
+func (c *conn) do(args ...string) (sim.Reply, error) {
+	rs, err := c.pipeline(resp.AppendCommand(nil, args...), 1)
+	if err != nil {
+		return sim.Reply{}, err
+	}
+	return rs[0], nil
+}
+
+// key reads the watched key on its own (not atomic with the command).
+func (c *conn) key(key string) (sim.KeyState, error) {
+	b := resp.AppendCommand(nil, "MULTI")
+	b = resp.AppendCommand(b, "EXISTS", key)
+	b = resp.AppendCommand(b, "GET", key)
+	b = resp.AppendCommand(b, "PTTL", key)
+	b = resp.AppendCommand(b, "EXEC")
+	rs, err := c.pipeline(b, 5)
+	if err != nil {
+		return sim.KeyState{}, err
+	}
+	if rs[4].Kind != node.Array || len(rs[4].Elems) != 3 {
+		return sim.KeyState{}, fmt.Errorf("unexpected EXEC reply %v", rs[4])
+	}
+	return keyState(rs[4].Elems), nil
+}
+
+// keyState reads EXISTS, GET, PTTL replies as the simulated node's Key does:
+// value "" for a key of another type, TTL -1 when there is none.
+func keyState(r []sim.Reply) sim.KeyState {
+	if r[0].Int == 0 {
+		return sim.KeyState{TTL: -1}
+	}
+	ks := sim.KeyState{Exists: true, TTL: -1}
+	if r[1].Kind == node.Bulk {
+		ks.Value = r[1].Str
+	}
+	if r[2].Kind == node.Int && r[2].Int > 0 {
+		ks.TTL = time.Duration(r[2].Int) * time.Millisecond
+	}
+	return ks
+}
+
+// pipeline writes b (n commands) and reads n replies.
+func (c *conn) pipeline(b []byte, n int) ([]sim.Reply, error) {
+	if err := c.c.SendRaw(b); err != nil {
+		return nil, err
+	}
+	out := make([]sim.Reply, n)
+	for i := range out {
+		raw, err := c.c.Receive()
+		if err != nil {
+			return nil, err
+		}
+		r, _, err := node.ParseReply(raw)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}

@@ -1,0 +1,357 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The real-time backend: the same processes, workload, faults and history
+// as Run, against real Redis servers in wall-clock time. It lives beside the
+// simulated engine, not inside it: Run's event loop is untouched and pays
+// nothing for it; the two share the workload (workload.go), the clocks, the
+// fault plan and the history types. Wire is the seam to the servers; the
+// engine knows nothing of sockets (sim/realredis implements it over RESP).
+
+// Wire reaches the real nodes.
+type Wire interface {
+	// Dial opens a connection to node for one process incarnation.
+	Dial(node int) (Conn, error)
+	// Restart makes node lose all its data, as a restart without
+	// persistence does (a node-restart fault). The engine itself refuses
+	// the node's commands for the time it is down.
+	Restart(node int) error
+}
+
+// Conn is one client connection to a real node.
+type Conn interface {
+	// Exec runs one command and, when key is not "", reads key's state
+	// right after it, atomically with it where the server allows.
+	Exec(args []string, key string) (Reply, KeyState, error)
+	Close() error
+}
+
+// CheckReal says whether cfg can run against real servers, naming the first
+// thing that cannot: a server's clock can be neither offset, nor drift, nor
+// jump.
+func CheckReal(cfg *Config) error {
+	for i, n := range cfg.Nodes {
+		if n.Clock != (ClockSpec{}) {
+			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot be offset or drift (simulation only)", i)
+		}
+	}
+	for i, f := range cfg.Faults {
+		if f.Kind == FaultNodeJump {
+			return fmt.Errorf("faults[%d]: a node clock jump cannot be applied to a real server (simulation only)", i)
+		}
+	}
+	return nil
+}
+
+// RunReal executes cfg against the nodes behind w in wall-clock time. True
+// time is the wall time since the run began, measured on the monotonic
+// clock; the history, stats and Result mean what they mean for Run, but the
+// run is not deterministic: two runs differ in their timings and digest.
+// Network latencies of cfg are added on the client side (the request waits
+// before it is written, the reply after it is read); a lost request is never
+// written, a lost reply is read and dropped; either way the client waits out
+// its timeout.
+func RunReal(cfg Config, w Wire) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckReal(&cfg); err != nil {
+		return nil, err
+	}
+	cfg.Faults = append([]Fault(nil), cfg.Faults...)
+	for i := range cfg.Faults {
+		cfg.Faults[i].On.Cmd = upper(cfg.Faults[i].On.Cmd)
+	}
+	r := &rtRunner{cfg: &cfg, wire: w, maxEv: cfg.MaxEvents, done: make(chan struct{}),
+		idle: make(chan struct{}), downUntil: make([]Time, len(cfg.Nodes))}
+	if r.maxEv == 0 {
+		r.maxEv = DefaultMaxEvents
+	}
+	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
+	r.fired = make([]bool, len(cfg.Faults))
+	r.counts = make([]int, len(cfg.Faults))
+	r.byProc = make([][]int, len(cfg.Procs))
+	var timed []int
+	for i, f := range cfg.Faults {
+		if f.On.Point == PointAt {
+			timed = append(timed, i)
+		} else {
+			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
+		}
+	}
+	// Equal times fire in plan order, as the simulation's queue does.
+	sort.SliceStable(timed, func(a, b int) bool { return cfg.Faults[timed[a]].At < cfg.Faults[timed[b]].At })
+	r.slots = make([]*rtSlot, len(cfg.Procs))
+	for i := range cfg.Procs {
+		r.slots[i] = &rtSlot{id: i, spec: &cfg.Procs[i],
+			net: rand.New(rand.NewPCG(mix(cfg.Seed^0x6e6574, uint64(i)+1), 0))}
+	}
+	r.live = len(cfg.Procs)
+	r.t0 = time.Now()
+	for i := range cfg.Procs {
+		r.spawn(r.slots[i], cfg.Procs[i].Start)
+	}
+	r.goWait(func() { r.fireTimed(timed) })
+
+	limit := time.NewTimer(cfg.Duration)
+	select {
+	case <-r.idle:
+	case <-limit.C:
+		r.stop(fmt.Sprintf("duration limit %s reached", cfg.Duration))
+	case <-r.done:
+	}
+	limit.Stop()
+	r.stop("")
+	r.wg.Wait() // no goroutine outlives the run
+	names := make([]string, len(cfg.Procs))
+	for i, p := range cfg.Procs {
+		names[i] = p.Name
+	}
+	return &Result{
+		History: History{Events: r.hist.events(), Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
+		Stats:   r.stats,
+		End:     r.end,
+		Cut:     r.cut,
+	}, nil
+}
+
+// rtRunner is one real-time run. mu guards everything below it: processes
+// are goroutines, and every record, fault and resource access takes it, so
+// the history is in true-time order.
+type rtRunner struct {
+	cfg   *Config
+	wire  Wire
+	t0    time.Time
+	maxEv int
+	wg    sync.WaitGroup
+	done  chan struct{} // closed when the run ends
+	idle  chan struct{} // closed when no process is alive or waiting to restart
+
+	mu        sync.Mutex
+	ended     bool
+	end       Time
+	cut       string
+	hist      recorder
+	stats     Stats
+	reqID     uint64
+	live      int
+	slots     []*rtSlot
+	downUntil []Time
+	fired     []bool
+	counts    []int
+	byProc    [][]int
+	conns     []Conn // every connection opened, closed at the end
+	resource  struct{ value, maxFence int64 }
+}
+
+// rtSlot is one client across its incarnations.
+type rtSlot struct {
+	id          int
+	spec        *ProcSpec
+	net         *rand.Rand   // the network's draws (mu)
+	jumped      atomic.Int64 // clock jumps so far
+	cur         *rtProc      // the live incarnation, or nil (mu)
+	inc         int          // incarnations started (mu)
+	pausedUntil Time         // (mu)
+}
+
+func (r *rtRunner) now() Time { return Time(time.Since(r.t0)) }
+
+// goWait runs fn on a goroutine the run waits for.
+func (r *rtRunner) goWait(fn func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		fn()
+	}()
+}
+
+// stop ends the run (once): later records are dropped, sleepers wake and
+// unwind, and closing every connection ends reads in flight.
+func (r *rtRunner) stop(cut string) {
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		return
+	}
+	r.ended, r.cut = true, cut
+	r.end = min(r.now(), Time(r.cfg.Duration))
+	conns := r.conns
+	r.mu.Unlock()
+	close(r.done)
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+// sleepUntil waits until true time t; false when the run ended or dead was
+// closed first.
+func (r *rtRunner) sleepUntil(t Time, dead <-chan struct{}) bool {
+	d := time.Duration(t - r.now())
+	if d <= 0 {
+		select {
+		case <-r.done:
+			return false
+		case <-dead:
+			return false
+		default:
+			return true
+		}
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-r.done:
+		return false
+	case <-dead:
+		return false
+	}
+}
+
+func (r *rtRunner) fireTimed(timed []int) {
+	for _, i := range timed {
+		if !r.sleepUntil(Time(r.cfg.Faults[i].At), nil) {
+			return
+		}
+		r.mu.Lock()
+		restart := r.fire(i)
+		r.mu.Unlock()
+		r.restartNode(restart)
+	}
+}
+
+// spawn starts a fresh incarnation of s at true time at.
+func (r *rtRunner) spawn(s *rtSlot, at time.Duration) {
+	r.goWait(func() {
+		if !r.sleepUntil(Time(at), nil) {
+			return
+		}
+		r.mu.Lock()
+		if r.ended {
+			r.mu.Unlock()
+			return
+		}
+		p := &rtProc{r: r, s: s, inc: s.inc, dead: make(chan struct{}), conns: make([]Conn, len(r.cfg.Nodes)),
+			rng: rand.New(rand.NewPCG(mix(r.cfg.Seed, uint64(s.id)+1), uint64(s.inc)))}
+		if s.inc > 0 {
+			r.recordLocked(Event{Kind: KindFault, Fault: FaultRestart, Proc: s.id, Node: -1}, s.inc)
+		}
+		s.cur = p
+		r.mu.Unlock()
+		p.run()
+	})
+}
+
+// retire is called when a process's workload returns or it crashed for
+// good: the last one makes the run idle.
+func (r *rtRunner) retire() {
+	r.live--
+	if r.live == 0 {
+		close(r.idle)
+	}
+}
+
+func (r *rtRunner) recordLocked(e Event, inc int) {
+	if r.ended {
+		return
+	}
+	e.At = r.now()
+	if e.Proc >= 0 && e.Kind != KindCommand {
+		e.Incarnation = inc
+	}
+	r.hist.add(e)
+	if r.hist.n >= r.maxEv {
+		r.ended, r.cut, r.end = true, fmt.Sprintf("event limit %d reached", r.maxEv), e.At
+		close(r.done)
+		for _, c := range r.conns {
+			c.Close() // ends a read in flight; it does not wait for the reader
+		}
+	}
+}
+
+// trigger is Run's trigger under mu; it returns a node to restart, or -1.
+func (r *rtRunner) trigger(point Point, s *rtSlot, cmd string) int {
+	restart := -1
+	for _, i := range r.byProc[s.id] {
+		f := &r.cfg.Faults[i]
+		if r.fired[i] || f.On.Point != point || (f.On.Cmd != "" && !equalFold(f.On.Cmd, cmd)) {
+			continue
+		}
+		r.counts[i]++
+		if r.counts[i] == f.On.N {
+			if n := r.fire(i); n >= 0 {
+				restart = n
+			}
+		}
+	}
+	return restart
+}
+
+// fire applies fault i under mu, as Run's fire does. A node restart's flush
+// is I/O: it returns the node for the caller to restart after unlocking.
+func (r *rtRunner) fire(i int) int {
+	if r.fired[i] || r.ended {
+		return -1
+	}
+	r.fired[i] = true
+	f := &r.cfg.Faults[i]
+	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
+	switch f.Kind {
+	case FaultPause, FaultCrash, FaultProcJump:
+		s := r.slots[f.Proc]
+		p := s.cur
+		if p == nil || p.crashed {
+			return -1
+		}
+		ev.Proc = f.Proc
+		r.recordLocked(ev, p.inc)
+		switch f.Kind {
+		case FaultPause:
+			s.pausedUntil = max(s.pausedUntil, r.now()+Time(f.Dur))
+		case FaultProcJump:
+			s.jumped.Add(int64(f.Dur))
+		case FaultCrash:
+			// The process is abandoned: it unwinds at its next effect, or
+			// at once if it is waiting; a command in flight still runs.
+			p.crashed = true
+			close(p.dead)
+			s.cur, s.pausedUntil = nil, 0
+			s.inc++
+			if f.Dur > 0 {
+				r.spawn(s, time.Duration(r.now())+f.Dur)
+			} else {
+				r.retire()
+			}
+		}
+	case FaultNodeRestart:
+		ev.Node = f.Node
+		r.recordLocked(ev, 0)
+		r.downUntil[f.Node] = r.now() + Time(f.Dur)
+		return f.Node
+	}
+	return -1
+}
+
+// restartNode restarts node n beside the processes: restarting a server
+// process takes milliseconds, and the process whose event fired the fault
+// must not wait for it (the node refuses commands meanwhile).
+func (r *rtRunner) restartNode(n int) {
+	if n < 0 {
+		return
+	}
+	r.goWait(func() {
+		if err := r.wire.Restart(n); err != nil {
+			r.stop(fmt.Sprintf("node %d: restart: %v", n, err))
+		}
+	})
+}

@@ -1,0 +1,265 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// rtProc is one incarnation of a real-time client: a goroutine running the
+// workload, with its own connections.
+type rtProc struct {
+	r       *rtRunner
+	s       *rtSlot
+	inc     int
+	rng     *rand.Rand
+	conns   []Conn // dialled on first use
+	dead    chan struct{}
+	crashed bool // (mu)
+}
+
+func (p *rtProc) run() {
+	defer func() {
+		for _, c := range p.conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+		if v := recover(); v != nil {
+			if _, ok := v.(crashSignal); !ok {
+				p.lock()
+				p.r.recordLocked(Event{Kind: KindProcEnd, Proc: p.s.id, Node: -1,
+					Err: "panic: " + firstLine(fmt.Sprint(v))}, p.inc)
+				p.r.mu.Unlock()
+			} else {
+				return // crashed: the fault retired it or will restart it
+			}
+		}
+		p.lock()
+		if !p.crashed {
+			p.crashed = true // finished: a later crash fault finds nobody
+			p.s.cur = nil
+			p.r.retire()
+		}
+		p.r.mu.Unlock()
+	}()
+	workload(p, p.r.cfg.NewLocker(p.s.id))
+}
+
+func (p *rtProc) lock() { p.r.mu.Lock() }
+
+// alive unwinds the goroutine if the process crashed or the run ended.
+func (p *rtProc) alive() {
+	select {
+	case <-p.dead:
+		panic(crashSignal{})
+	case <-p.r.done:
+		panic(crashSignal{})
+	default:
+	}
+}
+
+// wait sleeps until t, unwinding on a crash or the end of the run.
+func (p *rtProc) wait(t Time) {
+	if !p.r.sleepUntil(t, p.dead) {
+		panic(crashSignal{})
+	}
+}
+
+// unpaused returns once no pause holds the process (a pause may grow while
+// it waits), as Run's resume and begin do before every effect.
+func (p *rtProc) unpaused() {
+	for {
+		p.alive()
+		p.lock()
+		until := p.s.pausedUntil
+		p.r.mu.Unlock()
+		if until <= p.r.now() {
+			return
+		}
+		p.wait(until)
+	}
+}
+
+func (p *rtProc) Name() string     { return p.s.spec.Name }
+func (p *rtProc) Rand() *rand.Rand { return p.rng }
+func (p *rtProc) Nodes() int       { return len(p.r.cfg.Nodes) }
+func (p *rtProc) Now() time.Time {
+	c := clock{spec: p.s.spec.Clock, jumped: time.Duration(p.s.jumped.Load())}
+	return c.at(p.r.now()).Std()
+}
+
+func (p *rtProc) Sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	p.unpaused()
+	p.wait(p.r.now() + Time(d))
+	p.unpaused()
+}
+
+func (p *rtProc) procID() int         { return p.s.id }
+func (p *rtProc) procSpec() *ProcSpec { return p.s.spec }
+func (p *rtProc) record(e Event) {
+	p.lock()
+	p.r.recordLocked(e, p.inc)
+	p.r.mu.Unlock()
+	p.alive()
+}
+
+func (p *rtProc) trigger(point Point) { p.triggerCmd(point, "") }
+
+func (p *rtProc) triggerCmd(point Point, cmd string) {
+	p.lock()
+	n := p.r.trigger(point, p.s, cmd)
+	p.r.mu.Unlock()
+	p.r.restartNode(n)
+	p.alive()
+}
+
+func (p *rtProc) count(acquired bool) {
+	p.lock()
+	if acquired {
+		p.r.stats.Acquired++
+	} else {
+		p.r.stats.Failed++
+	}
+	p.r.mu.Unlock()
+}
+
+func (p *rtProc) readResource() int64 {
+	p.unpaused()
+	p.lock()
+	v := p.r.resource.value
+	p.r.recordLocked(Event{Kind: KindResourceRead, Proc: p.s.id, Node: -1, Value: v}, p.inc)
+	p.r.mu.Unlock()
+	p.unpaused()
+	return v
+}
+
+func (p *rtProc) writeResource(v, fence int64) {
+	p.unpaused()
+	p.lock()
+	res := &p.r.resource
+	accepted := fence == 0 || fence >= res.maxFence
+	if accepted {
+		res.value = v
+		res.maxFence = max(res.maxFence, fence)
+	}
+	p.r.recordLocked(Event{Kind: KindResourceWrite, Proc: p.s.id, Node: -1, Value: v, Fence: fence, Accepted: accepted}, p.inc)
+	p.r.mu.Unlock()
+	p.unpaused()
+}
+
+// errConnClosed is what a connection reports once the run closed it.
+var errConnClosed = errors.New("connection closed")
+
+// Do is Run's send, arrive and deliver in one blocking call: the same
+// network draws in the same order, the same events, the same timeout
+// reasons.
+func (p *rtProc) Do(n int, args ...string) (Reply, error) {
+	if n < 0 || n >= len(p.r.cfg.Nodes) {
+		return Reply{}, fmt.Errorf("no node %d: the run has %d", n, len(p.r.cfg.Nodes))
+	}
+	if len(args) == 0 {
+		return Reply{}, fmt.Errorf("empty command")
+	}
+	args = append([]string(nil), args...) // the history keeps them
+	p.unpaused()
+	p.triggerCmd(PointSend, args[0])
+	p.unpaused()
+
+	r, nw := p.r, &p.r.cfg.Network
+	r.mu.Lock()
+	r.reqID++
+	id, sent := r.reqID, r.now()
+	lostReq := nw.LossRequest > 0 && p.s.net.Float64() < nw.LossRequest
+	lostReply := nw.LossReply > 0 && p.s.net.Float64() < nw.LossReply
+	reqLat, repLat := latency(p.s.net, nw.Request), latency(p.s.net, nw.Reply)
+	r.mu.Unlock()
+	var deadline Time
+	if nw.Timeout > 0 {
+		deadline = sent + Time(nw.Timeout)
+	}
+	res := Event{Kind: KindCommandResult, Proc: p.s.id, Node: n, Req: id, Args: args, Sent: sent}
+	timeout := func(why string) (Reply, error) {
+		if deadline == 0 {
+			p.wait(Time(1<<62 - 1)) // no timeout: the client waits for ever
+		}
+		p.wait(deadline)
+		res.Err = why
+		p.record(res)
+		p.unpaused()
+		return Reply{}, ErrTimeout
+	}
+	if lostReq {
+		return timeout("timeout: request lost")
+	}
+	p.wait(sent + Time(reqLat))
+	r.mu.Lock()
+	down := r.now() < r.downUntil[n]
+	r.mu.Unlock()
+	if down {
+		return timeout("timeout: node down")
+	}
+	reply, key, err := p.exec(n, args)
+	if err != nil {
+		p.alive()
+		return timeout("timeout: " + err.Error())
+	}
+	r.mu.Lock()
+	r.stats.Commands++
+	r.recordLocked(Event{Kind: KindCommand, Proc: p.s.id, Node: n, Incarnation: p.inc, Req: id, Args: args,
+		Reply: reply, Sent: sent, Key: key}, p.inc)
+	r.mu.Unlock()
+	p.alive()
+	if lostReply {
+		return timeout("timeout: reply lost")
+	}
+	if replyAt := r.now() + Time(repLat); deadline > 0 && replyAt > deadline {
+		return timeout("timeout: reply too slow")
+	}
+	p.wait(r.now() + Time(repLat))
+	var rerr error
+	if reply.Kind == node.Error {
+		rerr = &RedisError{Msg: reply.Str}
+	}
+	res.Reply = reply
+	p.record(res)
+	p.triggerCmd(PointReply, args[0])
+	p.unpaused()
+	return reply, rerr
+}
+
+// exec sends args on this incarnation's connection to node, dialling it
+// first if needed.
+func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
+	c := p.conns[node]
+	if c == nil {
+		var err error
+		if c, err = p.r.wire.Dial(node); err != nil {
+			return Reply{}, KeyState{}, err
+		}
+		p.lock()
+		if p.r.ended {
+			p.r.mu.Unlock()
+			c.Close()
+			return Reply{}, KeyState{}, errConnClosed
+		}
+		p.r.conns = append(p.r.conns, c)
+		p.r.mu.Unlock()
+		p.conns[node] = c
+	}
+	reply, key, err := c.Exec(args, p.r.cfg.WatchKey)
+	if err != nil {
+		// A broken connection (the server went away, the run closed it)
+		// stays broken: the next command dials afresh, as a client
+		// library's pool would.
+		c.Close()
+		p.conns[node] = nil
+	}
+	return reply, key, err
+}

@@ -1,0 +1,301 @@
+package sim
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// memWire is a Wire over in-process nodes driven by the wall clock: the
+// real-time engine tested without a server (sim/realredis's tests use one).
+type memWire struct {
+	mu       sync.Mutex
+	nodes    []*node.Node
+	t0       time.Time
+	conns    int
+	restarts []int
+}
+
+func newMemWire(n int) *memWire {
+	w := &memWire{t0: time.Now()}
+	for i := range n {
+		w.nodes = append(w.nodes, node.New(int64(i)))
+	}
+	return w
+}
+
+func (w *memWire) Dial(n int) (Conn, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.conns++
+	return &memConn{w: w, node: n, id: w.conns}, nil
+}
+
+func (w *memWire) Restart(n int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.nodes[n].Flush()
+	w.restarts = append(w.restarts, n)
+	return nil
+}
+
+type memConn struct {
+	w        *memWire
+	node, id int
+}
+
+func (c *memConn) Close() error { return nil }
+func (c *memConn) Exec(args []string, key string) (Reply, KeyState, error) {
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	now := Epoch.Add(time.Since(c.w.t0))
+	n := c.w.nodes[c.node]
+	r := n.Exec(c.id, now, args)
+	var ks KeyState
+	if key != "" {
+		ks.Exists, ks.Value, ks.TTL = n.Key(now, key)
+	}
+	return r, ks, nil
+}
+
+func realConfig() Config {
+	cfg := standardConfig(3)
+	cfg.Duration = 2 * time.Second
+	for i := range cfg.Procs {
+		cfg.Procs[i].Iterations = 3
+	}
+	return cfg
+}
+
+func TestRunRealRecordsTheWorkload(t *testing.T) {
+	res, err := RunReal(realConfig(), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cut != "" {
+		t.Fatalf("cut: %s", res.Cut)
+	}
+	if res.Stats.Acquired != 9 {
+		t.Errorf("acquired %d, want 9 (3 processes × 3 rounds)", res.Stats.Acquired)
+	}
+	var last Time
+	writes := 0
+	for _, e := range res.History.Events {
+		if e.At < last {
+			t.Fatalf("history out of order at %v", e)
+		}
+		last = e.At
+		if e.Kind == KindResourceWrite {
+			writes++
+		}
+	}
+	if writes != 9 || len(eventsOf(res.History, KindProcEnd)) != 3 {
+		t.Errorf("writes %d, proc ends %d", writes, len(eventsOf(res.History, KindProcEnd)))
+	}
+	// A token lock with a 1 s TTL and 5 ms of work never double-holds: the
+	// counter ends at 9.
+	if got := eventsOf(res.History, KindResourceWrite)[writes-1].Value; got != 9 {
+		t.Errorf("counter ends at %d, want 9", got)
+	}
+}
+
+func TestRunRealFaults(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:2]
+	cfg.Faults = []Fault{
+		// c1 pauses 300 ms once it holds the lock, then crashes for good at
+		// 1 s; c2's clock jumps; the node restarts at 30 ms.
+		{Kind: FaultPause, Proc: 0, Dur: 300 * time.Millisecond, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}},
+		{Kind: FaultProcJump, Proc: 1, At: 10 * time.Millisecond, Dur: time.Hour},
+		{Kind: FaultNodeRestart, Node: 0, At: 30 * time.Millisecond, Dur: 10 * time.Millisecond},
+		{Kind: FaultCrash, Proc: 0, At: 100 * time.Millisecond},
+	}
+	var jumpSeen time.Time
+	cfg.NewLocker = func(i int) Locker {
+		if i == 1 {
+			return scriptLock{acquire: func(p Proc) (Lease, error) {
+				p.Sleep(50 * time.Millisecond)
+				jumpSeen = p.Now()
+				return Lease{}, nil
+			}}
+		}
+		return tokenLock{ttl: time.Second}
+	}
+	w := newMemWire(1)
+	start := time.Now()
+	res, err := RunReal(cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := eventsOf(res.History, KindFault)
+	var kinds []string
+	for _, f := range faults {
+		kinds = append(kinds, f.Fault.String())
+	}
+	if got := strings.Join(kinds, ","); got != "pause,proc-clock-jump,node-restart,crash" {
+		t.Errorf("faults %s", got)
+	}
+	if faults[3].At < Time(100*time.Millisecond) || faults[3].At > Time(200*time.Millisecond) {
+		t.Errorf("crash at %v, want about 100ms", time.Duration(faults[3].At))
+	}
+	// c1 crashed while paused in its critical section: it never wrote.
+	for _, e := range eventsOf(res.History, KindResourceWrite) {
+		if e.Proc == 0 {
+			t.Errorf("c1 wrote after it crashed: %v", e)
+		}
+	}
+	if jumpSeen.Sub(Epoch) < time.Hour {
+		t.Errorf("c2's clock read %v after its jump of 1h", jumpSeen)
+	}
+	if len(w.restarts) != 1 {
+		t.Errorf("restarts %v", w.restarts)
+	}
+	if el := time.Since(start); el > cfg.Duration+time.Second {
+		t.Errorf("the run took %v, more than its duration %v", el, cfg.Duration)
+	}
+}
+
+func TestRunRealLostAndDown(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Network.LossReply = 1
+	cfg.Network.Timeout = 20 * time.Millisecond
+	var got []error
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			_, err := p.Do(0, "SET", "k", "v")
+			got = append(got, err)
+			return Lease{}, nil
+		}}
+	}
+	res, err := RunReal(cfg, newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds, results := eventsOf(res.History, KindCommand), eventsOf(res.History, KindCommandResult)
+	if len(cmds) != 3 || len(results) != 3 {
+		t.Fatalf("commands %d, results %d; want 3 of each (the reply is lost, the command runs)", len(cmds), len(results))
+	}
+	for i, r := range results {
+		if r.Err != "timeout: reply lost" || got[i] != ErrTimeout {
+			t.Errorf("result %d: %q, %v", i, r.Err, got[i])
+		}
+		if d := time.Duration(r.At - r.Sent); d < cfg.Network.Timeout {
+			t.Errorf("result %d after %v, before the timeout", i, d)
+		}
+	}
+}
+
+func TestRunRealEndsAtDuration(t *testing.T) {
+	cfg := realConfig()
+	cfg.Duration = 200 * time.Millisecond
+	cfg.Network.Timeout = 0
+	cfg.Network.LossRequest = 1 // every client waits for ever
+	start := time.Now()
+	res, err := RunReal(cfg, newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Cut, "duration limit") || res.End != Time(cfg.Duration) {
+		t.Errorf("cut %q end %v", res.Cut, res.End)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("took %v", el)
+	}
+}
+
+func TestCheckRealRefusesNodeClocks(t *testing.T) {
+	cfg := realConfig()
+	cfg.Faults = []Fault{{Kind: FaultNodeJump, Node: 0, At: time.Millisecond, Dur: time.Second}}
+	if _, err := RunReal(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
+		t.Errorf("node jump: %v", err)
+	}
+	cfg = realConfig()
+	cfg.Nodes[0].Clock.DriftPPM = 5
+	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].clock") {
+		t.Errorf("node drift: %v", err)
+	}
+	cfg = realConfig()
+	cfg.Procs[0].Clock.Offset = time.Hour // a client's clock is the client's own: fine
+	if err := CheckReal(&cfg); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRunRealNodeDown(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Start = 20 * time.Millisecond
+	cfg.Procs[0].Iterations = 1
+	cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond}}
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "k", "v")
+			return Lease{}, nil
+		}}
+	}
+	res, err := RunReal(cfg, newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(eventsOf(res.History, KindCommand)); n != 0 {
+		t.Errorf("%d commands ran on a node that was down", n)
+	}
+	rs := eventsOf(res.History, KindCommandResult)
+	if len(rs) != 1 || rs[0].Err != "timeout: node down" {
+		t.Errorf("results %+v", rs)
+	}
+}
+
+// flakyWire's first connection breaks on its first command: the process
+// must dial again rather than keep a broken connection.
+type flakyWire struct {
+	*memWire
+	dials int
+}
+
+func (w *flakyWire) Dial(n int) (Conn, error) {
+	w.dials++
+	c, _ := w.memWire.Dial(n)
+	return &flakyConn{Conn: c, used: w.dials > 1}, nil
+}
+
+type flakyConn struct {
+	Conn
+	used bool
+}
+
+func (c *flakyConn) Exec(args []string, key string) (Reply, KeyState, error) {
+	if !c.used {
+		c.used = true
+		return Reply{}, KeyState{}, errConnClosed
+	}
+	return c.Conn.Exec(args, key)
+}
+
+func TestRunRealRedialsABrokenConnection(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Iterations = 1
+	var errs []error
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			for range 3 {
+				_, err := p.Do(0, "SET", "k", "v")
+				errs = append(errs, err)
+			}
+			return Lease{}, nil
+		}}
+	}
+	w := &flakyWire{memWire: newMemWire(1)}
+	if _, err := RunReal(cfg, w); err != nil {
+		t.Fatal(err)
+	}
+	// 1st: broken (a timeout for the client), 2nd and 3rd on a fresh one.
+	if len(errs) != 3 || errs[0] != ErrTimeout || errs[1] != nil || errs[2] != nil || w.dials != 2 {
+		t.Errorf("errors %v, dials %d", errs, w.dials)
+	}
+}
