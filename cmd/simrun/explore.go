@@ -80,7 +80,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			return bad("out", err)
 		}
 	}
-	o.Workers = clampWorkers("explore", *workers, *runs, stderr)
+	o.Workers = clampWorkers("explore", *workers, *runs, "runs", stderr)
 	o.ShrinkAll = *shrink == "all"
 	if *shard != "" && af.File != "" {
 		// merge replays the winning shard's file and cannot load the lock.

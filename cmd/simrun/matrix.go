@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // matrixAlgorithms are the matrix's rows; nil: every registered algorithm.
@@ -112,6 +113,14 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
 	}
 
+	nRows := len(rows)
+	if nRows == 0 {
+		nRows = len(locks.All())
+		if matrixAlgorithms != nil {
+			nRows = len(matrixAlgorithms)
+		}
+	}
+	*workers = clampWorkers("matrix", *workers, nRows*len(scenarios.FaultClasses), "cells", stderr)
 	o := explore.MatrixOptions{Algorithms: matrixAlgorithms, Locks: rows, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
 	if *shrinkTries == 0 {
 		o.ShrinkTries = -1

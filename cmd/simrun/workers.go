@@ -10,19 +10,19 @@ import (
 	"strings"
 )
 
-// clampWorkers bounds --workers by the runs there are and the cores there
+// clampWorkers bounds --workers by the jobs (runs, cells) there are and the cores there
 // are: more workers than runs would sit idle, and more than cores would only
 // take turns on them while each holds a run's memory. The result does not
 // depend on workers, so clamping changes nothing but speed; it is said on
 // stderr so that nobody thinks 64 workers ran.
-func clampWorkers(cmd string, workers, runs int, stderr io.Writer) int {
+func clampWorkers(cmd string, workers, jobs int, unit string, stderr io.Writer) int {
 	if workers == 0 {
 		return 0 // one per core, explore's default
 	}
 	cores := runtime.GOMAXPROCS(0)
-	n := min(workers, runs, cores)
+	n := min(workers, jobs, cores)
 	if n < workers {
-		fmt.Fprintf(stderr, "simrun %s: --workers %d clamped to %d (%d runs, %d cores)\n", cmd, workers, n, runs, cores)
+		fmt.Fprintf(stderr, "simrun %s: --workers %d clamped to %d (%d %s, %d cores)\n", cmd, workers, n, jobs, unit, cores)
 	}
 	return n
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestClampWorkers(t *testing.T) {
 	}
 	for _, c := range cases {
 		var b strings.Builder
-		got := clampWorkers("explore", c.workers, c.runs, &b)
+		got := clampWorkers("explore", c.workers, c.runs, "runs", &b)
 		if got != c.want || (b.Len() > 0) != c.said {
 			t.Errorf("workers %d, runs %d: %d, said %q; want %d, said %v", c.workers, c.runs, got, b.String(), c.want, c.said)
 		}
@@ -59,5 +60,27 @@ func TestExploreKeepsACounterexample(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "counterexample.yaml")); string(after) != string(before) {
 		t.Errorf("--force did not rewrite it")
+	}
+}
+
+// matrix clamps --workers to its cells and the cores, and says so.
+func TestMatrixClampsWorkers(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.md")
+	code, _, errOut := simrun("matrix", "--algo", "setnx-del", "--runs", "2", "--workers", "99", "-o", out)
+	want := "--workers 99 clamped to " + strconv.Itoa(min(7, runtime.GOMAXPROCS(0))) + " (7 cells,"
+	if code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+}
+
+// A --shrink all counterexample counts as one an earlier search left.
+func TestExploreKeepsAShrinkAllCounterexample(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "counterexample-stuck.yaml"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := simrun("explore", "--algo", "setnx-del", "--faults", "crash", "--runs", "5", "--out", out)
+	if code != exitUsage || !strings.Contains(errOut, "already holds a counterexample (counterexample-stuck.yaml)") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
