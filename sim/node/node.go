@@ -54,7 +54,10 @@ func New(seed int64) *Node {
 	m.SetTime(time.Unix(0, 0))
 	m.ClockTTL(true)
 	n := &Node{m: m, srv: srv, seed: seed}
-	n.w = bufio.NewWriter(&n.out)
+	// A one-byte buffer: miniredis writes each reply element with one
+	// Fprintf, which then goes straight to out instead of through a copy.
+	// dispatch still flushes, for any write of a single byte.
+	n.w = bufio.NewWriterSize(&n.out, 1)
 	return n
 }
 
