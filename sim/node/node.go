@@ -36,6 +36,8 @@ type Node struct {
 	now time.Time // node time of the command being run
 
 	scripts map[string]string // sha1 -> source: what EVALSHA may run
+	last    *compiled         // the last script run, remembered in scripts
+	lastSrc string            // its source
 	vm      *luaVM            // made by the first script, dropped by Flush
 }
 
@@ -71,7 +73,8 @@ func (n *Node) Reset(seed int64) {
 	n.setTime(time.Unix(0, 0))
 	n.seed = seed
 	n.ScriptBudget = 0
-	n.peers, n.multi, n.scripts = nil, nil, nil
+	n.peers, n.multi = nil, nil
+	n.forgetScripts()
 	n.out.Reset()
 }
 
@@ -189,7 +192,7 @@ func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl ti
 func (n *Node) Flush() {
 	n.m.FlushAll()
 	n.peers, n.multi = nil, nil
-	n.scripts = nil
+	n.forgetScripts()
 	if n.vm != nil {
 		n.vm.close()
 		n.vm = nil

@@ -37,11 +37,10 @@ func (n *Node) scripting(p *server.Peer, name string, args []string) Reply {
 			return errorReply("NOSCRIPT No matching script. Please use EVAL.")
 		}
 	}
-	c, ce := compileScript(src)
+	c, ce := n.compile(src)
 	if ce != nil {
 		return errorReply("ERR Error compiling script (new function): " + ce.format(chunkName))
 	}
-	n.remember(c.sha, src)
 	if n.vm == nil {
 		vm, err := newLuaVM(n)
 		if err != nil {
@@ -71,11 +70,29 @@ func splitKeys(numkeys string, rest []string) (keys, argv []string, msg string) 
 	return rest[:k], rest[k:], ""
 }
 
-func (n *Node) remember(sha, src string) {
+// compile returns the compiled script and remembers it for EVALSHA. A lock
+// sends the same script again and again, usually the very same string: the
+// node keeps the last one, which spares hashing the source into the
+// process-wide cache and the sha into the node's on every EVAL.
+func (n *Node) compile(src string) (*compiled, *compileError) {
+	if n.last != nil && n.lastSrc == src {
+		return n.last, nil
+	}
+	c, ce := compileScript(src)
+	if ce != nil {
+		return nil, ce
+	}
 	if n.scripts == nil {
 		n.scripts = map[string]string{}
 	}
-	n.scripts[sha] = src
+	n.scripts[c.sha] = src
+	n.last, n.lastSrc = c, src
+	return c, nil
+}
+
+// forgetScripts drops every script EVALSHA could run.
+func (n *Node) forgetScripts() {
+	n.scripts, n.last, n.lastSrc = nil, nil, ""
 }
 
 // scriptCommand is SCRIPT LOAD, EXISTS, FLUSH and KILL.
@@ -89,11 +106,10 @@ func (n *Node) scriptCommand(args []string) Reply {
 		if len(args) != 1 {
 			return errorReply(wrongArgs("script|load"))
 		}
-		c, ce := compileScript(args[0])
+		c, ce := n.compile(args[0])
 		if ce != nil {
 			return errorReply("ERR Error compiling script (new function): " + ce.format(chunkName))
 		}
-		n.remember(c.sha, args[0])
 		return Reply{Kind: Bulk, Str: c.sha}
 	case "EXISTS":
 		if len(args) == 0 {
@@ -114,7 +130,7 @@ func (n *Node) scriptCommand(args []string) Reply {
 		if len(args) != 0 {
 			return errorReply("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		}
-		n.scripts = nil
+		n.forgetScripts()
 		if n.vm != nil {
 			n.vm.close()
 			n.vm = nil
