@@ -25,6 +25,8 @@ type luaVM struct {
 	pcg     *rand.PCG
 	rand    *rand.Rand
 
+	keys, argv argTable // KEYS and ARGV, kept while scripts leave them alone
+
 	// Set for the script being run.
 	peer     *server.Peer
 	readOnly bool

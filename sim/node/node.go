@@ -85,7 +85,7 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 		return errorReply("ERR empty command")
 	}
 	p := n.peer(conn)
-	name := strings.ToUpper(args[0])
+	name := commandName(args[0])
 	if msg := refusal(name, args); msg != "" {
 		n.spoilTx(conn)
 		return errorReply(msg)

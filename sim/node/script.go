@@ -154,8 +154,8 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	vm.peer, vm.readOnly, vm.raised = p, readOnly, ""
 	// Redis restarts the PRNG for every script, so no sequence spans calls.
 	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
-	vm.globals.RawSetString("KEYS", vm.strings(keys))
-	vm.globals.RawSetString("ARGV", vm.strings(argv))
+	vm.globals.RawSetString("KEYS", vm.keys.fill(L, keys))
+	vm.globals.RawSetString("ARGV", vm.argv.fill(L, argv))
 	limit := vm.n.ScriptBudget
 	if limit <= 0 {
 		limit = DefaultScriptBudget
@@ -178,6 +178,8 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 		r = toReply(L.Get(-1))
 	}
 	L.SetTop(0)
+	vm.keys.check(keys)
+	vm.argv.check(argv)
 	vm.finish()
 	return r
 }
@@ -242,10 +244,42 @@ func (vm *luaVM) finish() {
 	}
 }
 
-func (vm *luaVM) strings(list []string) *lua.LTable {
-	t := vm.L.CreateTable(len(list), 0)
-	for i, s := range list {
-		t.RawSetInt(i+1, lua.LString(s))
+// argTable is KEYS or ARGV, kept from one script to the next when the script
+// left it as it got it: a lock sends the same number of keys and arguments
+// each time, and making both tables was a sixth of a script's allocations.
+// Nothing a script does outlives it (the globals and libraries are read-only),
+// so a table it did not change is as good as a new one.
+type argTable struct {
+	t *lua.LTable
+	n int
+}
+
+// fill returns a table holding list as a sequence: the kept one when it has
+// the same length, else a new one.
+func (a *argTable) fill(L *lua.LState, list []string) *lua.LTable {
+	if a.t == nil || a.n != len(list) {
+		a.t, a.n = L.CreateTable(len(list), 0), len(list)
 	}
-	return t
+	for i, s := range list {
+		a.t.RawSetInt(i+1, lua.LString(s))
+	}
+	return a.t
+}
+
+// check drops the table unless it still holds exactly list, with no
+// metatable: then the next script gets a new one.
+func (a *argTable) check(list []string) {
+	if a.t == nil {
+		return
+	}
+	clean := a.t.Metatable == lua.LNil
+	n := 0
+	for k, v := a.t.Next(lua.LNil); clean && k != lua.LNil; k, v = a.t.Next(k) {
+		i, ok := k.(lua.LNumber)
+		clean = ok && n < len(list) && int(i) == n+1 && v == lua.LString(list[n])
+		n++
+	}
+	if !clean || n != len(list) {
+		a.t = nil
+	}
 }
