@@ -188,15 +188,14 @@ func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl ti
 }
 
 // Flush loses every key, script and connection: what a restart without
-// persistence does.
+// persistence does. The Lua state stays, as Reset keeps it: nothing a script
+// does outlives the script, so a kept state runs the next one exactly as a
+// new state would, and making one was 6% of explore's time under node
+// restarts.
 func (n *Node) Flush() {
 	n.m.FlushAll()
 	n.peers, n.multi = nil, nil
 	n.forgetScripts()
-	if n.vm != nil {
-		n.vm.close()
-		n.vm = nil
-	}
 }
 
 func errorReply(msg string) Reply { return Reply{Kind: Error, Str: msg} }
