@@ -175,7 +175,9 @@ func (n *Node) setTime(now time.Time) {
 // for another type) and its TTL (-1 when it has none). It reads DB 0 directly:
 // fetching the DB applies expiry up to now once, then two lookups.
 func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl time.Duration) {
-	n.setTime(now)
+	if now.IsZero() || !now.Equal(n.now) { // the engine asks right after Exec, at its time
+		n.setTime(now)
+	}
 	db := n.m.DB(0)
 	value, err := db.Get(key)
 	if errors.Is(err, miniredis.ErrKeyNotFound) {
