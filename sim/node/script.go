@@ -154,8 +154,13 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	vm.peer, vm.readOnly, vm.raised = p, readOnly, ""
 	// Redis restarts the PRNG for every script, so no sequence spans calls.
 	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
-	vm.globals.RawSetString("KEYS", vm.keys.fill(L, keys))
-	vm.globals.RawSetString("ARGV", vm.argv.fill(L, argv))
+	// The globals are out of scripts' reach: a kept table is still there.
+	if t, isNew := vm.keys.fill(L, keys); isNew {
+		vm.globals.RawSetString("KEYS", t)
+	}
+	if t, isNew := vm.argv.fill(L, argv); isNew {
+		vm.globals.RawSetString("ARGV", t)
+	}
 	limit := vm.n.ScriptBudget
 	if limit <= 0 {
 		limit = DefaultScriptBudget
@@ -255,15 +260,15 @@ type argTable struct {
 }
 
 // fill returns a table holding list as a sequence: the kept one when it has
-// the same length, else a new one.
-func (a *argTable) fill(L *lua.LState, list []string) *lua.LTable {
+// the same length, else a new one (isNew).
+func (a *argTable) fill(L *lua.LState, list []string) (t *lua.LTable, isNew bool) {
 	if a.t == nil || a.n != len(list) {
-		a.t, a.n = L.CreateTable(len(list), 0), len(list)
+		a.t, a.n, isNew = L.CreateTable(len(list), 0), len(list), true
 	}
 	for i, s := range list {
 		a.t.RawSetInt(i+1, lua.LString(s))
 	}
-	return a.t
+	return a.t, isNew
 }
 
 // check drops the table unless it still holds exactly list, with no
