@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # bench.sh: the speed figures of the README's Speed section, in one run.
 #
-#   scripts/bench.sh [ROUNDS]     ROUNDS rounds (default 5), medians printed
+#   scripts/bench.sh [ROUNDS]     ROUNDS rounds (default 10), medians printed
 #
-# Each round runs, from test binaries built once, one after the other:
+# Each round (a few seconds: fixed, small iteration counts) runs, from test
+# binaries built once, one after the other:
 #   sim     BenchmarkRawDispatch, BenchmarkSimCommand, BenchmarkRunStandard (-cpu 1)
 #   model   BenchmarkCheck10k, BenchmarkCheck10kSkipPorcupine (-cpu 1)
 #   explore BenchmarkExploreTokenAllFaults, workers=1 then workers=2
 # Rounds interleave the benchmarks, so that a ratio compares figures taken
-# minutes apart at most on a machine whose load drifts; the load average is
+# seconds apart on a machine whose load drifts; the load average is
 # printed before and after, because on a shared machine it is most of the
 # spread.
 set -euo pipefail
 
-rounds=${1:-5}
+rounds=${1:-10}
 case $rounds in '' | *[!0-9]* | 0) echo "bench.sh: ROUNDS: want a positive integer, got '$rounds'" >&2; exit 2 ;; esac
 
 cd "$(dirname "$0")/.."
@@ -26,9 +27,13 @@ done
 
 echo "load before:$(uptime)"
 for ((i = 1; i <= rounds; i++)); do
-	(cd sim && "$tmp/sim.test" -test.run '^$' -test.bench '^Benchmark(RawDispatch|SimCommand|RunStandard)$' \
-		-test.cpu 1 -test.benchmem) >>"$tmp/out"
-	(cd model && "$tmp/model.test" -test.run '^$' -test.bench '^BenchmarkCheck10k' -test.cpu 1) >>"$tmp/out"
+	(cd sim && "$tmp/sim.test" -test.run '^$' -test.bench '^Benchmark(RawDispatch|SimCommand)$' \
+		-test.benchtime 200000x -test.cpu 1 -test.benchmem) >>"$tmp/out"
+	(cd sim && "$tmp/sim.test" -test.run '^$' -test.bench '^BenchmarkRunStandard$' \
+		-test.benchtime 500x -test.cpu 1 -test.benchmem) >>"$tmp/out"
+	(cd model && "$tmp/model.test" -test.run '^$' -test.bench '^BenchmarkCheck10k$' -test.benchtime 10x -test.cpu 1) >>"$tmp/out"
+	(cd model && "$tmp/model.test" -test.run '^$' -test.bench '^BenchmarkCheck10kSkipPorcupine$' -test.benchtime 100x \
+		-test.cpu 1) >>"$tmp/out"
 	(cd explore && "$tmp/explore.test" -test.run '^$' -test.bench '^BenchmarkExploreTokenAllFaults$' \
 		-test.benchtime 3000x) >>"$tmp/out"
 	echo "round $i/$rounds done" >&2
