@@ -25,7 +25,8 @@ type luaVM struct {
 	pcg     *rand.PCG
 	rand    *rand.Rand
 
-	keys, argv argTable // KEYS and ARGV, kept while scripts leave them alone
+	keys, argv argTable       // KEYS and ARGV, kept while scripts leave them alone
+	fn         *lua.LFunction // the last script's main function
 
 	// Set for the script being run.
 	peer     *server.Peer

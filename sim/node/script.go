@@ -168,7 +168,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	vm.budget.reset(limit)
 	L.Env = vm.env // setfenv(0, t) must not reach the next script
 
-	L.Push(L.NewFunctionFromProto(c.proto))
+	L.Push(vm.function(c))
 	err := L.PCall(0, 1, nil)
 	var r Reply
 	switch {
@@ -247,6 +247,18 @@ func (vm *luaVM) finish() {
 			vm.spoiled = true
 		}
 	}
+}
+
+// function returns the script's main function, kept from the last run of the
+// same script. A script cannot reach its own function value (no debug
+// library, no upvalues in a main chunk); the one thing it can change is the
+// function's environment (setfenv(1, t)), which is set afresh here.
+func (vm *luaVM) function(c *compiled) *lua.LFunction {
+	if vm.fn == nil || vm.fn.Proto != c.proto {
+		vm.fn = vm.L.NewFunctionFromProto(c.proto)
+	}
+	vm.fn.Env = vm.env
+	return vm.fn
 }
 
 // argTable is KEYS or ARGV, kept from one script to the next when the script

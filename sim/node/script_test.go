@@ -433,3 +433,15 @@ func TestKeysArgvFreshEachScript(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptEnvFreshEachRun: a script's main function is kept between runs
+// of the same script, and the environment one run gives it with setfenv is
+// gone in the next.
+func TestScriptEnvFreshEachRun(t *testing.T) {
+	n := New(1)
+	src := "local r = KEYS[1] if r == 'a' then setfenv(1, {KEYS = {'evil'}}) end return r"
+	mustExec(t, n, t0, eval(src, []string{"a"}), bulk("a"))
+	mustExec(t, n, t0, eval(src, []string{"b"}), bulk("b"))
+	mustExec(t, n, t0, eval("return KEYS[1]", []string{"c"}), bulk("c"))
+	mustExec(t, n, t0, eval(src, []string{"d"}), bulk("d"))
+}
