@@ -120,6 +120,7 @@ func extract(h *sim.History) *trace {
 	t := &trace{h: h, names: h.Procs, nodes: h.Nodes}
 	procs := len(h.Procs)
 	var kinds [sim.KindProcEnd + 1]int
+	held := 0 // held LockReturns: failed attempts make no hold and no lock operation
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
 		procs = max(procs, e.Proc+1)
@@ -127,10 +128,15 @@ func extract(h *sim.History) *trace {
 		if e.Kind <= sim.KindProcEnd {
 			kinds[e.Kind]++
 		}
+		if e.Kind == sim.KindLockReturn && e.Held && e.Err == "" {
+			held++
+		}
 	}
-	// Sized up front: appends that grow are most of the walk's cost.
-	t.holds = make([]hold, 0, kinds[sim.KindLockReturn])
-	t.lockOps = make([]lockOp, 0, kinds[sim.KindLockReturn]+kinds[sim.KindReleaseInvoke])
+	// Sized up front: appends that grow are most of the walk's cost. Crashes
+	// and stops add a synthesized release each, which may still grow lockOps.
+	t.holds = make([]hold, 0, held)
+	t.lockOps = make([]lockOp, 0, held+kinds[sim.KindReleaseInvoke])
+	t.failed = make([]attempt, 0, kinds[sim.KindLockReturn]-held)
 	t.sections = make([]section, 0, kinds[sim.KindResourceWrite])
 	t.releases = make([]releaseOK, 0, kinds[sim.KindReleaseReturn])
 	ps := make([]procState, procs)

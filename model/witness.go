@@ -25,6 +25,29 @@ func (w *witnesses) build(procs, nodes int) {
 	w.byProc = make([][]int, procs)
 	w.byNode = make([][]int, nodes)
 	w.resets = make([][]int, nodes)
+	// Counted first, then cut from one array: growing a list per process and
+	// per node cost more than the walk itself on a long history.
+	perProc, perNode := make([]int, procs), make([]int, nodes)
+	total := 0
+	for i := range w.h.Events {
+		if e := &w.h.Events[i]; e.Kind == sim.KindCommand {
+			if e.Proc >= 0 && e.Proc < procs {
+				perProc[e.Proc]++
+				total++
+			}
+			if e.Node >= 0 && e.Node < nodes {
+				perNode[e.Node]++
+				total++
+			}
+		}
+	}
+	flat := make([]int, total)
+	for p, c := range perProc {
+		w.byProc[p], flat = flat[:0:c], flat[c:]
+	}
+	for n, c := range perNode {
+		w.byNode[n], flat = flat[:0:c], flat[c:]
+	}
 	for i := range w.h.Events {
 		e := &w.h.Events[i]
 		switch {

@@ -51,6 +51,7 @@ type runner struct {
 	procs  []*process
 	nodes  []simNode
 	hist   recorder
+	arena  arena // requests and argument lists
 	stats  Stats
 	reqID  uint64
 	live   int // processes alive or waiting to restart

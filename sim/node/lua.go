@@ -26,6 +26,9 @@ type luaVM struct {
 	pcg     *rand.PCG
 	rand    *rand.Rand
 
+	keys, argv argTable       // KEYS and ARGV, kept while scripts leave them alone
+	fn         *lua.LFunction // the last script's main function
+
 	// Set for the script being run.
 	peer     *server.Peer
 	readOnly bool

@@ -82,7 +82,11 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 		}
 	}
 	n := vm.n
-	name := strings.ToUpper(args[0])
+	name := commandName(args[0])
+	// args is ours: miniredis upper-cases the name again, which costs nothing
+	// on an upper-case one, and answers the same (it only quotes the name as
+	// given for an unknown command, refused below).
+	args[0] = name
 	if msg := refusal(name, args); msg != "" {
 		return errorReply(msg)
 	}
@@ -196,4 +200,25 @@ func toNumber(v lua.LValue) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
+}
+
+// lockCommands are the names scripts call most, upper case.
+var lockCommands = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range []string{"GET", "SET", "DEL", "EXISTS", "EXPIRE", "PEXPIRE", "TTL", "PTTL",
+		"INCR", "DECR", "GETSET", "SETNX", "HGET", "HSET", "HDEL", "HEXISTS", "HINCRBY", "HLEN",
+		"PUBLISH", "TIME", "UNLINK", "SETEX", "PSETEX", "LPUSH", "RPUSH", "LPOP", "RPOP", "LLEN"} {
+		m[strings.ToLower(c)] = c
+		m[c] = c
+	}
+	return m
+}()
+
+// commandName is strings.ToUpper(name) without allocating for the usual
+// commands, which scripts write in lower case: redis.call("get", ...).
+func commandName(name string) string {
+	if up, ok := lockCommands[name]; ok {
+		return up
+	}
+	return strings.ToUpper(name)
 }

@@ -140,4 +140,7 @@ func TestFlushForgetsEverything(t *testing.T) {
 	mustExec(t, n, t0, cmd("SELECT", "2"), status("OK"))
 	mustExec(t, n, t0, cmd("GET", "k"), nilReply)
 	mustExec(t, n, t0, eval("return redis.call('SET', 'k', 'again')", nil), status("OK"))
+	// The kept Lua state answers as a new node's does.
+	probe := eval("return {math.random(1000000), tostring({}), type(KEYS)}", nil)
+	mustExec(t, n, t0, probe, New(1).Exec(0, t0, probe))
 }

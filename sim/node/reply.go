@@ -67,14 +67,17 @@ func parseReply(b []byte) (Reply, []byte, error) {
 	if !ok || len(line) == 0 {
 		return Reply{}, nil, errProtocol
 	}
-	body := string(line[1:])
+	// The body is made a string only where the reply keeps it: a command's
+	// reply costs one allocation at most (its bulk value), none for the
+	// usual OK, QUEUED or integer.
+	body := line[1:]
 	switch line[0] {
 	case '+':
-		return Reply{Kind: Status, Str: body}, rest, nil
+		return Reply{Kind: Status, Str: statusText(body)}, rest, nil
 	case '-':
-		return Reply{Kind: Error, Str: body}, rest, nil
+		return Reply{Kind: Error, Str: string(body)}, rest, nil
 	case ':':
-		n, err := strconv.ParseInt(body, 10, 64)
+		n, err := strconv.ParseInt(string(body), 10, 64)
 		if err != nil {
 			return Reply{}, nil, errProtocol
 		}
@@ -82,9 +85,9 @@ func parseReply(b []byte) (Reply, []byte, error) {
 	case '_':
 		return Reply{Kind: Nil}, rest, nil
 	case ',':
-		return Reply{Kind: Bulk, Str: body}, rest, nil
+		return Reply{Kind: Bulk, Str: string(body)}, rest, nil
 	case '$':
-		n, err := strconv.Atoi(body)
+		n, err := strconv.Atoi(string(body))
 		if err != nil {
 			return Reply{}, nil, errProtocol
 		}
@@ -96,7 +99,7 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		}
 		return Reply{Kind: Bulk, Str: string(rest[:n])}, rest[n+2:], nil
 	case '*', '~', '>', '%':
-		n, err := strconv.Atoi(body)
+		n, err := strconv.Atoi(string(body))
 		if err != nil {
 			return Reply{}, nil, errProtocol
 		}
@@ -121,6 +124,19 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		return Reply{Kind: Array, Elems: elems}, rest, nil
 	}
 	return Reply{}, nil, errProtocol
+}
+
+// statusText returns the common status replies without allocating.
+func statusText(b []byte) string {
+	switch string(b) { // compared in place: no conversion
+	case "OK":
+		return "OK"
+	case "QUEUED":
+		return "QUEUED"
+	case "PONG":
+		return "PONG"
+	}
+	return string(b)
 }
 
 func cutLine(b []byte) (line, rest []byte, ok bool) {

@@ -37,11 +37,10 @@ func (n *Node) scripting(p *server.Peer, name string, args []string) Reply {
 			return errorReply("NOSCRIPT No matching script. Please use EVAL.")
 		}
 	}
-	c, ce := compileScript(src)
+	c, ce := n.compile(src)
 	if ce != nil {
 		return errorReply("ERR Error compiling script (new function): " + ce.format(chunkName))
 	}
-	n.remember(c.sha, src)
 	if n.vm == nil {
 		vm, err := newLuaVM(n)
 		if err != nil {
@@ -71,11 +70,29 @@ func splitKeys(numkeys string, rest []string) (keys, argv []string, msg string) 
 	return rest[:k], rest[k:], ""
 }
 
-func (n *Node) remember(sha, src string) {
+// compile returns the compiled script and remembers it for EVALSHA. A lock
+// sends the same script again and again, usually the very same string: the
+// node keeps the last one, which spares hashing the source into the
+// process-wide cache and the sha into the node's on every EVAL.
+func (n *Node) compile(src string) (*compiled, *compileError) {
+	if n.last != nil && n.lastSrc == src {
+		return n.last, nil
+	}
+	c, ce := compileScript(src)
+	if ce != nil {
+		return nil, ce
+	}
 	if n.scripts == nil {
 		n.scripts = map[string]string{}
 	}
-	n.scripts[sha] = src
+	n.scripts[c.sha] = src
+	n.last, n.lastSrc = c, src
+	return c, nil
+}
+
+// forgetScripts drops every script EVALSHA could run.
+func (n *Node) forgetScripts() {
+	n.scripts, n.last, n.lastSrc = nil, nil, ""
 }
 
 // scriptCommand is SCRIPT LOAD, EXISTS, FLUSH and KILL.
@@ -89,11 +106,10 @@ func (n *Node) scriptCommand(args []string) Reply {
 		if len(args) != 1 {
 			return errorReply(wrongArgs("script|load"))
 		}
-		c, ce := compileScript(args[0])
+		c, ce := n.compile(args[0])
 		if ce != nil {
 			return errorReply("ERR Error compiling script (new function): " + ce.format(chunkName))
 		}
-		n.remember(c.sha, args[0])
 		return Reply{Kind: Bulk, Str: c.sha}
 	case "EXISTS":
 		if len(args) == 0 {
@@ -114,7 +130,7 @@ func (n *Node) scriptCommand(args []string) Reply {
 		if len(args) != 0 {
 			return errorReply("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		}
-		n.scripts = nil
+		n.forgetScripts()
 		if n.vm != nil {
 			n.vm.close()
 			n.vm = nil
@@ -138,8 +154,13 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	vm.peer, vm.readOnly, vm.raised = p, readOnly, ""
 	// Redis restarts the PRNG for every script, so no sequence spans calls.
 	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
-	vm.globals.RawSetString("KEYS", vm.strings(keys))
-	vm.globals.RawSetString("ARGV", vm.strings(argv))
+	// The globals are out of scripts' reach: a kept table is still there.
+	if t, isNew := vm.keys.fill(L, keys); isNew {
+		vm.globals.RawSetString("KEYS", t)
+	}
+	if t, isNew := vm.argv.fill(L, argv); isNew {
+		vm.globals.RawSetString("ARGV", t)
+	}
 	limit := vm.n.ScriptBudget
 	if limit <= 0 {
 		limit = DefaultScriptBudget
@@ -148,7 +169,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	vm.mem = memBudget{}
 	L.Env = vm.env // setfenv(0, t) must not reach the next script
 
-	L.Push(L.NewFunctionFromProto(c.proto))
+	L.Push(vm.function(c))
 	err := L.PCall(0, 1, nil)
 	var r Reply
 	switch {
@@ -165,6 +186,8 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 		r = toReply(L.Get(-1))
 	}
 	L.SetTop(0)
+	vm.keys.check(keys)
+	vm.argv.check(argv)
 	vm.finish()
 	return r
 }
@@ -229,10 +252,54 @@ func (vm *luaVM) finish() {
 	}
 }
 
-func (vm *luaVM) strings(list []string) *lua.LTable {
-	t := vm.L.CreateTable(len(list), 0)
-	for i, s := range list {
-		t.RawSetInt(i+1, lua.LString(s))
+// function returns the script's main function, kept from the last run of the
+// same script. A script cannot reach its own function value (no debug
+// library, no upvalues in a main chunk); the one thing it can change is the
+// function's environment (setfenv(1, t)), which is set afresh here.
+func (vm *luaVM) function(c *compiled) *lua.LFunction {
+	if vm.fn == nil || vm.fn.Proto != c.proto {
+		vm.fn = vm.L.NewFunctionFromProto(c.proto)
 	}
-	return t
+	vm.fn.Env = vm.env
+	return vm.fn
+}
+
+// argTable is KEYS or ARGV, kept from one script to the next when the script
+// left it as it got it: a lock sends the same number of keys and arguments
+// each time, and making both tables was a sixth of a script's allocations.
+// Nothing a script does outlives it (the globals and libraries are read-only),
+// so a table it did not change is as good as a new one.
+type argTable struct {
+	t *lua.LTable
+	n int
+}
+
+// fill returns a table holding list as a sequence: the kept one when it has
+// the same length, else a new one (isNew).
+func (a *argTable) fill(L *lua.LState, list []string) (t *lua.LTable, isNew bool) {
+	if a.t == nil || a.n != len(list) {
+		a.t, a.n, isNew = L.CreateTable(len(list), 0), len(list), true
+	}
+	for i, s := range list {
+		a.t.RawSetInt(i+1, lua.LString(s))
+	}
+	return a.t, isNew
+}
+
+// check drops the table unless it still holds exactly list, with no
+// metatable: then the next script gets a new one.
+func (a *argTable) check(list []string) {
+	if a.t == nil {
+		return
+	}
+	clean := a.t.Metatable == lua.LNil
+	n := 0
+	for k, v := a.t.Next(lua.LNil); clean && k != lua.LNil; k, v = a.t.Next(k) {
+		i, ok := k.(lua.LNumber)
+		clean = ok && n < len(list) && int(i) == n+1 && v == lua.LString(list[n])
+		n++
+	}
+	if !clean || n != len(list) {
+		a.t = nil
+	}
 }

@@ -403,3 +403,45 @@ return {tostring(a), tostring(b), tostring(a), string.format("%s|%s|%d", a, "x",
 		}
 	}
 }
+
+// TestKeysArgvFreshEachScript: KEYS and ARGV are kept between scripts only
+// while scripts leave them alone; whatever one script does to them, the next
+// sees its own keys and arguments and nothing else.
+func TestKeysArgvFreshEachScript(t *testing.T) {
+	tests := []struct {
+		name, script string
+	}{
+		{"untouched", "return 1"},
+		{"element changed", "KEYS[1] = 'x' ARGV[1] = 'y' return 1"},
+		{"field added", "KEYS.extra = 1 ARGV.extra = 1 return 1"},
+		{"element appended", "table.insert(KEYS, 'k3') table.insert(ARGV, 'a3') return 1"},
+		{"element removed", "table.remove(KEYS) ARGV[1] = nil return 1"},
+		{"metatable set", "setmetatable(KEYS, {__index = function() return 'meta' end}) setmetatable(ARGV, {}) return 1"},
+	}
+	probe := "return {KEYS[1], KEYS[2], ARGV[1], tostring(KEYS.extra), tostring(ARGV.extra), #KEYS, #ARGV, tostring(KEYS[3]), tostring(getmetatable(ARGV))}"
+	want := array(bulk("p1"), bulk("p2"), bulk("q1"), bulk("nil"), bulk("nil"), integer(2), integer(1), bulk("nil"), bulk("nil"))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := New(1)
+			mustExec(t, n, t0, eval(tt.script, []string{"k1", "k2"}, "a1"), integer(1))
+			mustExec(t, n, t0, eval(probe, []string{"p1", "p2"}, "q1"), want)
+			// And again: the probe itself left the tables as it got them.
+			mustExec(t, n, t0, eval(probe, []string{"p1", "p2"}, "q1"), want)
+			// Other lengths get their own tables.
+			mustExec(t, n, t0, eval("return {#KEYS, #ARGV, KEYS[1], ARGV[2]}", []string{"z"}, "b1", "b2"),
+				array(integer(1), integer(2), bulk("z"), bulk("b2")))
+		})
+	}
+}
+
+// TestScriptEnvFreshEachRun: a script's main function is kept between runs
+// of the same script, and the environment one run gives it with setfenv is
+// gone in the next.
+func TestScriptEnvFreshEachRun(t *testing.T) {
+	n := New(1)
+	src := "local r = KEYS[1] if r == 'a' then setfenv(1, {KEYS = {'evil'}}) end return r"
+	mustExec(t, n, t0, eval(src, []string{"a"}), bulk("a"))
+	mustExec(t, n, t0, eval(src, []string{"b"}), bulk("b"))
+	mustExec(t, n, t0, eval("return KEYS[1]", []string{"c"}), bulk("c"))
+	mustExec(t, n, t0, eval(src, []string{"d"}), bulk("d"))
+}
