@@ -146,9 +146,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		// A valid scenario must also prepare without error.
-		if _, err := s.Prepare(""); err != nil {
+		// A valid scenario naming a registered algorithm must also prepare
+		// without error; one naming none says a lock is needed.
+		_, err = s.Prepare("")
+		switch {
+		case s.Algorithm != "" && err != nil:
 			t.Fatalf("valid scenario does not prepare: %v", err)
+		case s.Algorithm == "" && (err == nil || !strings.Contains(err.Error(), "give the lock to run")):
+			t.Fatalf("a scenario without a registered algorithm prepares: %v", err)
 		}
 	})
 }
