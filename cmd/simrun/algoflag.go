@@ -17,6 +17,7 @@ import (
 type algoFlags struct {
 	Name string // --algo
 	File string // --algo-file
+	sum  string // the file's, once resolve loaded it (locks.LoadFileSum)
 }
 
 // addAlgoFlags registers --algo (with its command's usage) and --algo-file.
@@ -39,7 +40,9 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	case f.Name != "" && f.File != "":
 		return locks.Algorithm{}, errAlgoBoth
 	case f.File != "":
-		return loadAlgoFile(f.File)
+		a, sum, err := loadAlgoFile(f.File)
+		f.sum = sum
+		return a, err
 	case f.Name != "":
 		a, err := locks.Lookup(f.Name)
 		if err != nil {
@@ -53,17 +56,17 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	return locks.Algorithm{}, errAlgoNone
 }
 
-// loadAlgoFile loads an algorithm file; given a scenario file instead, it
-// says so.
-func loadAlgoFile(path string) (locks.Algorithm, error) {
-	a, err := locks.LoadFile(path)
+// loadAlgoFile loads an algorithm file and its sum; given a scenario file
+// instead, it says so.
+func loadAlgoFile(path string) (locks.Algorithm, string, error) {
+	a, sum, err := locks.LoadFileSum(path)
 	if err != nil {
 		if _, serr := scenarios.Load(path); serr == nil {
-			return a, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
+			return a, sum, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
 				"give it as the scenario ('simrun run %s'), and --algo-file an algorithm file (see examples/)", path, shellWord(path))
 		}
 	}
-	return a, err
+	return a, sum, err
 }
 
 // resolveScenario is a built-in scenario or a scenario file; given an
@@ -87,37 +90,25 @@ func isFile(path string) bool {
 // Given says whether either flag was set.
 func (f *algoFlags) Given() bool { return f.Name != "" || f.File != "" }
 
-// replay is the command line that replays a counterexample written to path.
-func (f *algoFlags) replay(path string) string {
-	if f.File == "" {
-		return "simrun run " + shellWord(path)
-	}
-	return "simrun run " + shellWord(path) + " --algo-file " + shellWord(f.File)
-}
+// replayLine is the command line that replays a counterexample written to
+// path: the file names its lock, so nothing else is needed.
+func replayLine(path string) string { return "simrun run " + shellWord(path) }
 
-// standIn is the algorithm a counterexample of an algorithm file names.
-// A scenario file must name a registered algorithm to load; with
-// --algo-file the file's lock replaces it, so any single-node built-in
-// would do, and the reference lock misleads least when run without it.
-const standIn = "set-nx-px-token"
-
-// marshalScenario writes a counterexample as YAML. For an algorithm file it
-// names standIn and says so in a comment, so that 'simrun run FILE
-// --algo-file ALGO' loads it and nobody mistakes it for the built-in's.
-func (f *algoFlags) marshalScenario(s *scenarios.Scenario) ([]byte, error) {
+// marshalScenario writes a counterexample found with these flags, to be
+// written into folder dir, as YAML. For an algorithm file it records the
+// file, relative to dir, and its sum in place of the algorithm's name, so
+// that 'simrun run FILE' replays that file and tells an edited one.
+func (f *algoFlags) marshalScenario(s *scenarios.Scenario, dir string) ([]byte, error) {
 	if f.File == "" {
 		return scenarios.Marshal(s)
 	}
-	c := *s
-	c.Algorithm = standIn
-	data, err := scenarios.Marshal(&c)
-	if err != nil {
-		return nil, err
+	if f.sum == "" {
+		return nil, fmt.Errorf("--algo-file %s: not loaded", f.File) // resolve was not called: a bug
 	}
-	head := fmt.Sprintf("# A counterexample for %s, the lock in the algorithm file %s.\n"+
-		"# 'algorithm: %s' only lets this file load: replay it with --algo-file, as in\n"+
-		"#   simrun run THIS-FILE --algo-file %s\n", s.Algorithm, f.File, standIn, shellWord(f.File))
-	return append([]byte(head), data...), nil
+	c := *s
+	c.Algorithm = ""
+	c.AlgorithmFile = &scenarios.AlgorithmFile{Path: scenarios.RelativePath(dir, f.File), SHA256: f.sum}
+	return scenarios.Marshal(&c)
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.

@@ -48,7 +48,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	} else if *algo != "" {
 		o, err = executeNamed(s, *algo)
 	} else {
-		o, err = s.Execute(*algo, model.Options{})
+		o, err = executeOwn(s, pos[0])
 	}
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -87,7 +87,7 @@ func executeNamed(s *scenarios.Scenario, name string) (*scenarios.Outcome, error
 
 // executeFile replays s against the algorithm defined in an algorithm file.
 func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error) {
-	a, err := loadAlgoFile(path)
+	a, _, err := loadAlgoFile(path)
 	if err != nil {
 		return nil, err
 	}
