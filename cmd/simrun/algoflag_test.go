@@ -119,6 +119,27 @@ func TestRunWithoutOwnLock(t *testing.T) {
 	}
 }
 
+// A scenario naming someone's file as its algorithm_file learns nothing of
+// its content: without the right sha256 the error is "changed", whatever
+// the file holds.
+func TestRecordedFileEchoesNothing(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("password: hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "x.yaml")
+	src := "name: x\nalgorithm_file: {path: secret.txt, sha256: " + strings.Repeat("0", 64) + "}\nclients: [{name: c1}]\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := simrun("run", path)
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "changed since this counterexample was found") ||
+		strings.Contains(errOut, "hunter2") || strings.Contains(errOut, "password") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
 // Bad input: one line on stderr, exit 2.
 func TestExploreAlgoFileErrors(t *testing.T) {
 	for _, c := range []struct {

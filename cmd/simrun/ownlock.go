@@ -32,7 +32,9 @@ func executeOwn(s *scenarios.Scenario, arg string) (*scenarios.Outcome, error) {
 
 // executeRecordedFile replays s against its algorithm_file, the very file
 // it was found with: a missing file or one whose sum changed is an error,
-// never a run of some other lock.
+// never a run of some other lock. The sum is compared before any parse
+// error is shown: a scenario from elsewhere may name any path, and must not
+// make simrun echo a file its author does not already know byte for byte.
 func executeRecordedFile(s *scenarios.Scenario, arg string) (*scenarios.Outcome, error) {
 	rec := s.AlgorithmFile
 	path := rec.In(filepath.Dir(arg))
