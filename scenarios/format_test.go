@@ -131,6 +131,9 @@ func TestHostileInput(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
+	for _, lock := range []string{"", "go_lock: TestX\n", "algorithm_file: {path: ../a.yaml, sha256: " + sum + "}\n"} {
+		f.Add([]byte(withLock(lock)))
+	}
 	for _, s := range Builtins() {
 		data, err := Marshal(s)
 		if err != nil {
