@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -109,6 +111,42 @@ func (f *algoFlags) marshalScenario(s *scenarios.Scenario, dir string) ([]byte, 
 	c.Algorithm = ""
 	c.AlgorithmFile = &scenarios.AlgorithmFile{Path: scenarios.RelativePath(dir, f.File), SHA256: f.sum}
 	return scenarios.Marshal(&c)
+}
+
+// recordShardLock makes r's counterexamples record the algorithm file as
+// it was given (relative to the folder the shard ran in), for the YAML of a
+// shard's JSON line: merge, run in the same folder of the same checkout,
+// makes it relative to where it writes the file (relocateLock).
+func (f *algoFlags) recordShardLock(r *explore.Result) {
+	if f.File == "" {
+		return
+	}
+	record := func(c *scenarios.Scenario) {
+		if c != nil {
+			c.Algorithm = ""
+			c.AlgorithmFile = &scenarios.AlgorithmFile{Path: filepath.ToSlash(f.File), SHA256: f.sum}
+		}
+	}
+	record(r.Counterexample)
+	for _, x := range r.Others {
+		record(x.Counterexample)
+	}
+}
+
+// relocateLock rewrites the YAML of a shard's counterexample to be written
+// into folder dir: a relative algorithm_file path, relative to the folder
+// merge runs in, becomes relative to dir. Any other YAML comes back as is.
+func relocateLock(yaml, dir string) (string, error) {
+	s, err := scenarios.Parse("the shard's counterexample", []byte(yaml))
+	if err != nil {
+		return "", err
+	}
+	if s.AlgorithmFile == nil || filepath.IsAbs(filepath.FromSlash(s.AlgorithmFile.Path)) {
+		return yaml, nil
+	}
+	s.AlgorithmFile.Path = scenarios.RelativePath(dir, s.AlgorithmFile.In("."))
+	data, err := scenarios.Marshal(s)
+	return string(data), err
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.

@@ -94,6 +94,51 @@ func TestExploreAlgoFile(t *testing.T) {
 	}
 }
 
+// Shards of an algorithm file's search merge into the counterexample one
+// machine writes: the shard lines record the file as given, merge makes it
+// relative to --out, replays it for the reports, and 'simrun run' alone
+// replays the merged file.
+func TestExploreAlgoFileShards(t *testing.T) {
+	dir := t.TempDir()
+	file := "../../examples/setnx-getset.yaml" // relative: merge relocates it
+	args := []string{"explore", "--algo-file", file, "--faults", "pause", "--verdict", "unsafe", "--seed", "2"}
+	if code, _, errOut := simrun(append(args, "--out", filepath.Join(dir, "whole"))...); code != exitViolation {
+		t.Fatalf("explore: exit %d (stderr %q)", code, errOut)
+	}
+	var lines string
+	for _, s := range []string{"0/2", "1/2"} {
+		_, out, errOut := simrun(append(args, "--shard", s, "--out", filepath.Join(dir, s[:1]))...)
+		if strings.Count(out, "\n") != 1 || !strings.Contains(out, `algorithm_file:\n  path: `+file) {
+			t.Fatalf("shard %s: want one JSON line recording %s, got %q (stderr %q)", s, file, out, errOut)
+		}
+		lines += out
+	}
+	shards := filepath.Join(dir, "shards.jsonl")
+	if err := os.WriteFile(shards, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, errOut := simrun("merge", "--out", merged, shards); code != exitViolation {
+		t.Fatalf("merge: exit %d (stderr %q)", code, errOut)
+	}
+	x, _ := os.ReadFile(filepath.Join(dir, "whole", "counterexample.yaml"))
+	y, _ := os.ReadFile(filepath.Join(merged, "counterexample.yaml"))
+	if len(x) == 0 || string(x) != string(y) || !strings.Contains(string(y), "algorithm_file:") {
+		t.Errorf("merged counterexample differs:\n%s\n---\n%s", x, y)
+	}
+	if report, _ := os.ReadFile(filepath.Join(merged, "report.txt")); !strings.Contains(string(report), "setnx-getset-file") {
+		t.Errorf("merged report.txt:\n%s", report)
+	}
+	if code, out, errOut := simrun("run", filepath.Join(merged, "counterexample.yaml"), "--strict"); code != exitViolation || !strings.Contains(out, "UNSAFE (as expected)") {
+		t.Errorf("replaying the merged file: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	// Without --out, the YAML on stdout names the file as the shards did:
+	// relative to this folder.
+	if _, out, _ := simrun("merge", shards); !strings.Contains(out, "algorithm_file:\n  path: "+file+"\n") {
+		t.Errorf("merge to stdout:\n%s", out)
+	}
+}
+
 // A scenario whose lock simrun cannot build, or that names none, says
 // what to give in one line, exit 2; --algo runs its fault plan.
 func TestRunWithoutOwnLock(t *testing.T) {
@@ -150,8 +195,6 @@ func TestExploreAlgoFileErrors(t *testing.T) {
 			"simrun explore: --algo and --algo-file are mutually exclusive: give one"},
 		{[]string{"explore"}, "simrun explore: --algo: required"},
 		{[]string{"explore", "--algo-file", "nope.yaml"}, "simrun explore: algorithm file nope.yaml: no such file or directory"},
-		{[]string{"explore", "--algo-file", "../../examples/php-eval.yaml", "--shard", "0/2"},
-			"simrun explore: --shard: not with --algo-file"},
 		{[]string{"explore", "--algo-file", "../../examples/php-eval.yaml", "--faults", "gc"}, "simrun explore: --faults:"},
 	} {
 		code, out, errOut := simrun(c.args...)

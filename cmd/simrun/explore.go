@@ -82,10 +82,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Workers = clampWorkers("explore", *workers, *runs, "runs", stderr)
 	o.ShrinkAll = *shrink == "all"
-	if *shard != "" && af.File != "" {
-		// merge replays the winning shard's file and cannot load the lock.
-		return bad("shard", errors.New("not with --algo-file: simrun merge cannot replay an algorithm file's counterexample"))
-	}
 	if *shard != "" {
 		if o.Shard, err = explore.ParseShard(*shard); err != nil {
 			return bad("shard", err)
@@ -129,6 +125,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		if paths, err = writeExploreArtifacts(*out, r, af); err != nil {
 			return fail(stderr, "explore", err)
 		}
+	}
+	if sharded {
+		af.recordShardLock(r) // the YAML in the shard's line, which merge writes
 	}
 	rep, err := r.ReportPaths(paths, sharded)
 	if err != nil {
