@@ -42,7 +42,7 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	case f.Name != "" && f.File != "":
 		return locks.Algorithm{}, errAlgoBoth
 	case f.File != "":
-		a, sum, err := loadAlgoFile(f.File)
+		a, sum, err := loadAlgoFileSum(f.File)
 		f.sum = sum
 		return a, err
 	case f.Name != "":
@@ -58,9 +58,15 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	return locks.Algorithm{}, errAlgoNone
 }
 
-// loadAlgoFile loads an algorithm file and its sum; given a scenario file
-// instead, it says so.
-func loadAlgoFile(path string) (locks.Algorithm, string, error) {
+// loadAlgoFile loads an algorithm file; given a scenario file instead, it
+// says so.
+func loadAlgoFile(path string) (locks.Algorithm, error) {
+	a, _, err := loadAlgoFileSum(path)
+	return a, err
+}
+
+// loadAlgoFileSum is loadAlgoFile with the file's sum (locks.LoadFileSum).
+func loadAlgoFileSum(path string) (locks.Algorithm, string, error) {
 	a, sum, err := locks.LoadFileSum(path)
 	if err != nil {
 		if _, serr := scenarios.Load(path); serr == nil {

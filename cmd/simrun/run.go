@@ -42,7 +42,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	var o *scenarios.Outcome
 	if *redis != "" {
-		o, err = executeReal(s, *algo, *algoFile, *redis)
+		o, err = executeReal(s, pos[0], *algo, *algoFile, *redis)
 	} else if *algoFile != "" {
 		o, err = executeFile(s, *algoFile)
 	} else if *algo != "" {
@@ -87,7 +87,7 @@ func executeNamed(s *scenarios.Scenario, name string) (*scenarios.Outcome, error
 
 // executeFile replays s against the algorithm defined in an algorithm file.
 func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error) {
-	a, _, err := loadAlgoFile(path)
+	a, err := loadAlgoFile(path)
 	if err != nil {
 		return nil, err
 	}
