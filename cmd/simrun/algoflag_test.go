@@ -154,9 +154,11 @@ func TestRunWithoutOwnLock(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.lock+body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, out, errOut := simrun("run", path)
-		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "simrun run: "+path+c.want) {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", c.lock, code, out, errOut, c.want)
+		for _, extra := range [][]string{nil, {"--redis", "127.0.0.1:1"}} { // refused before any connection
+			code, out, errOut := simrun(append([]string{"run", path}, extra...)...)
+			if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "simrun run: "+path+c.want) {
+				t.Errorf("%q %v: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", c.lock, extra, code, out, errOut, c.want)
+			}
 		}
 		if code, _, errOut := simrun("run", path, "--algo", "set-nx-px-token"); code != exitOK {
 			t.Errorf("%q --algo: exit %d (stderr %q)", c.lock, code, errOut)
