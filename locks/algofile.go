@@ -1,6 +1,8 @@
 package locks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -195,16 +197,33 @@ type lifetimeSpec struct {
 // are read relative to its directory. Errors are one line naming the file
 // and the field.
 func LoadFile(path string) (Algorithm, error) {
+	a, _, err := LoadFileSum(path)
+	return a, err
+}
+
+// LoadFileSum is LoadFile that also returns the file's sum: the hex sha256
+// of its bytes followed by those of each script file it reads, in the order
+// it names them (`cat FILE SCRIPTS | sha256sum`; for a file without script
+// files, its own sha256). A counterexample records it to tell the lock it
+// ran against from an edited one: a changed script changes the lock too.
+// On a parse error the sum is still that of what was read, so a caller can
+// tell a file that changed from one that never loaded.
+func LoadFileSum(path string) (Algorithm, string, error) {
 	data, err := userfile.Read(path, MaxAlgoFileSize)
 	if err != nil {
-		return Algorithm{}, fmt.Errorf("algorithm file %s: %w", path, err)
+		return Algorithm{}, "", fmt.Errorf("algorithm file %s: %w", path, err)
 	}
+	sum := sha256.New()
+	sum.Write(data)
 	// script_file stays inside the algorithm file's folder: running someone
 	// else's algorithm file must not read (and echo in errors) files outside it.
 	dir := filepath.Dir(path)
-	return ParseFile(path, data, func(rel string) ([]byte, error) {
-		return userfile.ReadIn(dir, rel, MaxAlgoFileSize)
+	a, err := ParseFile(path, data, func(rel string) ([]byte, error) {
+		b, err := userfile.ReadIn(dir, rel, MaxAlgoFileSize)
+		sum.Write(b)
+		return b, err
 	})
+	return a, hex.EncodeToString(sum.Sum(nil)), err
 }
 
 // ParseFile reads an algorithm file from data; name is used in errors and as

@@ -1,6 +1,8 @@
 package locks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -183,6 +185,47 @@ func TestLoadFile(t *testing.T) {
 	}
 	if a.Name != "mine" || a.Source != filepath.Join(dir, "a.yaml") || a.Defaults.TTL != 10*time.Second || a.Defaults.Retries != 1 {
 		t.Errorf("loaded %+v", a)
+	}
+}
+
+// LoadFileSum's sum is `cat FILE SCRIPTS | sha256sum`: the file's own
+// sha256 without script files, and it changes when a script file does.
+func TestLoadFileSum(t *testing.T) {
+	sumOf := func(parts ...string) string {
+		h := sha256.New()
+		for _, p := range parts {
+			data, err := os.ReadFile(p)
+			must(t, err)
+			h.Write(data)
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	ex := filepath.Join("..", "examples")
+	for _, c := range []struct {
+		file  string
+		parts []string
+	}{
+		{"set-nx-px-token.yaml", nil},
+		{"php-eval.yaml", []string{"php-eval/acquire.lua", "php-eval/unlock.lua"}},
+	} {
+		parts := []string{filepath.Join(ex, c.file)}
+		for _, p := range c.parts {
+			parts = append(parts, filepath.Join(ex, p))
+		}
+		_, got, err := LoadFileSum(parts[0])
+		if err != nil || got != sumOf(parts...) {
+			t.Errorf("%s: sum %s (%v), want %s", c.file, got, err, sumOf(parts...))
+		}
+	}
+	dir := t.TempDir()
+	src := strings.Replace(minimal, "  command: [DEL, \"{key}\"]", "  script_file: release.lua\n  keys: [\"{key}\"]", 1)
+	must(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(src), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "release.lua"), []byte("return redis.call('DEL', KEYS[1])"), 0o644))
+	_, before, err := LoadFileSum(filepath.Join(dir, "a.yaml"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "release.lua"), []byte("return redis.call('UNLINK', KEYS[1])"), 0o644))
+	if _, after, err := LoadFileSum(filepath.Join(dir, "a.yaml")); err != nil || after == before {
+		t.Errorf("an edited script file: sum %s (%v), before %s", after, err, before)
 	}
 }
 

@@ -47,7 +47,7 @@ func Run(o *scenarios.Outcome) RunJSON {
 		vs = []model.Violation{}
 	}
 	expect := ""
-	if o.Prepared.Algorithm.Name == o.Scenario.Algorithm {
+	if o.Prepared.Own {
 		expect = o.Scenario.Expect // an expectation holds for the scenario's own algorithm only
 	}
 	notes := o.Verdict.Notes

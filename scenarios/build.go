@@ -14,6 +14,10 @@ type Prepared struct {
 	Config    sim.Config
 	Algorithm locks.Algorithm
 	Params    locks.Params // the algorithm's defaults with the scenario's overrides
+	// Own says the lock is the one the scenario names, so its expect:
+	// holds: the registered algorithm of that name, or (set by the caller
+	// that checked its sha256) its algorithm_file.
+	Own bool
 }
 
 // Prepare builds the engine config for algorithm algoName, or for the
@@ -21,6 +25,13 @@ type Prepared struct {
 // replays the same clients, clocks, network and fault plan against it.
 func (s *Scenario) Prepare(algoName string) (*Prepared, error) {
 	if algoName == "" {
+		if s.Algorithm == "" {
+			what := "no lock"
+			if w := s.LockWords(); w != "" {
+				what = w + ", not a registered algorithm"
+			}
+			return nil, fmt.Errorf("%s names %s: give the lock to run", s.Name, what)
+		}
 		algoName = s.Algorithm
 	}
 	algo, err := locks.Lookup(algoName)
@@ -76,7 +87,7 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 		}
 		cfg.Faults = append(cfg.Faults, f)
 	}
-	return &Prepared{Config: cfg, Algorithm: algo, Params: params}, nil
+	return &Prepared{Config: cfg, Algorithm: algo, Params: params, Own: s.Algorithm != "" && algo.Name == s.Algorithm}, nil
 }
 
 // faultNodes is one more than the highest node the fault plan names.

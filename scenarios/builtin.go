@@ -81,6 +81,10 @@ func (s *Scenario) clone() *Scenario {
 	c.Nodes = append([]Node(nil), s.Nodes...)
 	c.Clients = append([]Client(nil), s.Clients...)
 	c.Faults = append([]Fault(nil), s.Faults...)
+	if s.AlgorithmFile != nil {
+		f := *s.AlgorithmFile
+		c.AlgorithmFile = &f
+	}
 	for i, f := range c.Faults {
 		if f.On != nil {
 			on := *f.On

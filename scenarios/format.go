@@ -4,11 +4,16 @@ package scenarios
 // in YAML; unknown fields are rejected, and Validate names the field and the
 // rule of anything out of bounds.
 type Scenario struct {
-	Name      string   `yaml:"name"`
-	Summary   string   `yaml:"summary,omitempty"`
-	Source    string   `yaml:"source,omitempty"` // the documents it comes from
-	Narrative string   `yaml:"narrative,omitempty"`
-	Algorithm string   `yaml:"algorithm"`
+	Name      string `yaml:"name"`
+	Summary   string `yaml:"summary,omitempty"`
+	Source    string `yaml:"source,omitempty"` // the documents it comes from
+	Narrative string `yaml:"narrative,omitempty"`
+	Algorithm string `yaml:"algorithm,omitempty"` // a registered lock; optional
+	// Or what a counterexample for a lock that is not registered ran
+	// against (lock.go); a scenario names at most one lock.
+	AlgorithmFile *AlgorithmFile `yaml:"algorithm_file,omitempty"`
+	GoLock        string         `yaml:"go_lock,omitempty"`
+	// The lock's parameters, then the run's.
 	Params    Params   `yaml:"params,omitempty"`
 	Expect    string   `yaml:"expect,omitempty"` // the verdict a test asserts
 	Seed      uint64   `yaml:"seed"`

@@ -131,6 +131,9 @@ func TestHostileInput(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
+	for _, lock := range []string{"", "go_lock: TestX\n", "algorithm_file: {path: ../a.yaml, sha256: " + sum + "}\n"} {
+		f.Add([]byte(withLock(lock)))
+	}
 	for _, s := range Builtins() {
 		data, err := Marshal(s)
 		if err != nil {
@@ -146,9 +149,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		// A valid scenario must also prepare without error.
-		if _, err := s.Prepare(""); err != nil {
+		// A valid scenario naming a registered algorithm must also prepare
+		// without error; one naming none says a lock is needed.
+		_, err = s.Prepare("")
+		switch {
+		case s.Algorithm != "" && err != nil:
 			t.Fatalf("valid scenario does not prepare: %v", err)
+		case s.Algorithm == "" && (err == nil || !strings.Contains(err.Error(), "give the lock to run")):
+			t.Fatalf("a scenario without a registered algorithm prepares: %v", err)
 		}
 	})
 }

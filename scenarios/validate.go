@@ -39,11 +39,11 @@ func fieldError(field, format string, args ...any) error {
 // Validate checks every field against its rule; the error names the first
 // field that breaks one.
 func (s *Scenario) Validate() error {
-	algo, err := locks.Lookup(s.Algorithm)
+	algo, registered, err := s.validateLock()
 	if err != nil {
-		return fieldError("algorithm", "%v", err)
+		return err
 	}
-	if err := s.validateParams(algo); err != nil {
+	if err := s.validateParams(algo, registered); err != nil {
 		return err
 	}
 	if s.Expect != "" && !contains(Verdicts, s.Expect) {
@@ -58,7 +58,7 @@ func (s *Scenario) Validate() error {
 	if len(s.Nodes) > MaxNodes {
 		return fieldError("nodes", "%d nodes: at most %d", len(s.Nodes), MaxNodes)
 	}
-	if need := algo.NodesNeeded(s.lockParams()); len(s.Nodes) > 0 && len(s.Nodes) < need {
+	if need := algo.NodesNeeded(s.lockParams()); registered && len(s.Nodes) > 0 && len(s.Nodes) < need {
 		return fieldError("nodes", "%s needs %d nodes, the scenario has %d", algo.Name, need, len(s.Nodes))
 	}
 	for i, n := range s.Nodes {
@@ -83,7 +83,9 @@ func (s *Scenario) Validate() error {
 	return nil
 }
 
-func (s *Scenario) validateParams(algo locks.Algorithm) error {
+// validateParams checks the overrides' bounds, and the algorithm's own
+// rules when it is registered (another lock checks them when it is loaded).
+func (s *Scenario) validateParams(algo locks.Algorithm, registered bool) error {
 	p := s.Params
 	for _, d := range []struct {
 		field string
@@ -104,6 +106,9 @@ func (s *Scenario) validateParams(algo locks.Algorithm) error {
 	}
 	if len(p.Key) > 512 {
 		return fieldError("params.key", "at most 512 bytes")
+	}
+	if !registered {
+		return nil
 	}
 	if err := algo.Validate(s.lockParams()); err != nil {
 		return fieldError("params", "%v", err)
@@ -252,9 +257,15 @@ func (s *Scenario) clientIndex(name string) int {
 	return -1
 }
 
+// nodeCount is how many nodes a fault may name: the listed ones, else as
+// many as the registered algorithm needs; a lock known only when the run
+// is prepared gets a node for every one the fault plan names (PrepareWith).
 func (s *Scenario) nodeCount() int {
 	if len(s.Nodes) > 0 {
 		return len(s.Nodes)
+	}
+	if s.Algorithm == "" {
+		return MaxNodes
 	}
 	algo, err := locks.Lookup(s.Algorithm)
 	if err != nil {

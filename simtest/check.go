@@ -42,10 +42,6 @@ type Failure struct {
 	Message string             // what Check reports
 }
 
-// standIn is the registered algorithm a counterexample names so that the
-// file loads (a scenario file must name one); Replay swaps in the Go lock.
-const standIn = "set-nx-px-token"
-
 // Check explores newLocker under the options' fault classes and, on a
 // violation whose verdict is in FailOn, reports the shrunk counterexample
 // with t.Errorf and returns false; the test goes on. It returns true when
@@ -60,7 +56,7 @@ func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	if c.runs == 0 && testing.Short() {
 		c.runs = DefaultRuns / 5
 	}
-	f, err := run(newLocker, c, fileName(t.Name()), "simtest.Check in "+t.Name())
+	f, err := run(newLocker, c, fileName(t.Name()), "simtest.Check in "+t.Name(), t.Name())
 	switch {
 	case err != nil:
 		t.Errorf("simtest: %v", err)
@@ -79,7 +75,7 @@ func Explore(newLocker NewLocker, opts ...Option) (*Failure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Explore")
+	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Explore", c.name)
 }
 
 // algorithm makes newLocker a locks.Algorithm that explore and scenarios
@@ -98,7 +94,9 @@ func algorithm(newLocker NewLocker, c config) locks.Algorithm {
 	return a
 }
 
-func run(newLocker NewLocker, c config, file, by string) (*Failure, error) {
+// run explores; a counterexample is written to file, says it was found by
+// by, and records goLock (the test's name, else the lock's) as its lock.
+func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, error) {
 	if newLocker == nil {
 		return nil, fmt.Errorf("no NewLocker")
 	}
@@ -131,7 +129,7 @@ func run(newLocker NewLocker, c config, file, by string) (*Failure, error) {
 	if c.saveDir != "" {
 		path = filepath.Join(c.saveDir, file)
 	}
-	if f.YAML, err = marshal(ce, c, path); err != nil {
+	if f.YAML, err = marshal(ce, c, path, goLock); err != nil {
 		return nil, err
 	}
 	if path != "" {
@@ -145,12 +143,12 @@ func run(newLocker NewLocker, c config, file, by string) (*Failure, error) {
 	return f, nil
 }
 
-// marshal writes the counterexample naming the stand-in, the key made
-// explicit, and a header that says how to replay it.
-func marshal(s *scenarios.Scenario, c config, path string) ([]byte, error) {
+// marshal writes the counterexample recording the Go lock (go_lock:), the
+// key made explicit, and a header that says how to replay it.
+func marshal(s *scenarios.Scenario, c config, path, goLock string) ([]byte, error) {
 	cp := *s
-	cp.Algorithm = standIn
-	cp.Params.Key = c.key // so the stand-in, too, runs on the lock's key
+	cp.Algorithm, cp.GoLock = "", goLock
+	cp.Params.Key = c.key // so any lock it is replayed against runs on the lock's key
 	data, err := scenarios.Marshal(&cp)
 	if err != nil {
 		return nil, err
@@ -158,9 +156,9 @@ func marshal(s *scenarios.Scenario, c config, path string) ([]byte, error) {
 	if path == "" {
 		path = "FILE"
 	}
-	head := fmt.Sprintf("# A counterexample simtest found for %s, a Go lock. 'algorithm: %s' is a\n"+
-		"# stand-in that lets this file load; only Go can build the lock, so replay it with\n"+
-		"#   %s\n", s.Algorithm, standIn, replayCall(path, c))
+	head := fmt.Sprintf("# A counterexample simtest found for %s, a Go lock (go_lock: names its test).\n"+
+		"# Only Go can build the lock, so replay it in that test with\n"+
+		"#   %s\n", s.Algorithm, replayCall(path, c))
 	return append([]byte(head), data...), nil
 }
 
@@ -197,8 +195,8 @@ func message(f *Failure, r *explore.Result, c config, path, saveErr string) stri
 	}
 	b.Write(f.YAML)
 	fmt.Fprintf(b, "\nreplay it in Go (fails while the lock still breaks there):\n\n\t%s\n\n", replayCall(path, c))
-	fmt.Fprintf(b, "simrun cannot build a Go lock: 'simrun run %s --trace' shows the same fault plan\n"+
-		"against %s, a stand-in, not your lock.", path, standIn)
+	fmt.Fprintf(b, "simrun cannot build a Go lock: 'simrun run %s --algo set-nx-px-token --trace' shows\n"+
+		"the same fault plan against a built-in lock, not yours.", path)
 	return b.String()
 }
 

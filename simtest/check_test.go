@@ -56,13 +56,14 @@ func TestCheckCatchesBrokenLocks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range []string{"simtest: go-lock is " + strings.ToUpper(c.verdict), string(data),
-				replayCall(path, config{failOn: []string{c.verdict}}), "'simrun run " + path + " --trace'"} {
+				replayCall(path, config{failOn: []string{c.verdict}}), "'simrun run " + path + " --algo set-nx-px-token --trace'",
+				"\ngo_lock: " + t.Name() + "\n"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("message lacks %q:\n%s", want, msg)
 				}
 			}
-			if _, err := scenarios.Parse(path, data); err != nil {
-				t.Errorf("the counterexample does not load: %v", err)
+			if s, err := scenarios.Parse(path, data); err != nil || s.Algorithm != "" || s.GoLock != t.Name() {
+				t.Errorf("the counterexample does not load as go_lock %s: %v %+v", t.Name(), err, s)
 			}
 			f, err := Explore(lock, Faults(c.faults), FailOn(c.verdict), SaveTo(""), Runs(20_000))
 			if err != nil || f == nil {
@@ -99,7 +100,7 @@ func TestNoSave(t *testing.T) {
 	if err != nil || f == nil {
 		t.Fatalf("%v %v", f, err)
 	}
-	if f.Path != "" || !strings.Contains(f.Message, "save it as a file, FILE below") ||
+	if f.Path != "" || !strings.Contains(f.Message, "save it as a file, FILE below") || !strings.Contains(string(f.YAML), "\ngo_lock: "+DefaultName+"\n") ||
 		!strings.Contains(f.Message, `simtest.Replay(t, newLocker, "FILE")`) {
 		t.Errorf("path %q, message:\n%s", f.Path, f.Message)
 	}

@@ -29,9 +29,8 @@
 //	simtest.Replay(t, newLocker, "testdata/simtest/TestMyLock.yaml")
 //
 // which is also a regression test: it fails while the lock still breaks
-// there. A scenario file must name a registered algorithm to load, so the
-// file says `algorithm: set-nx-px-token` (a stand-in, explained in its
-// header comment). `simrun run FILE` therefore runs that built-in, not the
-// team's lock: useful to see the fault plan against the reference lock,
-// never a replay, and the failure message says so.
+// there. The file records its lock as `go_lock: TestMyLock` (the test's
+// name; Explore's lock's Name): `simrun run FILE` says it cannot build that
+// lock and names this call, and `simrun run FILE --algo NAME` runs the same
+// fault plan against a built-in lock, never a replay of the team's.
 package simtest

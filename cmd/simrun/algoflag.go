@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -17,6 +19,7 @@ import (
 type algoFlags struct {
 	Name string // --algo
 	File string // --algo-file
+	sum  string // the file's, once resolve loaded it (locks.LoadFileSum)
 }
 
 // addAlgoFlags registers --algo (with its command's usage) and --algo-file.
@@ -39,7 +42,9 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	case f.Name != "" && f.File != "":
 		return locks.Algorithm{}, errAlgoBoth
 	case f.File != "":
-		return loadAlgoFile(f.File)
+		a, sum, err := loadAlgoFileSum(f.File)
+		f.sum = sum
+		return a, err
 	case f.Name != "":
 		a, err := locks.Lookup(f.Name)
 		if err != nil {
@@ -56,14 +61,20 @@ func (f *algoFlags) resolve() (locks.Algorithm, error) {
 // loadAlgoFile loads an algorithm file; given a scenario file instead, it
 // says so.
 func loadAlgoFile(path string) (locks.Algorithm, error) {
-	a, err := locks.LoadFile(path)
+	a, _, err := loadAlgoFileSum(path)
+	return a, err
+}
+
+// loadAlgoFileSum is loadAlgoFile with the file's sum (locks.LoadFileSum).
+func loadAlgoFileSum(path string) (locks.Algorithm, string, error) {
+	a, sum, err := locks.LoadFileSum(path)
 	if err != nil {
 		if _, serr := scenarios.Load(path); serr == nil {
-			return a, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
+			return a, sum, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
 				"give it as the scenario ('simrun run %s'), and --algo-file an algorithm file (see examples/)", path, shellWord(path))
 		}
 	}
-	return a, err
+	return a, sum, err
 }
 
 // resolveScenario is a built-in scenario or a scenario file; given an
@@ -87,37 +98,61 @@ func isFile(path string) bool {
 // Given says whether either flag was set.
 func (f *algoFlags) Given() bool { return f.Name != "" || f.File != "" }
 
-// replay is the command line that replays a counterexample written to path.
-func (f *algoFlags) replay(path string) string {
-	if f.File == "" {
-		return "simrun run " + shellWord(path)
-	}
-	return "simrun run " + shellWord(path) + " --algo-file " + shellWord(f.File)
-}
+// replayLine is the command line that replays a counterexample written to
+// path: the file names its lock, so nothing else is needed.
+func replayLine(path string) string { return "simrun run " + shellWord(path) }
 
-// standIn is the algorithm a counterexample of an algorithm file names.
-// A scenario file must name a registered algorithm to load; with
-// --algo-file the file's lock replaces it, so any single-node built-in
-// would do, and the reference lock misleads least when run without it.
-const standIn = "set-nx-px-token"
-
-// marshalScenario writes a counterexample as YAML. For an algorithm file it
-// names standIn and says so in a comment, so that 'simrun run FILE
-// --algo-file ALGO' loads it and nobody mistakes it for the built-in's.
-func (f *algoFlags) marshalScenario(s *scenarios.Scenario) ([]byte, error) {
+// marshalScenario writes a counterexample found with these flags, to be
+// written into folder dir, as YAML. For an algorithm file it records the
+// file, relative to dir, and its sum in place of the algorithm's name, so
+// that 'simrun run FILE' replays that file and tells an edited one.
+func (f *algoFlags) marshalScenario(s *scenarios.Scenario, dir string) ([]byte, error) {
 	if f.File == "" {
 		return scenarios.Marshal(s)
 	}
-	c := *s
-	c.Algorithm = standIn
-	data, err := scenarios.Marshal(&c)
-	if err != nil {
-		return nil, err
+	if f.sum == "" {
+		return nil, fmt.Errorf("--algo-file %s: not loaded", f.File) // resolve was not called: a bug
 	}
-	head := fmt.Sprintf("# A counterexample for %s, the lock in the algorithm file %s.\n"+
-		"# 'algorithm: %s' only lets this file load: replay it with --algo-file, as in\n"+
-		"#   simrun run THIS-FILE --algo-file %s\n", s.Algorithm, f.File, standIn, shellWord(f.File))
-	return append([]byte(head), data...), nil
+	c := *s
+	c.Algorithm = ""
+	c.AlgorithmFile = &scenarios.AlgorithmFile{Path: scenarios.RelativePath(dir, f.File), SHA256: f.sum}
+	return scenarios.Marshal(&c)
+}
+
+// recordShardLock makes r's counterexamples record the algorithm file as
+// it was given (relative to the folder the shard ran in), for the YAML of a
+// shard's JSON line: merge, run in the same folder of the same checkout,
+// makes it relative to where it writes the file (relocateLock).
+func (f *algoFlags) recordShardLock(r *explore.Result) {
+	if f.File == "" {
+		return
+	}
+	record := func(c *scenarios.Scenario) {
+		if c != nil {
+			c.Algorithm = ""
+			c.AlgorithmFile = &scenarios.AlgorithmFile{Path: filepath.ToSlash(f.File), SHA256: f.sum}
+		}
+	}
+	record(r.Counterexample)
+	for _, x := range r.Others {
+		record(x.Counterexample)
+	}
+}
+
+// relocateLock rewrites the YAML of a shard's counterexample to be written
+// into folder dir: a relative algorithm_file path, relative to the folder
+// merge runs in, becomes relative to dir. Any other YAML comes back as is.
+func relocateLock(yaml, dir string) (string, error) {
+	s, err := scenarios.Parse("the shard's counterexample", []byte(yaml))
+	if err != nil {
+		return "", err
+	}
+	if s.AlgorithmFile == nil || filepath.IsAbs(filepath.FromSlash(s.AlgorithmFile.Path)) {
+		return yaml, nil
+	}
+	s.AlgorithmFile.Path = scenarios.RelativePath(dir, s.AlgorithmFile.In("."))
+	data, err := scenarios.Marshal(s)
+	return string(data), err
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.

@@ -82,10 +82,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Workers = clampWorkers("explore", *workers, *runs, "runs", stderr)
 	o.ShrinkAll = *shrink == "all"
-	if *shard != "" && af.File != "" {
-		// merge replays the winning shard's file and cannot load the lock.
-		return bad("shard", errors.New("not with --algo-file: simrun merge cannot replay an algorithm file's counterexample"))
-	}
 	if *shard != "" {
 		if o.Shard, err = explore.ParseShard(*shard); err != nil {
 			return bad("shard", err)
@@ -130,6 +126,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "explore", err)
 		}
 	}
+	if sharded {
+		af.recordShardLock(r) // the YAML in the shard's line, which merge writes
+	}
 	rep, err := r.ReportPaths(paths, sharded)
 	if err != nil {
 		return fail(stderr, "explore", err)
@@ -141,7 +140,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	case *asJSON:
 		err = writeExploreJSON(stdout, rep)
 	default:
-		err = writeExploreSummaryReplay(stdout, rep, *out, af.replay)
+		err = writeExploreSummary(stdout, rep, *out)
 	}
 	if err != nil {
 		return fail(stderr, "explore", err)
@@ -173,7 +172,7 @@ func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[st
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", err
 		}
-		data, err := af.marshalScenario(c)
+		data, err := af.marshalScenario(c, dir)
 		if err != nil {
 			return "", err
 		}
@@ -204,7 +203,7 @@ func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[st
 	if err != nil {
 		return nil, err
 	}
-	if err := writeExploreReportsReplay(dir, r.Outcome, rep, af.replay); err != nil {
+	if err := writeExploreReports(dir, r.Outcome, rep); err != nil {
 		return nil, err
 	}
 	return paths, nil
@@ -213,12 +212,8 @@ func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[st
 // writeExploreReports writes DIR/report.txt, the search's summary and the
 // counterexample's run, and DIR/report.html.
 func writeExploreReports(dir string, o *scenarios.Outcome, rep explore.Report) error {
-	return writeExploreReportsReplay(dir, o, rep, (&algoFlags{}).replay)
-}
-
-func writeExploreReportsReplay(dir string, o *scenarios.Outcome, rep explore.Report, replay func(string) string) error {
 	if err := writeFile(filepath.Join(dir, "report.txt"), func(w io.Writer) error {
-		if err := writeExploreSummaryReplay(w, rep, "", replay); err != nil {
+		if err := writeExploreSummary(w, rep, ""); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -232,18 +227,12 @@ func writeExploreReportsReplay(dir string, o *scenarios.Outcome, rep explore.Rep
 	return writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return exploreHTML(w, o) })
 }
 
-// writeExploreSummary is the result for a person, for a registered
-// algorithm.
-func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
-	return writeExploreSummaryReplay(w, r, dir, (&algoFlags{}).replay)
-}
-
-// writeExploreSummaryReplay is the result for a person; replay gives the
-// command line that replays the counterexample at a path.
+// writeExploreSummary is the result for a person. Every counterexample
+// file names its lock, so 'simrun run FILE' alone replays it.
 //
 // Numbering: run indices start at 0 ("run 5" is the sixth run), counts are
 // counts ("6 runs").
-func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay func(string) string) error {
+func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "explore    %s under %s, seed %d\n", r.Algorithm, strings.Join(r.Faults, ","), r.Seed)
 	fmt.Fprintf(b, "runs       %d of %d", r.Runs, r.RunsLimit)
@@ -287,7 +276,7 @@ func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay
 		fmt.Fprintf(b, "also met   %s at run %d", v, x.FirstRun)
 		switch {
 		case x.Counterexample != nil:
-			fmt.Fprintf(b, ": %s\n", replay(*x.Counterexample))
+			fmt.Fprintf(b, ": %s\n", replayLine(*x.Counterexample))
 		case r.Interrupted || r.Shards > 0: // nothing to shrink here
 			b.WriteString("\n")
 		default:
@@ -313,7 +302,7 @@ func writeExploreSummaryReplay(w io.Writer, r explore.Report, dir string, replay
 		if dir != "" {
 			fmt.Fprintf(b, " and the reports in %s", dir)
 		}
-		fmt.Fprintf(b, "\nreplay     %s\n", replay(*r.Counterexample))
+		fmt.Fprintf(b, "\nreplay     %s\n", replayLine(*r.Counterexample))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

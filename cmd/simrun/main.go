@@ -44,7 +44,9 @@ func commands() []command {
 		{"run", "run NAME|FILE [--algo NAME | --algo-file FILE] [--seed N] [--strict] [--json] [--trace] [--html FILE] [--porcupine FILE]", "run a scenario and report the verdict", cmdRun,
 			"Runs one scenario, a built-in NAME (see 'simrun list') or a scenario FILE in YAML ('simrun show NAME' " +
 				"prints one to start from), and reports the verdict, its witnesses, who held the lock when and a " +
-				"timeline of true time. --algo or --algo-file replays the scenario's fault plan against another lock. " +
+				"timeline of true time. The lock is the scenario's own: its algorithm:, or the algorithm_file: a " +
+				"counterexample records (refused if its sha256 changed); --algo or --algo-file replays the scenario's " +
+				"fault plan against another lock, and is needed for a scenario that names none. " +
 				"A verdict that contradicts the scenario's expect: is reported on stderr; --strict makes that exit 1. " +
 				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/locksim/locksim/explore"
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -77,7 +76,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 				return fail(stderr, "merge", err)
 			}
 			path := filepath.Join(*out, "counterexample-"+v+".yaml")
-			if err := os.WriteFile(path, []byte(vr.ScenarioYAML), 0o644); err != nil {
+			yaml, err := relocateLock(vr.ScenarioYAML, *out)
+			if err != nil {
+				return fail(stderr, "merge", err)
+			}
+			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 				return fail(stderr, "merge", err)
 			}
 			vr.Counterexample = &path
@@ -112,21 +115,26 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeMergedArtifacts writes the winning shard's counterexample and replays it for
-// the reports: the run is deterministic, so they are the shard's.
+// the reports: the run is deterministic, so they are the shard's. The lock
+// is the one the file records (an algorithm file's sha256 checked).
 func writeMergedArtifacts(dir string, r explore.Report) (string, error) {
-	s, err := scenarios.Parse("the winning shard's counterexample", []byte(r.ScenarioYAML))
+	yaml, err := relocateLock(r.ScenarioYAML, dir)
 	if err != nil {
 		return "", err
 	}
-	o, err := s.Execute("", model.Options{})
+	s, err := scenarios.Parse("the winning shard's counterexample", []byte(yaml))
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "counterexample.yaml")
+	o, err := executeOwn(s, path)
 	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "counterexample.yaml")
-	if err := os.WriteFile(path, []byte(r.ScenarioYAML), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		return "", err
 	}
 	r.Counterexample = &path

@@ -14,9 +14,10 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// executeReal runs s against real Redis at addrs in wall-clock time (run
-// --redis): the same preparation as a simulated run, another backend.
-func executeReal(s *scenarios.Scenario, algo, algoFile, addrs string) (*scenarios.Outcome, error) {
+// executeReal runs s (given on the command line as arg) against real Redis
+// at addrs in wall-clock time (run --redis): the same preparation as a
+// simulated run, another backend.
+func executeReal(s *scenarios.Scenario, arg, algo, algoFile, addrs string) (*scenarios.Outcome, error) {
 	var p *scenarios.Prepared
 	var err error
 	switch {
@@ -33,9 +34,11 @@ func executeReal(s *scenarios.Scenario, algo, algoFile, addrs string) (*scenario
 		if _, err := (&algoFlags{Name: algo}).resolve(); err != nil {
 			return nil, err
 		}
-		fallthrough
-	default:
 		if p, err = s.Prepare(algo); err != nil {
+			return nil, err
+		}
+	default: // the scenario's own lock
+		if p, err = prepareOwn(s, arg); err != nil {
 			return nil, err
 		}
 	}
@@ -88,7 +91,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		s.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d --redis, as it ran (not shrunk)",
 			name, r.Found.Verdict, strings.Join(o.Classes, ","), r.Found.Index, o.Seed)
 		s.Expect = ""
-		data, err := af.marshalScenario(&s)
+		data, err := af.marshalScenario(&s, dir)
 		if err == nil {
 			err = os.MkdirAll(dir, 0o755)
 		}
@@ -120,7 +123,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		} else {
 			fmt.Fprintf(b, "found      %s at run %d after %.1fs\n", strings.ToUpper(r.Found.Verdict), r.Found.Index, r.ToFirst.Seconds())
 			fmt.Fprintf(b, "wrote      %s and %s (not shrunk)\n", *j.Counterexample, filepath.Join(dir, "report.txt"))
-			fmt.Fprintf(b, "replay     %s --redis %s\n", af.replay(*j.Counterexample), addr)
+			fmt.Fprintf(b, "replay     %s --redis %s\n", replayLine(*j.Counterexample), addr)
 			b.WriteString("           (without --redis it replays in simulation, where a race real timing won may go\n" +
 				"           the other way)\n")
 		}

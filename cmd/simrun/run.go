@@ -42,13 +42,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	var o *scenarios.Outcome
 	if *redis != "" {
-		o, err = executeReal(s, *algo, *algoFile, *redis)
+		o, err = executeReal(s, pos[0], *algo, *algoFile, *redis)
 	} else if *algoFile != "" {
 		o, err = executeFile(s, *algoFile)
 	} else if *algo != "" {
 		o, err = executeNamed(s, *algo)
 	} else {
-		o, err = s.Execute(*algo, model.Options{})
+		o, err = executeOwn(s, pos[0])
 	}
 	if err != nil {
 		return fail(stderr, "run", err)
