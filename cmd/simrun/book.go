@@ -16,7 +16,6 @@ import (
 	"github.com/locksim/locksim/internal/codesteps"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -124,14 +123,14 @@ func countFailing(m book.Matrix) int {
 func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
 		Algorithms: m.Algorithms, Classes: m.Classes}
-	// The cell text as simrun matrix prints it, from the reports package so
-	// that the book follows its format.
-	mj := reports.Matrix(m, "")
+	// The cell text as simrun matrix prints it, from explore so that the
+	// book follows its format.
+	mj := m.JSON("")
 	for _, row := range m.Cells {
 		for _, c := range row {
 			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict}
 			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
-				bc.Text, bc.Replay = reports.MatrixCellText(*mc), mc.Replay
+				bc.Text, bc.Replay = explore.MatrixCellText(*mc), mc.Replay
 			}
 			if c.Counterexample != nil {
 				s := *c.Counterexample

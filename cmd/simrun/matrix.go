@@ -13,7 +13,6 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
-	"github.com/locksim/locksim/reports"
 )
 
 // matrixAlgorithms are the matrix's rows; nil: every registered algorithm.
@@ -52,7 +51,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var (
-		want     reports.MatrixJSON
+		want     explore.MatrixJSON
 		wantJSON bool
 	)
 	if *check != "" {
@@ -60,7 +59,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return bad("check", err)
 		}
-		if want, err = reports.ReadMatrix(*check, data); err != nil {
+		if want, err = explore.ReadMatrix(*check, data); err != nil {
 			return bad("check", err)
 		}
 		wantJSON = bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
@@ -104,10 +103,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// The command that makes this matrix, for --check to suggest.
-	command := reports.MatrixCommand(*seed, *runs, *shrinkTries)
-	if rowFlags != "" {
-		command += " " + rowFlags
-	}
+	command := explore.MatrixCommand(*seed, *runs, *shrinkTries, rowFlags)
 	if *check != "" && *out == "" {
 		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
 	}
@@ -132,13 +128,13 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "matrix", err)
 	}
-	got := reports.Matrix(m, rowFlags)
+	got := m.JSON(rowFlags)
 
 	var b bytes.Buffer
 	if *asJSON {
-		err = reports.WriteMatrixJSON(&b, got)
+		err = explore.WriteMatrixJSON(&b, got)
 	} else {
-		err = reports.WriteMatrix(&b, got)
+		err = explore.WriteMatrixMarkdown(&b, got)
 	}
 	if err != nil {
 		return fail(stderr, "matrix", err)
@@ -171,7 +167,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 // header of the matrix file being checked. A file whose rows are not
 // registered algorithms and whose header records no --algo-file is refused:
 // rerunning it with every algorithm would compare nothing alike.
-func rowsFromHeader(af *algoFlags, file string, want reports.MatrixJSON) error {
+func rowsFromHeader(af *algoFlags, file string, want explore.MatrixJSON) error {
 	switch rf := want.RowFlags; {
 	case strings.HasPrefix(rf, "--algo-file "):
 		af.File = unshellWord(strings.TrimPrefix(rf, "--algo-file "))
@@ -198,8 +194,8 @@ func unshellWord(s string) string {
 
 // reportCheck prints how got differs from the file's matrix and returns the
 // exit code: 1 when a verdict changed.
-func reportCheck(w io.Writer, file, command string, asJSON bool, want, got reports.MatrixJSON) int {
-	changed, moved := reports.MatrixDiff(want, got)
+func reportCheck(w io.Writer, file, command string, asJSON bool, want, got explore.MatrixJSON) int {
+	changed, moved := explore.MatrixDiff(want, got)
 	space := fmt.Sprintf("seed %d, %d runs per cell", got.Seed, got.Runs)
 	if len(changed) == 0 {
 		fmt.Fprintf(w, "matrix: all %d verdicts as in %s (%s)\n", len(got.Cells), file, space)

@@ -1,23 +1,24 @@
-package reports
+package explore
 
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/locksim/locksim/explore"
 )
 
+var update = flag.Bool("update", false, "rewrite the committed matrix, reports/matrix.md")
+
 // matrixGolden is the committed matrix, the one the README shows.
-const matrixGolden = "matrix.md"
+const matrixGolden = "../reports/matrix.md"
 
 // The committed matrix is what `simrun matrix` computes with its defaults.
-// Regenerate it with `go test ./reports -run MatrixGolden -update` or
+// Regenerate it with `go test ./explore -run MatrixGolden -update` or
 // `go run ./cmd/simrun matrix -o reports/matrix.md` (the same bytes).
 //
 // It is the whole matrix with the command's own defaults, not a smaller
@@ -25,14 +26,14 @@ const matrixGolden = "matrix.md"
 // a count of runs, so it takes seconds (about 15 on 2 cores).
 func TestMatrixGolden(t *testing.T) {
 	start := time.Now()
-	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Seed: 1})
+	m, err := RunMatrix(context.Background(), MatrixOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("matrix in %v: %d runs searched in %v, %d shrinking in %v", time.Since(start).Round(time.Millisecond),
 		m.Executed, m.SearchTime.Round(time.Millisecond), m.ShrinkRuns, m.ShrinkTime.Round(time.Millisecond))
 	var b bytes.Buffer
-	if err := WriteMatrix(&b, Matrix(m, "")); err != nil {
+	if err := WriteMatrixMarkdown(&b, m.JSON("")); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -43,7 +44,7 @@ func TestMatrixGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(matrixGolden)
 	if err != nil {
-		t.Fatalf("%v (go test ./reports -run MatrixGolden -update creates it)", err)
+		t.Fatalf("%v (go test ./explore -run MatrixGolden -update creates it)", err)
 	}
 	if b.String() == string(want) {
 		return
@@ -52,12 +53,12 @@ func TestMatrixGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s differs from the output and does not read: %v", matrixGolden, err)
 	}
-	changed, moved := MatrixDiff(old, Matrix(m, ""))
+	changed, moved := MatrixDiff(old, m.JSON(""))
 	var diff strings.Builder
 	for _, c := range append(changed, moved...) {
 		diff.WriteString("  " + c.String() + "\n")
 	}
-	t.Errorf("reports/%s differs from the output (go test ./reports -run MatrixGolden -update rewrites it):\n%sgot:\n%s",
+	t.Errorf("%s differs from the output (go test ./explore -run MatrixGolden -update rewrites it):\n%sgot:\n%s",
 		matrixGolden, diff.String(), b.String())
 }
 
@@ -66,16 +67,16 @@ func intp(i int) *int { return &i }
 // sample is a hand-made matrix with every kind of cell.
 func sample() MatrixJSON {
 	return MatrixJSON{
-		Command: MatrixCommand(7, 500, 100), Seed: 7, Runs: 500, ShrinkTries: 100,
+		Command: MatrixCommand(7, 500, 100, ""), Seed: 7, Runs: 500, ShrinkTries: 100,
 		Algorithms: []string{"setnx-del", "redlock"},
 		Faults:     []string{"none", "crash", "restart"},
 		Cells: []MatrixCell{
 			{Algorithm: "setnx-del", Fault: "none", Verdict: "safe"},
-			{Algorithm: "setnx-del", Fault: "crash", Verdict: "stuck", FirstFailingRun: intp(0), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1}},
-			{Algorithm: "setnx-del", Fault: "restart", Verdict: "client-error", FirstFailingRun: intp(499), Shrunk: &explore.Shrunk{Processes: 1, Faults: 1}, ShrinkCapped: true},
+			{Algorithm: "setnx-del", Fault: "crash", Verdict: "stuck", FirstFailingRun: intp(0), Shrunk: &Shrunk{Processes: 2, Faults: 1}},
+			{Algorithm: "setnx-del", Fault: "restart", Verdict: "client-error", FirstFailingRun: intp(499), Shrunk: &Shrunk{Processes: 1, Faults: 1}, ShrinkCapped: true},
 			{Algorithm: "redlock", Fault: "none", Verdict: "safe"},
 			{Algorithm: "redlock", Fault: "crash", Verdict: "stale", FirstFailingRun: intp(12)},
-			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
+			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &Shrunk{Processes: 2, Faults: 1},
 				Others: []MatrixOther{{"stale", 7}, {"client-error", 0}}},
 		},
 	}
@@ -98,7 +99,7 @@ func TestMatrixCellText(t *testing.T) {
 func TestMatrixRoundTrip(t *testing.T) {
 	m := sample()
 	var md, js bytes.Buffer
-	if err := WriteMatrix(&md, m); err != nil {
+	if err := WriteMatrixMarkdown(&md, m); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMatrixJSON(&js, m); err != nil {
@@ -123,7 +124,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 	}
 	full := m
 	full.Cells = append([]MatrixCell(nil), m.Cells...)
-	full.Cells[1].Shrunk = &explore.Shrunk{Processes: 2, Faults: 1, Events: 58}
+	full.Cells[1].Shrunk = &Shrunk{Processes: 2, Faults: 1, Events: 58}
 	full.Cells[1].ShrinkTries, full.Cells[1].Replay = 40, "simrun explore --algo setnx-del --faults crash --seed 7 --runs 500"
 	js.Reset()
 	_ = WriteMatrixJSON(&js, full)
@@ -140,7 +141,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 // line where it can tell.
 func TestReadMatrixErrors(t *testing.T) {
 	var good bytes.Buffer
-	_ = WriteMatrix(&good, sample())
+	_ = WriteMatrixMarkdown(&good, sample())
 	g := good.String()
 	for _, c := range []struct{ name, in, want string }{
 		{"empty", "", "no `simrun matrix"},
@@ -161,7 +162,9 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"other safe", strings.Replace(g, "· stale #7", "· safe #7", 1), `"safe #7" is not another verdict met`},
 		{"other twice", strings.Replace(g, "· stale #7", "· unsafe #7", 1), "unsafe met twice"},
 		{"other out of range", strings.Replace(g, "· stale #7", "· stale #900", 1), "stale at run 900 outside [0, 500)"},
-		{"others of safe", strings.Replace(g, "| safe |", "| safe · stale #1 |", 1), "safe with other verdicts"},
+		{"others of safe", strings.Replace(g, "| safe |", "| safe · stale #1 |", 1), `"safe · stale #1" is not a cell as simrun writes it ("safe")`},
+		{"leading zero", strings.Replace(g, "#499", "#0499", 1), `"client-error #0499 (1p/1f)*" is not a cell as simrun writes it`},
+		{"signed run", strings.Replace(g, "#499", "#+499", 1), `"client-error #+499 (1p/1f)*" is not a cell`},
 		{"json", `{"seed": 1, "runs": 10, "cells": [`, "not a matrix's JSON"},
 		{"json no cells", `{"seed": 1, "runs": 10}`, "no cells"},
 		{"json stray cell", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "b", "fault": "none", "verdict": "safe"}]}`, "b under none: not a row and column"},
@@ -178,7 +181,7 @@ func TestMatrixDiff(t *testing.T) {
 	now := sample()
 	now.Cells = append([]MatrixCell(nil), was.Cells...)
 	now.Cells[0] = MatrixCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
-	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
+	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &Shrunk{Processes: 2, Faults: 1},
 		Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
 	now.Cells[1].Others = []MatrixOther{{"client-error", 3}}                                     // a verdict met that was not
 	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                          // redlock under crash is gone
@@ -209,7 +212,7 @@ func TestMatrixDiff(t *testing.T) {
 // and reads again the same.
 func FuzzReadMatrix(f *testing.F) {
 	var md, js bytes.Buffer
-	_ = WriteMatrix(&md, sample())
+	_ = WriteMatrixMarkdown(&md, sample())
 	_ = WriteMatrixJSON(&js, sample())
 	f.Add(md.Bytes())
 	f.Add(js.Bytes())
@@ -221,7 +224,7 @@ func FuzzReadMatrix(f *testing.F) {
 			return
 		}
 		var b bytes.Buffer
-		if err := WriteMatrix(&b, m); err != nil {
+		if err := WriteMatrixMarkdown(&b, m); err != nil {
 			t.Fatal(err)
 		}
 		again, err := ReadMatrix("f", b.Bytes())
