@@ -61,6 +61,11 @@ type Options struct {
 	ShrinkTime time.Duration
 	// ShrinkAll shrinks every verdict met, not only the worst.
 	ShrinkAll bool
+	// FoundBy is how a counterexample says it was found: what finds the
+	// same runs again, such as "simrun explore --algo-file my.yaml --faults
+	// pause --seed 1". "" says it for a registered Algorithm (simrun
+	// explore --algo ...) or, for a Lock, names the lock, classes and seed.
+	FoundBy string
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the search runs.
 	Progress func(Progress)
@@ -78,10 +83,46 @@ func ParseShard(v string) (Shard, error) {
 	if n, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || n != 2 || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
 		return Shard{}, fmt.Errorf("%q: want i/n, such as 0/4", v)
 	}
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return Shard{}, fmt.Errorf("%q: want 0 ≤ i < n", v)
+	if err := s.check(); err != nil {
+		return Shard{}, fmt.Errorf("%q: %w", v, err)
 	}
 	return s, nil
+}
+
+func (s Shard) check() error {
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return errors.New("want 0 ≤ i < n")
+	}
+	return nil
+}
+
+// CheckVerdicts refuses a verdict that cannot stop a search: Options.Verdicts
+// and simrun explore --verdict are checked here, once.
+func CheckVerdicts(vs []string) error {
+	for _, v := range vs {
+		if !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
+			return fmt.Errorf("%q: want one of unsafe, stuck, stale, client-error", v)
+		}
+	}
+	return nil
+}
+
+// CheckRuns refuses a run-index space that holds no run (Options.Runs after
+// its default, and --runs).
+func CheckRuns(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%d: must be at least 1", n)
+	}
+	return nil
+}
+
+// CheckWorkers refuses a negative worker count; 0 is one per core
+// (Options.Workers, MatrixOptions.Workers, --workers).
+func CheckWorkers(n int) error {
+	if n < 0 {
+		return fmt.Errorf("%d: must be 0 (one per core) or more", n)
+	}
+	return nil
 }
 
 // Progress is a snapshot of a running search. Runs counts runs finished in
@@ -133,13 +174,11 @@ func New(o Options) (*Explorer, error) {
 	if o.Shard == (Shard{}) {
 		o.Shard = Shard{0, 1}
 	}
-	if o.Shard.Count < 1 || o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
-		return nil, optErr("Shard", fmt.Errorf("%s: want 0 ≤ i < n", o.Shard))
+	if err := o.Shard.check(); err != nil {
+		return nil, optErr("Shard", fmt.Errorf("%s: %w", o.Shard, err))
 	}
-	for _, v := range o.Verdicts {
-		if !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
-			return nil, optErr("Verdicts", fmt.Errorf("%q: want one of unsafe, stuck, stale, client-error", v))
-		}
+	if err := CheckVerdicts(o.Verdicts); err != nil {
+		return nil, optErr("Verdicts", err)
 	}
 	if o.ShrinkTime <= 0 {
 		o.ShrinkTime = DefaultShrinkTime
@@ -181,14 +220,14 @@ func runsAndWorkers(runs, workers *int, defRuns int) error {
 	if *runs == 0 {
 		*runs = defRuns
 	}
-	if *runs < 1 {
-		return optErr("Runs", fmt.Errorf("%d: must be at least 1", *runs))
+	if err := CheckRuns(*runs); err != nil {
+		return optErr("Runs", err)
+	}
+	if err := CheckWorkers(*workers); err != nil {
+		return optErr("Workers", err)
 	}
 	if *workers == 0 {
 		*workers = runtime.GOMAXPROCS(0)
-	}
-	if *workers < 1 {
-		return optErr("Workers", fmt.Errorf("%d: must be at least 1", *workers))
 	}
 	return nil
 }
@@ -318,6 +357,26 @@ func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Sc
 	return c, out, stats, err
 }
 
+// FoundByLine is the first line of a counterexample's narrative, without
+// its full stop: "Found by: BY (run N, VERDICT), then shrunk". by is what
+// finds the same runs again (Options.FoundBy).
+func FoundByLine(by string, run int, verdict string) string {
+	return fmt.Sprintf("Found by: %s (run %d, %s), then shrunk", by, run, verdict)
+}
+
+// foundBy is Options.FoundBy, or what it defaults to.
+func (e *Explorer) foundBy() string {
+	classes := strings.Join(e.classes, ",")
+	switch {
+	case e.opts.FoundBy != "":
+		return e.opts.FoundBy
+	case e.opts.Lock.New == nil:
+		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d", e.algo.Name, classes, e.opts.Seed)
+	}
+	// Not registered: only the caller knows where the lock came from.
+	return fmt.Sprintf("exploring %s under %s, seed %d", e.algo.Name, classes, e.opts.Seed)
+}
+
 // Finish names the shrunk scenario, tells where it came from, replays it
 // with every checker and records the verdict it replays with.
 func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *scenarios.Outcome, error) {
@@ -336,13 +395,7 @@ func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario,
 	}
 	c.Expect = o.Verdict.Verdict
 	var b strings.Builder
-	if e.opts.Lock.New == nil {
-		fmt.Fprintf(&b, "Found by: simrun explore --algo %s --faults %s --seed %d (run %d, %s), then shrunk.\n",
-			e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
-	} else { // not registered: only the caller knows where the lock came from
-		fmt.Fprintf(&b, "Found by: exploring %s under %s, seed %d (run %d, %s), then shrunk.\n",
-			e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
-	}
+	b.WriteString(FoundByLine(e.foundBy(), f.Index, f.Verdict) + ".\n")
 	for _, v := range o.Verdict.Violations {
 		fmt.Fprintf(&b, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
 	}

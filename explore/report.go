@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -236,7 +237,7 @@ func Merge(lines []Report) (Report, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Report{}, fmt.Errorf("missing shard%s %s: a missing shard may hold a lower failing run", plural(len(missing)), strings.Join(missing, ", "))
+		return Report{}, fmt.Errorf("missing shard%s %s: a missing shard may hold a lower failing run", text.Plural(len(missing), "s"), strings.Join(missing, ", "))
 	}
 	out := Report{Algorithm: first.Algorithm, Faults: first.Faults, Seed: first.Seed, RunsLimit: first.RunsLimit,
 		Runs: first.RunsLimit, Shards: count}
@@ -305,11 +306,4 @@ func Merge(lines []Report) (Report, error) {
 		out.Verdicts[v] = vr
 	}
 	return out, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
 )
@@ -79,7 +81,7 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 		return nil, stats, err
 	}
 	if !tb.failed || last == nil || !strings.HasPrefix(tb.msg, "[rapid] failed") {
-		return nil, stats, fmt.Errorf("shrinking run %d: %s", i, firstLine(tb.msg))
+		return nil, stats, fmt.Errorf("shrinking run %d: %s", i, cmp.Or(text.FirstLine(tb.msg), "rapid did not see it fail again"))
 	}
 	// rapid's last call is the minimal case, and it failed: last is it.
 	// Then the structural steps rapid's bit shrinking misses.
@@ -148,13 +150,3 @@ func (t *shrinkTB) Fatal(args ...any)                 { t.Error(args...) }
 func (t *shrinkTB) FailNow()                          { t.failed = true }
 func (t *shrinkTB) Fail()                             { t.failed = true }
 func (t *shrinkTB) Failed() bool                      { return t.failed }
-
-func firstLine(s string) string {
-	if s == "" {
-		return "rapid did not see it fail again"
-	}
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}

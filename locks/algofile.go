@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/strictyaml"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/internal/userfile"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
@@ -590,7 +591,7 @@ func (v *validator) script(field string, f *stepFile) []template {
 		}
 		data, err := v.readScript(f.ScriptFile)
 		if err != nil {
-			v.fail(field+".script_file", "%s: %s", f.ScriptFile, oneLine(err.Error()))
+			v.fail(field+".script_file", "%s: %s", f.ScriptFile, text.FirstLine(err.Error()))
 			return nil
 		}
 		src, name = string(data), f.ScriptFile
@@ -605,9 +606,9 @@ func (v *validator) script(field string, f *stepFile) []template {
 	v.scripts[src] = shown
 	if err := node.Compile(name, src); err != nil {
 		if f.ScriptFile != "" {
-			v.fail(field+".script_file", "%s", withoutContent(oneLine(err.Error())))
+			v.fail(field+".script_file", "%s", withoutContent(text.FirstLine(err.Error())))
 		} else if v.err == nil {
-			v.err = errors.New(oneLine(err.Error())) // "acquire.script:3: syntax error near 'then'"
+			v.err = errors.New(text.FirstLine(err.Error())) // "acquire.script:3: syntax error near 'then'"
 		}
 		return nil
 	}
@@ -732,11 +733,4 @@ func (l lifetimeSpec) of(p Params) time.Duration {
 		return 24 * 365 * time.Hour
 	}
 	return time.Duration(n) * l.unit
-}
-
-func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

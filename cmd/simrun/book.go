@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/locksim/locksim/book"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/codesteps"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -45,12 +45,13 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "book", fmt.Errorf("takes no arguments, got %q (the directory goes after -o)", pos))
 	case *out == "":
 		return fail(stderr, "book", fmt.Errorf("-o: give the directory to write the site into"))
-	case *runs < 1:
-		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
-	case *workers < 0:
-		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
-	case *shrinkTries < 1:
-		return bad("shrink-tries", fmt.Errorf("%d: must be at least 1 (a counterexample page shows the shrunk run)", *shrinkTries))
+	}
+	if name, err := firstBad(
+		flagCheck{"runs", explore.CheckRuns(*runs)},
+		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "a counterexample page shows the shrunk run")},
+	); err != nil {
+		return bad(name, err)
 	}
 	start := time.Now() // for the summary line only
 
@@ -67,11 +68,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: bookAlgorithms,
 		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
 	if err != nil {
-		var oe *explore.OptionError
-		if errors.As(err, &oe) {
-			return bad(matrixFlag[oe.Option], oe.Err)
-		}
-		return fail(stderr, "book", err)
+		return fail(stderr, "book", err) // every option RunMatrix checks is checked above
 	}
 	b.Matrix, err = bookMatrix(m)
 	if err != nil {
@@ -146,9 +143,9 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 				}
 				s.Expect = o.Verdict.Verdict
 				var n strings.Builder
-				fmt.Fprintf(&n, "Found by: %s (run %d, %s), then shrunk", bc.Replay, c.First, c.Verdict)
+				n.WriteString(explore.FoundByLine(bc.Replay, c.First, c.Verdict))
 				if c.Shrunk != nil {
-					fmt.Fprintf(&n, " to %s and %s", count(c.Shrunk.Processes, "process", "processes"), count(c.Shrunk.Faults, "fault", "faults"))
+					fmt.Fprintf(&n, " to %s and %s", text.Count(c.Shrunk.Processes, "process", "es"), text.Count(c.Shrunk.Faults, "fault", "s"))
 				}
 				n.WriteString(".\n")
 				for _, v := range o.Verdict.Violations {
@@ -167,12 +164,4 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 		}
 	}
 	return out, nil
-}
-
-// count is "1 fault", "2 faults".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

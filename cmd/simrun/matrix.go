@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,13 +40,13 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	switch {
-	case *runs < 1:
-		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
-	case *workers < 0:
-		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
-	case *shrinkTries < 0:
-		return bad("shrink-tries", fmt.Errorf("%d: must be 0 (do not shrink) or more", *shrinkTries))
+	// explore's own checks, made once, here, where the flag is known.
+	if name, err := firstBad(
+		flagCheck{"runs", explore.CheckRuns(*runs)},
+		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"shrink-tries", notNegative(*shrinkTries, "do not shrink")},
+	); err != nil {
+		return bad(name, err)
 	}
 
 	var (
@@ -122,11 +121,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, "\r\033[K")
 	}
 	if err != nil {
-		var oe *explore.OptionError
-		if errors.As(err, &oe) {
-			return bad(matrixFlag[oe.Option], oe.Err)
-		}
-		return fail(stderr, "matrix", err)
+		return fail(stderr, "matrix", err) // every option RunMatrix checks is checked above
 	}
 	got := m.JSON(rowFlags)
 
@@ -227,9 +222,6 @@ func reportCheck(w io.Writer, file, command string, asJSON bool, want, got explo
 	}
 	return exitOK
 }
-
-// matrixFlag names the flag of each explore.MatrixOptions field.
-var matrixFlag = map[string]string{"Runs": "runs", "Workers": "workers", "ShrinkTries": "shrink-tries"}
 
 // matrixProgress draws the cells done on one terminal line.
 func matrixProgress(w io.Writer) func(explore.MatrixProgress) {
