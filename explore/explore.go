@@ -69,6 +69,7 @@ type Options struct {
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the search runs.
 	Progress func(Progress)
+	_        struct{} // grows: callers name the fields they set
 }
 
 // Shard is one of Count interleaved parts of the run-index space: shard k
@@ -293,6 +294,7 @@ type Result struct {
 	// Others are the other verdicts met (Search.Met but Found), worst
 	// first; each is shrunk only with Options.ShrinkAll.
 	Others []Other
+	_      struct{} // grows: callers name the fields they set
 }
 
 // Other is a verdict met besides the worst one.

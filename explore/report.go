@@ -61,7 +61,8 @@ type Report struct {
 	Shards       int    `json:"shards,omitempty"` // on a merged result: how many shards
 	// ScenarioYAML is the counterexample itself, on a shard's line, so that
 	// merge can write the winning one.
-	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+	ScenarioYAML string   `json:"scenario_yaml,omitempty"`
+	_            struct{} // grows: callers name the fields they set
 }
 
 // VerdictReport is one verdict met by a search.
@@ -72,7 +73,8 @@ type VerdictReport struct {
 	Counterexample *string `json:"counterexample"`
 	Shrunk         *Shrunk `json:"shrunk,omitempty"`
 	// ScenarioYAML is the shrunk scenario on a shard's line, for merge.
-	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+	ScenarioYAML string   `json:"scenario_yaml,omitempty"`
+	_            struct{} // grows: callers name the fields they set
 }
 
 // Shrunk is the size of the shrunk counterexample.

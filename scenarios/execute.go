@@ -12,6 +12,7 @@ type Outcome struct {
 	Result   *sim.Result
 	Verdict  model.Verdict
 	Digest   string
+	_        struct{} // grows: callers name the fields they set
 }
 
 // Execute runs the scenario against algorithm algoName ("" for its own) and

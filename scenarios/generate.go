@@ -65,6 +65,7 @@ type GenOptions struct {
 	// stays below the TTL, and no node restarts or node clock jumps
 	// (InsideTTL holds).
 	Inside bool
+	_      struct{} // grows: callers name the fields they set
 }
 
 // Bounds of generated scenarios: small, so that a run costs a fraction of a
