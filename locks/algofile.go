@@ -18,6 +18,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// This file is over 400 lines on purpose: it is the whole algorithm-file
+// format, read and checked in one pass by one validator (every error names
+// its field the same way), and cut apart it would be read in three places.
+// Running a loaded file is algofile_run.go; its argument templates are
+// algofile_template.go.
+
 // An algorithm file defines a lock without Go: acquire, release and an
 // optional extend, each one Redis command or Lua script, or a short list of
 // steps with rules on their replies. examples/ has three that reproduce

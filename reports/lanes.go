@@ -12,6 +12,11 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
+// This file is over 400 lines on purpose: the picture is one walk of the
+// history (process lanes, node lanes and key versions, the points where
+// anything changes) whose parts must agree with each other, and both
+// timelines read it.
+
 // The picture is a history read for drawing: one lane per process, one per
 // node, the violation windows. The terminal and the SVG timelines both draw
 // it, so they always agree. It only reads the history: which states to draw
