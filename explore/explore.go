@@ -15,10 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -26,84 +23,6 @@ import (
 	"github.com/locksim/locksim/sim"
 	"pgregory.net/rapid"
 )
-
-// Defaults.
-const (
-	DefaultRuns        = 10_000
-	DefaultShrinkTime  = 30 * time.Second
-	DefaultShrinkTries = 20_000
-)
-
-// Options say what to search.
-type Options struct {
-	Algorithm string // a registered algorithm's name, or "" with Lock
-	// Lock is an algorithm that need not be registered (an algorithm file's,
-	// a team's own Go lock), searched when Algorithm is "". Its Name names
-	// the counterexample.
-	Lock    locks.Algorithm
-	Classes []string // fault classes (scenarios.ParseClasses); empty: all
-	Seed    uint64
-	// Runs is the size of the run-index space, [0, Runs): the search stops
-	// at the first unsafe run (or the first of Verdicts) or after all of
-	// them. Shards split it.
-	Runs    int
-	Workers int   // 0: one per core (GOMAXPROCS)
-	Shard   Shard // zero: the whole space
-	// Verdicts are the verdicts that count as found; empty: any but safe.
-	Verdicts []string
-	// ShrinkTries bounds shrinking by a count of simulated runs, rapid's
-	// and Simplify's together; 0: DefaultShrinkTries. The result is the
-	// same on any machine.
-	ShrinkTries int
-	// ShrinkTime is a wall-clock safety net only; 0: DefaultShrinkTime. A
-	// shrink that hits it is reported as timed out (and may differ on a
-	// slower machine).
-	ShrinkTime time.Duration
-	// ShrinkAll shrinks every verdict met, not only the worst.
-	ShrinkAll bool
-	// Progress, if set, is called about ten times a second from another
-	// goroutine while the search runs.
-	Progress func(Progress)
-}
-
-// Shard is one of Count interleaved parts of the run-index space: shard k
-// runs the indices i with i mod Count = k.
-type Shard struct{ Index, Count int }
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// ParseShard reads "i/n" with 0 ≤ i < n.
-func ParseShard(v string) (Shard, error) {
-	var s Shard
-	if n, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || n != 2 || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
-		return Shard{}, fmt.Errorf("%q: want i/n, such as 0/4", v)
-	}
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return Shard{}, fmt.Errorf("%q: want 0 ≤ i < n", v)
-	}
-	return s, nil
-}
-
-// Progress is a snapshot of a running search. Runs counts runs finished in
-// any order; it is for people, not for results.
-type Progress struct {
-	Runs      int
-	Elapsed   time.Duration
-	Found     bool   // a run that stops the search was seen
-	Worst     string // the worst verdict met so far, "" for none
-	Shrinking bool   // the search is over; shrinking has begun
-}
-
-// OptionError is an option New refused; Option is the Options field.
-type OptionError struct {
-	Option string
-	Err    error
-}
-
-func (e *OptionError) Error() string { return e.Option + ": " + e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
-
-func optErr(option string, err error) error { return &OptionError{option, err} }
 
 // Explorer holds what every run of one search shares.
 type Explorer struct {
@@ -133,13 +52,11 @@ func New(o Options) (*Explorer, error) {
 	if o.Shard == (Shard{}) {
 		o.Shard = Shard{0, 1}
 	}
-	if o.Shard.Count < 1 || o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
-		return nil, optErr("Shard", fmt.Errorf("%s: want 0 ≤ i < n", o.Shard))
+	if err := o.Shard.check(); err != nil {
+		return nil, optErr("Shard", fmt.Errorf("%s: %w", o.Shard, err))
 	}
-	for _, v := range o.Verdicts {
-		if !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
-			return nil, optErr("Verdicts", fmt.Errorf("%q: want one of unsafe, stuck, stale, client-error", v))
-		}
+	if err := CheckVerdicts(o.Verdicts); err != nil {
+		return nil, optErr("Verdicts", err)
 	}
 	if o.ShrinkTime <= 0 {
 		o.ShrinkTime = DefaultShrinkTime
@@ -174,24 +91,6 @@ func (o Options) algorithm() (locks.Algorithm, error) {
 
 // Options are the explorer's options with defaults filled in.
 func (e *Explorer) Options() Options { return e.opts }
-
-// runsAndWorkers fills in the defaults (0: defRuns runs, one worker per
-// core) and refuses what cannot run.
-func runsAndWorkers(runs, workers *int, defRuns int) error {
-	if *runs == 0 {
-		*runs = defRuns
-	}
-	if *runs < 1 {
-		return optErr("Runs", fmt.Errorf("%d: must be at least 1", *runs))
-	}
-	if *workers == 0 {
-		*workers = runtime.GOMAXPROCS(0)
-	}
-	if *workers < 1 {
-		return optErr("Workers", fmt.Errorf("%d: must be at least 1", *workers))
-	}
-	return nil
-}
 
 // RunSeed is the seed of rapid's bit stream for run i. It fits in 31 bits,
 // because Generator.Example takes an int (32 bits on some machines), and it
@@ -254,6 +153,7 @@ type Result struct {
 	// Others are the other verdicts met (Search.Met but Found), worst
 	// first; each is shrunk only with Options.ShrinkAll.
 	Others []Other
+	_      struct{} // grows: callers name the fields they set
 }
 
 // Other is a verdict met besides the worst one.
@@ -318,6 +218,26 @@ func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Sc
 	return c, out, stats, err
 }
 
+// FoundByLine is the first line of a counterexample's narrative, without
+// its full stop: "Found by: BY (run N, VERDICT), then shrunk". by is what
+// finds the same runs again (Options.FoundBy).
+func FoundByLine(by string, run int, verdict string) string {
+	return fmt.Sprintf("Found by: %s (run %d, %s), then shrunk", by, run, verdict)
+}
+
+// foundBy is Options.FoundBy, or what it defaults to.
+func (e *Explorer) foundBy() string {
+	classes := strings.Join(e.classes, ",")
+	switch {
+	case e.opts.FoundBy != "":
+		return e.opts.FoundBy
+	case e.opts.Lock.New == nil:
+		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d", e.algo.Name, classes, e.opts.Seed)
+	}
+	// Not registered: only the caller knows where the lock came from.
+	return fmt.Sprintf("exploring %s under %s, seed %d", e.algo.Name, classes, e.opts.Seed)
+}
+
 // Finish names the shrunk scenario, tells where it came from, replays it
 // with every checker and records the verdict it replays with.
 func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *scenarios.Outcome, error) {
@@ -336,13 +256,7 @@ func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario,
 	}
 	c.Expect = o.Verdict.Verdict
 	var b strings.Builder
-	if e.opts.Lock.New == nil {
-		fmt.Fprintf(&b, "Found by: simrun explore --algo %s --faults %s --seed %d (run %d, %s), then shrunk.\n",
-			e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
-	} else { // not registered: only the caller knows where the lock came from
-		fmt.Fprintf(&b, "Found by: exploring %s under %s, seed %d (run %d, %s), then shrunk.\n",
-			e.algo.Name, strings.Join(e.classes, ","), e.opts.Seed, f.Index, f.Verdict)
-	}
+	b.WriteString(FoundByLine(e.foundBy(), f.Index, f.Verdict) + ".\n")
 	for _, v := range o.Verdict.Violations {
 		fmt.Fprintf(&b, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
 	}

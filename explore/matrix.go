@@ -44,6 +44,7 @@ type MatrixOptions struct {
 	// Progress, if set, is called after each cell is searched and after
 	// each is shrunk, from the goroutine that did it.
 	Progress func(MatrixProgress)
+	_        struct{} // grows: callers name the fields they set
 }
 
 // MatrixProgress counts finished cells; it is for people, not results.
@@ -81,6 +82,7 @@ type Cell struct {
 	// Counterexample is the shrunk scenario (the run of First when
 	// shrinking was off); nil when safe.
 	Counterexample *scenarios.Scenario
+	_              struct{} // grows: callers name the fields they set
 }
 
 // Matrix is every algorithm under every fault class.
@@ -96,6 +98,7 @@ type Matrix struct {
 	ShrinkRuns int // runs made by all shrinks
 	SearchTime time.Duration
 	ShrinkTime time.Duration
+	_          struct{} // grows: callers name the fields they set
 }
 
 // Cell returns the cell of an algorithm and a fault class, or nil.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -60,7 +61,8 @@ type Report struct {
 	Shards       int    `json:"shards,omitempty"` // on a merged result: how many shards
 	// ScenarioYAML is the counterexample itself, on a shard's line, so that
 	// merge can write the winning one.
-	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+	ScenarioYAML string   `json:"scenario_yaml,omitempty"`
+	_            struct{} // grows: callers name the fields they set
 }
 
 // VerdictReport is one verdict met by a search.
@@ -71,7 +73,8 @@ type VerdictReport struct {
 	Counterexample *string `json:"counterexample"`
 	Shrunk         *Shrunk `json:"shrunk,omitempty"`
 	// ScenarioYAML is the shrunk scenario on a shard's line, for merge.
-	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+	ScenarioYAML string   `json:"scenario_yaml,omitempty"`
+	_            struct{} // grows: callers name the fields they set
 }
 
 // Shrunk is the size of the shrunk counterexample.
@@ -236,7 +239,7 @@ func Merge(lines []Report) (Report, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Report{}, fmt.Errorf("missing shard%s %s: a missing shard may hold a lower failing run", plural(len(missing)), strings.Join(missing, ", "))
+		return Report{}, fmt.Errorf("missing shard%s %s: a missing shard may hold a lower failing run", text.Plural(len(missing), "s"), strings.Join(missing, ", "))
 	}
 	out := Report{Algorithm: first.Algorithm, Faults: first.Faults, Seed: first.Seed, RunsLimit: first.RunsLimit,
 		Runs: first.RunsLimit, Shards: count}
@@ -305,11 +308,4 @@ func Merge(lines []Report) (Report, error) {
 		out.Verdicts[v] = vr
 	}
 	return out, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

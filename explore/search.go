@@ -73,6 +73,7 @@ type SearchResult struct {
 	// runs finished in index order (Runs of them), and Search returned the
 	// context's error with it.
 	Interrupted bool
+	_           struct{} // grows: callers name the fields they set
 }
 
 // Search runs this shard's runs on every worker, in increasing index

@@ -13,11 +13,18 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/strictyaml"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/internal/userfile"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 	"go.yaml.in/yaml/v3"
 )
+
+// This file is over 400 lines on purpose: it is the whole algorithm-file
+// format, read and checked in one pass by one validator (every error names
+// its field the same way), and cut apart it would be read in three places.
+// Running a loaded file is algofile_run.go; its argument templates are
+// algofile_template.go.
 
 // An algorithm file defines a lock without Go: acquire, release and an
 // optional extend, each one Redis command or Lua script, or a short list of
@@ -609,7 +616,7 @@ func (v *validator) script(field string, f *stepFile) []template {
 		}
 		data, err := v.readScript(f.ScriptFile)
 		if err != nil {
-			v.fail(field+".script_file", "%s: %s", f.ScriptFile, oneLine(err.Error()))
+			v.fail(field+".script_file", "%s: %s", f.ScriptFile, text.FirstLine(err.Error()))
 			return nil
 		}
 		src, name = string(data), f.ScriptFile
@@ -624,9 +631,9 @@ func (v *validator) script(field string, f *stepFile) []template {
 	v.scripts[src] = shown
 	if err := node.Compile(name, src); err != nil {
 		if f.ScriptFile != "" {
-			v.fail(field+".script_file", "%s", withoutContent(oneLine(err.Error())))
+			v.fail(field+".script_file", "%s", withoutContent(text.FirstLine(err.Error())))
 		} else if v.err == nil {
-			v.err = errors.New(oneLine(err.Error())) // "acquire.script:3: syntax error near 'then'"
+			v.err = errors.New(text.FirstLine(err.Error())) // "acquire.script:3: syntax error near 'then'"
 		}
 		return nil
 	}
@@ -751,11 +758,4 @@ func (l lifetimeSpec) of(p Params) time.Duration {
 		return 24 * 365 * time.Hour
 	}
 	return time.Duration(n) * l.unit
-}
-
-func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

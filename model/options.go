@@ -16,6 +16,7 @@ type Options struct {
 	// SkipPorcupine leaves the linearizability fields Unknown and judges
 	// safety by the direct checkers alone (the fast path for search).
 	SkipPorcupine bool
+	_             struct{} // grows: callers name the fields they set
 }
 
 // Defaults used when the fields are zero.

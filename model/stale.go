@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -77,7 +78,7 @@ func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violat
 		if len(lostNodes) > 0 {
 			notes = append(notes, Note{From: r.at, To: lostGone, Processes: names(t, r.proc),
 				Text: fmt.Sprintf("%s's release at %s got no reply from node%s %s (lost on the network): the key lived out its TTL until %s, as a TTL lock is built to",
-					t.name(r.proc), since(r.at), plural(len(lostNodes)), joinInts(lostNodes), since(lostGone))})
+					t.name(r.proc), since(r.at), text.Plural(len(lostNodes), "s"), joinInts(lostNodes), since(lostGone))})
 		}
 		if len(nodes) == 0 {
 			continue
@@ -94,7 +95,7 @@ func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violat
 			From:      r.at,
 			To:        gone,
 			Detail: fmt.Sprintf("%s released the lock at %s but the key stayed on node%s %s until %s while others waited %v",
-				t.name(r.proc), since(r.at), plural(len(nodes)), joinInts(nodes), since(gone), time.Duration(waited)),
+				t.name(r.proc), since(r.at), text.Plural(len(nodes), "s"), joinInts(nodes), since(gone), time.Duration(waited)),
 			Witness: w.events(w.lastCommands(t, r.proc, r.idx, 3), wit),
 		})
 	}
@@ -152,13 +153,6 @@ func firstAfter(idx []int, i int) int {
 		return -1
 	}
 	return idx[k]
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func joinInts(xs []int) string {

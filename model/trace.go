@@ -26,6 +26,7 @@ type hold struct {
 	proc     int
 	from, to sim.Time
 	fromIdx  int // event index of the held LockReturn
+	toIdx    int // event index of what ended it; -1 while open
 	end      endKind
 	token    string
 	fence    int64
@@ -185,7 +186,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 			return
 		}
 		s.holding = len(t.holds)
-		t.holds = append(t.holds, hold{proc: p, from: e.At, to: forever, fromIdx: i, end: endOpen, token: e.Token, fence: e.Fence})
+		t.holds = append(t.holds, hold{proc: p, from: e.At, to: forever, fromIdx: i, toIdx: -1, end: endOpen, token: e.Token, fence: e.Fence})
 	case sim.KindReleaseInvoke:
 		// The hold ends when Release is called, whatever Release returns: from
 		// then on the process does no protected work.
@@ -194,7 +195,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 			if s.relToken == "" {
 				s.relToken = t.holds[s.holding].token
 			}
-			t.holds[s.holding].to, t.holds[s.holding].end = e.At, endReleased
+			t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = e.At, i, endReleased
 			s.holding = -1
 		} else {
 			t.strays = append(t.strays, stray{p, i, len(t.lockOps), "released the lock without holding it"})
@@ -227,10 +228,10 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		}
 		// A restart with no crash before it still means the old life is over.
 		if e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart {
-			t.stop(s, p, e.At, endCrashed)
+			t.stop(s, p, i, e.At, endCrashed)
 		}
 	case sim.KindProcEnd:
-		t.stop(s, p, e.At, endStopped)
+		t.stop(s, p, i, e.At, endStopped)
 		if e.Err != "" {
 			t.clientErr = append(t.clientErr, i)
 		}
@@ -244,20 +245,20 @@ func (t *trace) endWant(s *procState, p int, at sim.Time) {
 	}
 }
 
-// stop ends a process's life at at: a crash or its end. Its hold ends here
+// stop ends a process's life at at, event i: a crash or its end. Its hold ends here
 // (a release is synthesized so the mutex model sees the lock freed); an
 // acquire in flight is dropped (it returned nothing, so it has no place in
 // the mutex history); a release in flight may have taken effect any time
 // until now; a critical section without its write is dropped (see
 // resourceOps).
-func (t *trace) stop(s *procState, p int, at sim.Time, how endKind) {
+func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 	if s.acquiring {
 		s.wantTo = at
 	}
 	t.endWant(s, p, s.wantTo)
 	s.acquiring = false
 	if s.holding >= 0 {
-		t.holds[s.holding].to, t.holds[s.holding].end = at, how
+		t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = at, i, how
 		t.lockOps = append(t.lockOps, lockOp{proc: p, call: at, ret: at, note: how.String()})
 		s.holding = -1
 	}

@@ -12,6 +12,11 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
+// This file is over 400 lines on purpose: the picture is one walk of the
+// history (process lanes, node lanes and key versions, the points where
+// anything changes) whose parts must agree with each other, and both
+// timelines read it.
+
 // The picture is a history read for drawing: one lane per process, one per
 // node, the violation windows. The terminal and the SVG timelines both draw
 // it, so they always agree. It only reads the history: which states to draw
@@ -139,8 +144,9 @@ func newPicture(o *scenarios.Outcome) *picture {
 		p.end = max(p.end, e.At)
 		procs, nodes = max(procs, e.Proc+1), max(nodes, e.Node+1)
 	}
+	holds := model.Holds(h) // the checker's, so the picture draws what it judged
 	for i := range procs {
-		p.procs = append(p.procs, p.procLane(h, i))
+		p.procs = append(p.procs, p.procLane(h, i, holds))
 	}
 	p.versionIndex(h)
 	for n := range nodes {
@@ -168,9 +174,9 @@ func procName(h *sim.History, i int) string {
 
 func nodeName(n int) string { return fmt.Sprintf("node%d", n) }
 
-// procLane walks one process's events. Its hold ends where the checker's
-// does: at the Release call, a crash, a restart, or the process's end.
-func (p *picture) procLane(h *sim.History, i int) procLane {
+// procLane walks one process's events. Its holds are the checker's
+// (model.Holds): each begins and ends at the events the checker names.
+func (p *picture) procLane(h *sim.History, i int, holds []model.Hold) procLane {
 	l := procLane{name: procName(h, i)}
 	var alive, calling, crashed bool
 	hold := -1 // index in p.holds
@@ -205,15 +211,27 @@ func (p *picture) procLane(h *sim.History, i int) procLane {
 			what = st.String()
 		}
 	}
-	endHold := func(at sim.Time, how string) {
-		if hold >= 0 {
-			p.holds[hold].to, p.holds[hold].end = at, how
-			hold = -1
+	var mine []model.Hold
+	for _, x := range holds {
+		if x.Proc == i {
+			mine = append(mine, x)
 		}
 	}
-	for _, e := range h.Events {
+	next := 0 // mine[next] is the next hold to begin; mine[next-1] the current one
+	for idx, e := range h.Events {
 		if e.Proc != i {
 			continue
+		}
+		if hold >= 0 && mine[next-1].ToEvent == idx {
+			p.holds[hold].to, p.holds[hold].end = e.At, mine[next-1].End
+			hold = -1
+		}
+		if next < len(mine) && mine[next].FromEvent == idx {
+			x := mine[next]
+			hold = len(p.holds)
+			p.holds = append(p.holds, holdRow{proc: i, name: l.name, from: x.From, to: x.From, end: "open",
+				token: x.Token, fence: x.Fence})
+			next++
 		}
 		switch e.Kind {
 		case sim.KindProcStart:
@@ -222,13 +240,7 @@ func (p *picture) procLane(h *sim.History, i int) procLane {
 			calling, callWhat = true, "in Acquire"
 		case sim.KindLockReturn:
 			calling = false
-			if e.Held && e.Err == "" && hold < 0 {
-				hold = len(p.holds)
-				p.holds = append(p.holds, holdRow{proc: i, name: l.name, from: e.At, to: e.At, end: "open",
-					token: e.Token, fence: e.Fence})
-			}
 		case sim.KindReleaseInvoke:
-			endHold(e.At, "released")
 			calling, callWhat = true, "in Release"
 		case sim.KindReleaseReturn:
 			calling = false
@@ -237,16 +249,13 @@ func (p *picture) procLane(h *sim.History, i int) procLane {
 				p.holds[hold].refused = append(p.holds[hold].refused, e.At)
 			}
 		case sim.KindProcEnd:
-			endHold(e.At, "stopped")
 			alive, calling = false, false
 		case sim.KindFault:
 			switch e.Fault {
 			case sim.FaultCrash:
-				endHold(e.At, "crashed")
 				alive, calling, crashed = false, false, true
 				l.marks = append(l.marks, mark{e.At, markCrash, "crash"})
 			case sim.FaultRestart:
-				endHold(e.At, "crashed")
 				alive, calling, crashed = false, false, false
 				l.marks = append(l.marks, mark{e.At, markRestart, fmt.Sprintf("restart as a fresh process (life %d)", e.Incarnation)})
 			case sim.FaultPause:

@@ -32,6 +32,7 @@ type TextOptions struct {
 	// TraceWidth is the most columns a trace line takes: the terminal's
 	// width when there is one; 0 means no limit (a file or a pipe).
 	TraceWidth int
+	_          struct{} // grows: callers name the fields they set
 }
 
 // WriteText writes the verdict, its witnesses and the timeline, without

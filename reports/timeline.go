@@ -8,6 +8,10 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
+// This file is over 400 lines on purpose: the terminal timeline's rows,
+// folds and legend share the column scale and glyphs, and are read together
+// when a glyph changes.
+
 // The terminal timeline: one row per process, one per node for the watched
 // key, one per violation, under an axis of true time. Glyphs are ASCII so the
 // columns line up in any terminal font; colour only adds emphasis.

@@ -17,6 +17,7 @@ type Outcome struct {
 	// Backend is "" for the simulation, else the real backend, as
 	// BackendName shows it.
 	Backend string
+	_       struct{} // grows: callers name the fields they set
 }
 
 // Execute runs the scenario against algorithm algoName ("" for its own) and

@@ -24,6 +24,7 @@ type Scenario struct {
 	Clients []Client `yaml:"clients"`
 	Network Network  `yaml:"network"`
 	Faults  []Fault  `yaml:"faults,omitempty"`
+	_       struct{} // grows: callers name the fields they set
 }
 
 // Params override the algorithm's constants; zero keeps the document's.
@@ -89,6 +90,7 @@ type Fault struct {
 	RestartAfter Duration `yaml:"restart_after,omitempty"`
 	// By is how far a clock jumps (negative: backwards).
 	By Duration `yaml:"by,omitempty"`
+	_  struct{} // grows (failover will add kinds): callers name the fields they set
 }
 
 // Trigger points as written in files.

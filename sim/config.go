@@ -15,6 +15,7 @@ type Config struct {
 	NewLocker func(proc int) Locker
 	// WatchKey is recorded on every node after every command (the lock key).
 	WatchKey string
+	_        struct{} // grows: callers name the fields they set
 }
 
 // DefaultMaxEvents bounds a run's history when Config.MaxEvents is 0.

@@ -14,8 +14,9 @@ import (
 type Result struct {
 	History History
 	Stats   Stats
-	End     Time   // true time at which the run ended
-	Cut     string // why the run stopped before its processes finished, if it did
+	End     Time     // true time at which the run ended
+	Cut     string   // why the run stopped before its processes finished, if it did
+	_       struct{} // grows: callers name the fields they set
 }
 
 // Stats counts what happened in a run.

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
-	"strings"
 	"time"
+
+	"github.com/locksim/locksim/internal/text"
 )
 
 // effectKind is what a process asked the scheduler for when it yielded.
@@ -118,7 +119,7 @@ func (p *process) start() {
 					// The algorithm's own code panicked: that is a client
 					// error of the algorithm, not of the engine.
 					p.r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1,
-						Err: "panic: " + firstLine(fmt.Sprint(v))})
+						Err: "panic: " + text.FirstLine(fmt.Sprint(v))})
 				}
 			}
 		}()
@@ -141,11 +142,4 @@ func (p *process) kill() {
 	p.stop()
 	p.live = false
 	p.inc++
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -32,7 +33,7 @@ func (p *rtProc) run() {
 			if _, ok := v.(crashSignal); !ok {
 				p.lock()
 				p.r.recordLocked(Event{Kind: KindProcEnd, Proc: p.s.id, Node: -1,
-					Err: "panic: " + firstLine(fmt.Sprint(v))}, p.inc)
+					Err: "panic: " + text.FirstLine(fmt.Sprint(v))}, p.inc)
 				p.r.mu.Unlock()
 			} else {
 				return // crashed: the fault retired it or will restart it

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,9 +13,9 @@ import (
 	"github.com/locksim/locksim/book"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/codesteps"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -46,12 +45,13 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "book", fmt.Errorf("takes no arguments, got %q (the directory goes after -o)", pos))
 	case *out == "":
 		return fail(stderr, "book", fmt.Errorf("-o: give the directory to write the site into"))
-	case *runs < 1:
-		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
-	case *workers < 0:
-		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
-	case *shrinkTries < 1:
-		return bad("shrink-tries", fmt.Errorf("%d: must be at least 1 (a counterexample page shows the shrunk run)", *shrinkTries))
+	}
+	if name, err := firstBad(
+		flagCheck{"runs", explore.CheckRuns(*runs)},
+		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "a counterexample page shows the shrunk run")},
+	); err != nil {
+		return bad(name, err)
 	}
 	start := time.Now() // for the summary line only
 
@@ -68,11 +68,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: bookAlgorithms,
 		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
 	if err != nil {
-		var oe *explore.OptionError
-		if errors.As(err, &oe) {
-			return bad(matrixFlag[oe.Option], oe.Err)
-		}
-		return fail(stderr, "book", err)
+		return fail(stderr, "book", err) // every option RunMatrix checks is checked above
 	}
 	b.Matrix, err = bookMatrix(m)
 	if err != nil {
@@ -124,14 +120,14 @@ func countFailing(m book.Matrix) int {
 func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
 		Algorithms: m.Algorithms, Classes: m.Classes}
-	// The cell text as simrun matrix prints it, from the reports package so
-	// that the book follows its format.
-	mj := reports.Matrix(m, "")
+	// The cell text as simrun matrix prints it, from explore so that the
+	// book follows its format.
+	mj := m.JSON("")
 	for _, row := range m.Cells {
 		for _, c := range row {
 			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict}
 			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
-				bc.Text, bc.Replay = reports.MatrixCellText(*mc), mc.Replay
+				bc.Text, bc.Replay = explore.MatrixCellText(*mc), mc.Replay
 			}
 			if c.Counterexample != nil {
 				s := *c.Counterexample
@@ -147,9 +143,9 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 				}
 				s.Expect = o.Verdict.Verdict
 				var n strings.Builder
-				fmt.Fprintf(&n, "Found by: %s (run %d, %s), then shrunk", bc.Replay, c.First, c.Verdict)
+				n.WriteString(explore.FoundByLine(bc.Replay, c.First, c.Verdict))
 				if c.Shrunk != nil {
-					fmt.Fprintf(&n, " to %s and %s", count(c.Shrunk.Processes, "process", "processes"), count(c.Shrunk.Faults, "fault", "faults"))
+					fmt.Fprintf(&n, " to %s and %s", text.Count(c.Shrunk.Processes, "process", "es"), text.Count(c.Shrunk.Faults, "fault", "s"))
 				}
 				n.WriteString(".\n")
 				for _, v := range o.Verdict.Violations {
@@ -168,12 +164,4 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 		}
 	}
 	return out, nil
-}
-
-// count is "1 fault", "2 faults".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 	"golang.org/x/term"
@@ -49,13 +49,13 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "explore", fmt.Errorf("takes no arguments, got %q", pos))
 	}
 	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries, ShrinkTime: *shrinkTime}
-	if af.File == "" && af.Name != "" {
-		o.Algorithm = af.Name // explore.New names an unknown one as --algo
+	a, err := af.resolve() // both, neither, an unknown name, or the file's errors (naming its field)
+	if err != nil {
+		return fail(stderr, "explore", err)
+	}
+	if af.File == "" {
+		o.Algorithm = a.Name // a registered lock's counterexample says simrun explore --algo
 	} else {
-		a, err := af.resolve() // both, neither, or the file's errors (naming its field)
-		if err != nil {
-			return fail(stderr, "explore", err)
-		}
 		o.Lock = a
 	}
 	classes, err := scenarios.ParseClasses(*faults)
@@ -63,17 +63,23 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return bad("faults", err)
 	}
 	o.Classes = classes
-	switch {
-	case *runs < 1:
-		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
-	case *workers < 0:
-		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
-	case *shrinkTries < 1:
-		return bad("shrink-tries", fmt.Errorf("%d: must be at least 1", *shrinkTries))
-	case *shrinkTime <= 0:
-		return bad("shrink-time", fmt.Errorf("%s: must be positive", *shrinkTime))
-	case *shrink != "worst" && *shrink != "all":
-		return bad("shrink", fmt.Errorf("%q: want worst or all", *shrink))
+	if af.File != "" {
+		o.FoundBy = fmt.Sprintf("simrun explore --algo-file %s --faults %s --seed %d", shellWord(af.File), strings.Join(classes, ","), *seed)
+	}
+	if *verdicts != "" {
+		o.Verdicts = strings.Split(*verdicts, ",")
+	}
+	// The checks explore makes are its own functions, called once, here,
+	// where the flag is known: nothing translates an explore error back.
+	if name, err := firstBad(
+		flagCheck{"runs", explore.CheckRuns(*runs)},
+		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "")},
+		flagCheck{"shrink-time", positive(*shrinkTime)},
+		flagCheck{"shrink", oneOf(*shrink, "worst", "all")},
+		flagCheck{"verdict", explore.CheckVerdicts(o.Verdicts)},
+	); err != nil {
+		return bad(name, err)
 	}
 	if *shard == "" {
 		if err := checkOut(*out, *force); err != nil {
@@ -87,19 +93,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			return bad("shard", err)
 		}
 	}
-	if *verdicts != "" {
-		o.Verdicts = strings.Split(*verdicts, ",")
-	}
 	sharded := *shard != ""
 	if !*asJSON && !sharded && exploreTerminal(stdout) {
 		o.Progress = exploreProgress(stdout)
 	}
-	e, err := explore.New(o)
+	e, err := explore.New(o) // every option it checks is checked above
 	if err != nil {
-		var oe *explore.OptionError
-		if errors.As(err, &oe) {
-			return bad(exploreFlag[oe.Option], oe.Err)
-		}
 		return fail(stderr, "explore", err)
 	}
 	if *redis != "" {
@@ -119,9 +118,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	paths := map[string]string{}
 	if !interrupted {
-		if af.File != "" && r.Counterexample != nil {
-			foundBy(r, af)
-		}
 		if paths, err = writeExploreArtifacts(*out, r, af); err != nil {
 			return fail(stderr, "explore", err)
 		}
@@ -156,10 +152,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 
 // exitInterrupted is a shell's exit status for a program ended by SIGINT.
 const exitInterrupted = 130
-
-// exploreFlag names the flag of each explore.Options field.
-var exploreFlag = map[string]string{"Algorithm": "algo", "Lock": "algo-file", "Classes": "faults", "Runs": "runs", "Workers": "workers",
-	"Shard": "shard", "Verdicts": "verdict", "ShrinkAll": "shrink", "ShrinkTries": "shrink-tries", "ShrinkTime": "shrink-time"}
 
 // writeExploreArtifacts writes DIR/counterexample.yaml, DIR/report.txt and
 // DIR/report.html for the worst verdict found, and
@@ -247,7 +239,7 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		timing = append(timing, fmt.Sprintf("%.0f runs/s", r.RunsPerSec))
 	}
 	if r.Workers > 0 && r.RunsPerSec > 0 {
-		timing = append(timing, fmt.Sprintf("%d worker%s", r.Workers, explorePlural(r.Workers)))
+		timing = append(timing, fmt.Sprintf("%d worker%s", r.Workers, text.Plural(r.Workers, "s")))
 	}
 	if len(timing) > 0 {
 		fmt.Fprintf(b, ", %s", strings.Join(timing, ", "))
@@ -288,7 +280,7 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		return err
 	}
 	if s := r.Shrunk; s != nil {
-		fmt.Fprintf(b, "shrunk     to %d process%s, %d fault%s, %d events", s.Processes, explorePluralES(s.Processes), s.Faults, explorePlural(s.Faults), s.Events)
+		fmt.Fprintf(b, "shrunk     to %d process%s, %d fault%s, %d events", s.Processes, text.Plural(s.Processes, "es"), s.Faults, text.Plural(s.Faults, "s"), s.Events)
 		if r.ShrinkSeconds > 0 {
 			fmt.Fprintf(b, " in %.2fs", r.ShrinkSeconds)
 		}
@@ -337,31 +329,4 @@ func exploreProgress(w io.Writer) func(explore.Progress) {
 func exploreTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-func explorePlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func explorePluralES(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "es"
-}
-
-// foundBy makes the counterexample of an algorithm file say how it was
-// found, as it does for a registered algorithm.
-func foundBy(r *explore.Result, af *algoFlags) {
-	c := r.Counterexample
-	line := fmt.Sprintf("Found by: simrun explore --algo-file %s --faults %s --seed %d (run %d, %s), then shrunk.",
-		shellWord(af.File), strings.Join(r.Classes, ","), r.Seed, r.Search.Found.Index, r.Search.Found.Verdict)
-	if _, rest, ok := strings.Cut(c.Narrative, "\n"); ok {
-		c.Narrative = line + "\n" + rest
-	} else {
-		c.Narrative = line + "\n"
-	}
 }

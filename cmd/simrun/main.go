@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 )
 
@@ -226,7 +227,7 @@ func flagError(fs *flag.FlagSet, err error) string {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("--%s needs a value", name)
 	}
-	return firstLine(msg)
+	return text.FirstLine(msg)
 }
 
 // badValue matches the flag package's "invalid value" errors.
@@ -265,13 +266,6 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, in
 
 // fail prints a one-line error and returns the usage exit code.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "simrun %s: %s\n", cmd, firstLine(err.Error()))
+	fmt.Fprintf(stderr, "simrun %s: %s\n", cmd, text.FirstLine(err.Error()))
 	return exitUsage
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
-	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -43,17 +41,17 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	switch {
-	case *runs < 1:
-		return bad("runs", fmt.Errorf("%d: must be at least 1", *runs))
-	case *workers < 0:
-		return bad("workers", fmt.Errorf("%d: must be 0 (one per core) or more", *workers))
-	case *shrinkTries < 0:
-		return bad("shrink-tries", fmt.Errorf("%d: must be 0 (do not shrink) or more", *shrinkTries))
+	// explore's own checks, made once, here, where the flag is known.
+	if name, err := firstBad(
+		flagCheck{"runs", explore.CheckRuns(*runs)},
+		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"shrink-tries", notNegative(*shrinkTries, "do not shrink")},
+	); err != nil {
+		return bad(name, err)
 	}
 
 	var (
-		want     reports.MatrixJSON
+		want     explore.MatrixJSON
 		wantJSON bool
 	)
 	if *check != "" {
@@ -61,7 +59,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return bad("check", err)
 		}
-		if want, err = reports.ReadMatrix(*check, data); err != nil {
+		if want, err = explore.ReadMatrix(*check, data); err != nil {
 			return bad("check", err)
 		}
 		wantJSON = bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
@@ -105,10 +103,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// The command that makes this matrix, for --check to suggest.
-	command := reports.MatrixCommand(*seed, *runs, *shrinkTries)
-	if rowFlags != "" {
-		command += " " + rowFlags
-	}
+	command := explore.MatrixCommand(*seed, *runs, *shrinkTries, rowFlags)
 	if *check != "" && *out == "" {
 		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
 	}
@@ -135,19 +130,15 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, "\r\033[K")
 	}
 	if err != nil {
-		var oe *explore.OptionError
-		if errors.As(err, &oe) {
-			return bad(matrixFlag[oe.Option], oe.Err)
-		}
-		return fail(stderr, "matrix", err)
+		return fail(stderr, "matrix", err) // every option RunMatrix checks is checked above
 	}
-	got := reports.Matrix(m, rowFlags)
+	got := m.JSON(rowFlags)
 
 	var b bytes.Buffer
 	if *asJSON {
-		err = reports.WriteMatrixJSON(&b, got)
+		err = explore.WriteMatrixJSON(&b, got)
 	} else {
-		err = reports.WriteMatrix(&b, got)
+		err = explore.WriteMatrixMarkdown(&b, got)
 	}
 	if err != nil {
 		return fail(stderr, "matrix", err)
@@ -180,7 +171,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 // header of the matrix file being checked. A file whose rows are not
 // registered algorithms and whose header records no --algo-file is refused:
 // rerunning it with every algorithm would compare nothing alike.
-func rowsFromHeader(af *algoFlags, file string, want reports.MatrixJSON) error {
+func rowsFromHeader(af *algoFlags, file string, want explore.MatrixJSON) error {
 	switch rf := want.RowFlags; {
 	case strings.HasPrefix(rf, "--algo-file "):
 		af.File = unshellWord(strings.TrimPrefix(rf, "--algo-file "))
@@ -207,8 +198,8 @@ func unshellWord(s string) string {
 
 // reportCheck prints how got differs from the file's matrix and returns the
 // exit code: 1 when a verdict changed.
-func reportCheck(w io.Writer, file, command string, asJSON bool, want, got reports.MatrixJSON) int {
-	changed, moved := reports.MatrixDiff(want, got)
+func reportCheck(w io.Writer, file, command string, asJSON bool, want, got explore.MatrixJSON) int {
+	changed, moved := explore.MatrixDiff(want, got)
 	space := fmt.Sprintf("seed %d, %d runs per cell", got.Seed, got.Runs)
 	if len(changed) == 0 {
 		fmt.Fprintf(w, "matrix: all %d verdicts as in %s (%s)\n", len(got.Cells), file, space)
@@ -240,9 +231,6 @@ func reportCheck(w io.Writer, file, command string, asJSON bool, want, got repor
 	}
 	return exitOK
 }
-
-// matrixFlag names the flag of each explore.MatrixOptions field.
-var matrixFlag = map[string]string{"Runs": "runs", "Workers": "workers", "ShrinkTries": "shrink-tries"}
 
 // matrixProgress draws the cells done on one terminal line.
 func matrixProgress(w io.Writer) func(explore.MatrixProgress) {

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
+	"time"
 )
 
 // clampWorkers bounds --workers by the jobs (runs, cells) there are and the cores there
@@ -47,4 +49,55 @@ func checkOut(dir string, force bool) error {
 		}
 	}
 	return nil
+}
+
+// flagCheck is a flag and what checking its value said.
+type flagCheck struct {
+	flag string
+	err  error
+}
+
+// firstBad is the first flag whose check failed, in the order given.
+func firstBad(checks ...flagCheck) (string, error) {
+	for _, c := range checks {
+		if c.err != nil {
+			return c.flag, c.err
+		}
+	}
+	return "", nil
+}
+
+// atLeastOne refuses n < 1; why, if given, says why in parentheses.
+func atLeastOne(n int, why string) error {
+	if n >= 1 {
+		return nil
+	}
+	if why != "" {
+		return fmt.Errorf("%d: must be at least 1 (%s)", n, why)
+	}
+	return fmt.Errorf("%d: must be at least 1", n)
+}
+
+// notNegative refuses n < 0; zero says what 0 means.
+func notNegative(n int, zero string) error {
+	if n < 0 {
+		return fmt.Errorf("%d: must be 0 (%s) or more", n, zero)
+	}
+	return nil
+}
+
+// positive refuses a duration that is not above zero.
+func positive(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s: must be positive", d)
+	}
+	return nil
+}
+
+// oneOf refuses a value that is none of the words.
+func oneOf(v string, words ...string) error {
+	if slices.Contains(words, v) {
+		return nil
+	}
+	return fmt.Errorf("%q: want %s", v, strings.Join(words, " or "))
 }

@@ -1,4 +1,4 @@
-package reports
+package explore
 
 // Reading a matrix back (Markdown or JSON), checking it, and comparing two:
 // what 'simrun matrix --check' rests on.
@@ -8,28 +8,22 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
-var (
-	matrixCommandRE = regexp.MustCompile("`(simrun matrix [^`]*)`")
-	matrixCellRE    = regexp.MustCompile(`^([a-z-]+)(?: #(\d+)(?: \((\d+)p/(\d+)f\)(\*)?)?)?$`)
-	matrixOtherRE   = regexp.MustCompile(`^([a-z-]+) #(\d+)$`)
-)
-
-// ReadMatrix reads a matrix that WriteMatrix or WriteMatrixJSON wrote; name
+// ReadMatrix reads a matrix that WriteMatrixMarkdown or WriteMatrixJSON wrote; name
 // is used in errors. From Markdown it reads the seed, runs and shrink budget
 // of the command line (with the --algo or --algo-file that chose the rows)
 // and, per cell, the worst verdict, its first run, the other verdicts met,
-// counterexample size and the budget mark.
+// counterexample size and the budget mark. The Markdown is read strictly:
+// a cell reads only if it is exactly what MatrixCellText writes for what was
+// read, so --check compares data, never a loose match of the text.
 func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		var m MatrixJSON
@@ -39,7 +33,7 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 		if err := checkMatrix(m); err != nil {
 			return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
 		}
-		m.Command = withRowFlags(MatrixCommand(m.Seed, m.Runs, m.ShrinkTries), m.RowFlags)
+		m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
 		return m, nil
 	}
 	if !utf8.Valid(data) {
@@ -54,11 +48,11 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 		firstErr error
 	)
 	for _, l := range lines {
-		for _, sub := range matrixCommandRE.FindAllStringSubmatch(l, -1) {
+		for _, cmd := range matrixCommands(l) {
 			if found {
 				break
 			}
-			if err := parseMatrixCommand(sub[1], &m); err != nil {
+			if err := parseMatrixCommand(cmd, &m); err != nil {
 				firstErr = cmp.Or(firstErr, err)
 				continue
 			}
@@ -115,15 +109,28 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 	if err := checkMatrix(m); err != nil {
 		return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
 	}
-	m.Command = withRowFlags(MatrixCommand(m.Seed, m.Runs, m.ShrinkTries), m.RowFlags)
+	m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
 	return m, nil
 }
 
-func withRowFlags(command, rowFlags string) string {
-	if rowFlags == "" {
-		return command
+// matrixCommands are the `simrun matrix …` spans of a line of Markdown,
+// without their backquotes.
+func matrixCommands(l string) []string {
+	var out []string
+	const open = "`simrun matrix "
+	for {
+		i := strings.Index(l, open)
+		if i < 0 {
+			return out
+		}
+		l = l[i+1:]
+		j := strings.IndexByte(l, '`')
+		if j < 0 {
+			return out
+		}
+		out = append(out, l[:j])
+		l = l[j+1:]
 	}
-	return command + " " + rowFlags
 }
 
 // parseMatrixCommand reads --seed, --runs and --shrink-tries, and the
@@ -170,6 +177,8 @@ func parseMatrixCommand(cmd string, m *MatrixJSON) error {
 	return nil
 }
 
+// parseMatrixCell is MatrixCellText's inverse: it reads a cell and refuses
+// any text that MatrixCellText would not write for what it read.
 func parseMatrixCell(text string) (MatrixCell, error) {
 	parts := strings.Split(text, otherSep)
 	c, err := parseWorstCell(parts[0])
@@ -177,42 +186,59 @@ func parseMatrixCell(text string) (MatrixCell, error) {
 		return c, err
 	}
 	for _, p := range parts[1:] {
-		sub := matrixOtherRE.FindStringSubmatch(p)
-		if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) || sub[1] == model.VerdictSafe {
+		v, n, ok := strings.Cut(p, " #")
+		first, okN := runIndex(n)
+		if !ok || !okN || !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
 			return MatrixCell{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
 		}
-		first, err := strconv.Atoi(sub[2])
-		if err != nil {
-			return MatrixCell{}, fmt.Errorf("%q: run index: %v", text, err)
-		}
-		c.Others = append(c.Others, MatrixOther{Verdict: sub[1], FirstRun: first})
+		c.Others = append(c.Others, MatrixOther{Verdict: v, FirstRun: first})
+	}
+	if again := MatrixCellText(c); again != text {
+		return MatrixCell{}, fmt.Errorf("%q is not a cell as simrun writes it (%q)", text, again)
 	}
 	return c, nil
 }
 
+// parseWorstCell reads "VERDICT", "VERDICT #N", "VERDICT #N (Pp/Ff)" and
+// the same with "*" after the size.
 func parseWorstCell(text string) (MatrixCell, error) {
-	sub := matrixCellRE.FindStringSubmatch(text)
-	if sub == nil || !slices.Contains(scenarios.Verdicts, sub[1]) {
-		return MatrixCell{}, fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f))", text)
+	bad := fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f))", text)
+	v, rest, hasRun := strings.Cut(text, " #")
+	if !slices.Contains(scenarios.Verdicts, v) {
+		return MatrixCell{}, bad
 	}
-	c := MatrixCell{Verdict: sub[1]}
-	if sub[2] != "" {
-		first, err := strconv.Atoi(sub[2])
-		if err != nil {
-			return MatrixCell{}, fmt.Errorf("%q: run index: %v", text, err)
-		}
-		c.FirstFailingRun = &first
+	c := MatrixCell{Verdict: v}
+	if !hasRun {
+		return c, nil
 	}
-	if sub[3] != "" {
-		p, err1 := strconv.Atoi(sub[3])
-		f, err2 := strconv.Atoi(sub[4])
-		if err1 != nil || err2 != nil {
-			return MatrixCell{}, fmt.Errorf("%q: size out of range", text)
-		}
-		c.Shrunk = &explore.Shrunk{Processes: p, Faults: f}
-		c.ShrinkCapped = sub[5] != ""
+	n, size, hasSize := strings.Cut(rest, " (")
+	first, ok := runIndex(n)
+	if !ok {
+		return MatrixCell{}, bad
 	}
+	c.FirstFailingRun = &first
+	if !hasSize {
+		return c, nil
+	}
+	size, c.ShrinkCapped = strings.CutSuffix(size, "*")
+	size, ok = strings.CutSuffix(size, "f)")
+	ps, fs, ok2 := strings.Cut(size, "p/")
+	p, ok3 := runIndex(ps)
+	f, ok4 := runIndex(fs)
+	if !ok || !ok2 || !ok3 || !ok4 {
+		return MatrixCell{}, bad
+	}
+	c.Shrunk = &Shrunk{Processes: p, Faults: f}
 	return c, nil
+}
+
+// runIndex reads a whole number written in decimal digits only.
+func runIndex(s string) (int, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }
 
 // checkMatrix checks what both readers need: a verdict in every cell, the

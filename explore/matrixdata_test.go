@@ -1,0 +1,240 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+var update = flag.Bool("update", false, "rewrite the committed matrix, reports/matrix.md")
+
+// matrixGolden is the committed matrix, the one the README shows.
+const matrixGolden = "../reports/matrix.md"
+
+// The committed matrix is what `simrun matrix` computes with its defaults.
+// Regenerate it with `go test ./explore -run MatrixGolden -update` or
+// `go run ./cmd/simrun matrix -o reports/matrix.md` (the same bytes).
+//
+// It is the whole matrix with the command's own defaults, not a smaller
+// stand-in: the cells are searched in parallel, and shrinking is bounded by
+// a count of runs, so it takes seconds (about 15 on 2 cores).
+func TestMatrixGolden(t *testing.T) {
+	start := time.Now()
+	m, err := RunMatrix(context.Background(), MatrixOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("matrix in %v: %d runs searched in %v, %d shrinking in %v", time.Since(start).Round(time.Millisecond),
+		m.Executed, m.SearchTime.Round(time.Millisecond), m.ShrinkRuns, m.ShrinkTime.Round(time.Millisecond))
+	var b bytes.Buffer
+	if err := WriteMatrixMarkdown(&b, m.JSON("")); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(matrixGolden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(matrixGolden)
+	if err != nil {
+		t.Fatalf("%v (go test ./explore -run MatrixGolden -update creates it)", err)
+	}
+	if b.String() == string(want) {
+		return
+	}
+	old, err := ReadMatrix(matrixGolden, want)
+	if err != nil {
+		t.Fatalf("%s differs from the output and does not read: %v", matrixGolden, err)
+	}
+	changed, moved := MatrixDiff(old, m.JSON(""))
+	var diff strings.Builder
+	for _, c := range append(changed, moved...) {
+		diff.WriteString("  " + c.String() + "\n")
+	}
+	t.Errorf("%s differs from the output (go test ./explore -run MatrixGolden -update rewrites it):\n%sgot:\n%s",
+		matrixGolden, diff.String(), b.String())
+}
+
+func intp(i int) *int { return &i }
+
+// sample is a hand-made matrix with every kind of cell.
+func sample() MatrixJSON {
+	return MatrixJSON{
+		Command: MatrixCommand(7, 500, 100, ""), Seed: 7, Runs: 500, ShrinkTries: 100,
+		Algorithms: []string{"setnx-del", "redlock"},
+		Faults:     []string{"none", "crash", "restart"},
+		Cells: []MatrixCell{
+			{Algorithm: "setnx-del", Fault: "none", Verdict: "safe"},
+			{Algorithm: "setnx-del", Fault: "crash", Verdict: "stuck", FirstFailingRun: intp(0), Shrunk: &Shrunk{Processes: 2, Faults: 1}},
+			{Algorithm: "setnx-del", Fault: "restart", Verdict: "client-error", FirstFailingRun: intp(499), Shrunk: &Shrunk{Processes: 1, Faults: 1}, ShrinkCapped: true},
+			{Algorithm: "redlock", Fault: "none", Verdict: "safe"},
+			{Algorithm: "redlock", Fault: "crash", Verdict: "stale", FirstFailingRun: intp(12)},
+			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &Shrunk{Processes: 2, Faults: 1},
+				Others: []MatrixOther{{"stale", 7}, {"client-error", 0}}},
+		},
+	}
+}
+
+func TestMatrixCellText(t *testing.T) {
+	var got []string
+	for _, c := range sample().Cells {
+		got = append(got, MatrixCellText(c))
+	}
+	want := []string{"safe", "stuck #0 (2p/1f)", "client-error #499 (1p/1f)*", "safe", "stale #12", "unsafe #234 (2p/1f) · stale #7 · client-error #0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// What WriteMatrix writes, ReadMatrix reads back: the run space and every
+// cell's verdict, first failing run, size and budget mark. JSON carries
+// everything.
+func TestMatrixRoundTrip(t *testing.T) {
+	m := sample()
+	var md, js bytes.Buffer
+	if err := WriteMatrixMarkdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMatrixJSON(&js, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(l, "|") && utf8.RuneCountInString(l) != utf8.RuneCountInString(strings.Split(md.String(), "\n")[8]) {
+			t.Errorf("table lines of different widths:\n%s", md.String())
+			break
+		}
+	}
+	if !strings.Contains(md.String(), "`simrun matrix --seed 7 --runs 500 --shrink-tries 100`") ||
+		!strings.Contains(md.String(), "| `redlock`   | safe ") || !strings.Contains(md.String(), "`*` marks") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	fromMD, err := ReadMatrix("m.md", md.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromMD, m) {
+		t.Errorf("from Markdown:\n%+v\nwant\n%+v", fromMD, m)
+	}
+	full := m
+	full.Cells = append([]MatrixCell(nil), m.Cells...)
+	full.Cells[1].Shrunk = &Shrunk{Processes: 2, Faults: 1, Events: 58}
+	full.Cells[1].ShrinkTries, full.Cells[1].Replay = 40, "simrun explore --algo setnx-del --faults crash --seed 7 --runs 500"
+	js.Reset()
+	_ = WriteMatrixJSON(&js, full)
+	fromJSON, err := ReadMatrix("m.json", js.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, full) {
+		t.Errorf("from JSON:\n%+v\nwant\n%+v", fromJSON, full)
+	}
+}
+
+// Anything that is not a matrix is refused with the file's name, and the
+// line where it can tell.
+func TestReadMatrixErrors(t *testing.T) {
+	var good bytes.Buffer
+	_ = WriteMatrixMarkdown(&good, sample())
+	g := good.String()
+	for _, c := range []struct{ name, in, want string }{
+		{"empty", "", "no `simrun matrix"},
+		{"readme", "# locksim\n\nSome text.\n| a | b |\n|---|---|\n", "no `simrun matrix"},
+		{"binary", "\xff\xfe\x00", "not UTF-8"},
+		{"no table", "`simrun matrix --seed 1 --runs 10`\n", "no table"},
+		{"no seed", strings.Replace(g, "--seed 7 ", "", 1), "want --seed and --runs"},
+		{"bad runs", strings.Replace(g, "--runs 500", "--runs many", 1), `"many": not a number`},
+		{"bad verdict", strings.Replace(g, "stuck #0", "broken #0", 1), `m.md:10: setnx-del under crash: "broken #0 (2p/1f)" is not a cell`},
+		{"safe with a run", strings.Replace(g, "| safe |", "| safe #3 |", 1), "safe with first failing run 3"},
+		{"unsafe without", strings.Replace(g, "stale #12", "stale    ", 1), "stale with first failing run none"},
+		{"run out of range", strings.Replace(g, "#499", "#500", 1), "outside [0, 500)"},
+		{"cells", strings.Replace(g, "| stale #12 ", "", 1), "m.md:11: 3 cells, want 4"},
+		{"fault class", strings.Replace(g, "| restart ", "| gc      ", 1), `column "gc" is not a fault class`},
+		{"twice", strings.Replace(g, "`redlock`", "`setnx-del`", 1), "appears twice"},
+		{"no separator", strings.Replace(g, "| -", "| x", 1), "m.md:9: want the table's |---| line"},
+		{"bad other", strings.Replace(g, "· stale #7", "· stale", 1), `"stale" is not another verdict met`},
+		{"other safe", strings.Replace(g, "· stale #7", "· safe #7", 1), `"safe #7" is not another verdict met`},
+		{"other twice", strings.Replace(g, "· stale #7", "· unsafe #7", 1), "unsafe met twice"},
+		{"other out of range", strings.Replace(g, "· stale #7", "· stale #900", 1), "stale at run 900 outside [0, 500)"},
+		{"others of safe", strings.Replace(g, "| safe |", "| safe · stale #1 |", 1), `"safe · stale #1" is not a cell as simrun writes it ("safe")`},
+		{"leading zero", strings.Replace(g, "#499", "#0499", 1), `"client-error #0499 (1p/1f)*" is not a cell as simrun writes it`},
+		{"signed run", strings.Replace(g, "#499", "#+499", 1), `"client-error #+499 (1p/1f)*" is not a cell`},
+		{"json", `{"seed": 1, "runs": 10, "cells": [`, "not a matrix's JSON"},
+		{"json no cells", `{"seed": 1, "runs": 10}`, "no cells"},
+		{"json stray cell", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "b", "fault": "none", "verdict": "safe"}]}`, "b under none: not a row and column"},
+	} {
+		_, err := ReadMatrix("m.md", []byte(c.in))
+		if err == nil || !strings.HasPrefix(err.Error(), "m.md") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming m.md containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestMatrixDiff(t *testing.T) {
+	was := sample()
+	now := sample()
+	now.Cells = append([]MatrixCell(nil), was.Cells...)
+	now.Cells[0] = MatrixCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
+	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &Shrunk{Processes: 2, Faults: 1},
+		Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
+	now.Cells[1].Others = []MatrixOther{{"client-error", 3}}                                     // a verdict met that was not
+	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                          // redlock under crash is gone
+	now.Cells = append(now.Cells, MatrixCell{Algorithm: "mine", Fault: "none", Verdict: "safe"}) // a new row
+	changed, moved := MatrixDiff(was, now)
+	var got []string
+	for _, c := range changed {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"setnx-del under none: safe → unsafe #3",
+		"setnx-del under crash: stuck #0 (2p/1f) → stuck #0 (2p/1f) · client-error #3",
+		"mine under none: (no cell) → safe",
+		"redlock under crash: stale #12 → (no cell)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changed %q\nwant %q", got, want)
+	}
+	if len(moved) != 1 || moved[0].String() != "redlock under restart: unsafe #234 (2p/1f) · stale #7 · client-error #0 → unsafe #100 (2p/1f) · stale #9 · client-error #0" {
+		t.Errorf("moved %v", moved)
+	}
+	if c, m := MatrixDiff(was, was); len(c)+len(m) != 0 {
+		t.Errorf("a matrix differs from itself: %v %v", c, m)
+	}
+}
+
+// ReadMatrix never panics, and what it reads from Markdown it writes back
+// and reads again the same.
+func FuzzReadMatrix(f *testing.F) {
+	var md, js bytes.Buffer
+	_ = WriteMatrixMarkdown(&md, sample())
+	_ = WriteMatrixJSON(&js, sample())
+	f.Add(md.Bytes())
+	f.Add(js.Bytes())
+	f.Add([]byte(`{"runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "a", "fault": "none", "verdict": "safe"}]}`))
+	f.Add([]byte("`simrun matrix --check FILE`, `simrun matrix --seed 1 --runs 3`\n| algorithm | none |\n|-|-|\n| `a` | unsafe #2 (1p/0f)* |\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadMatrix("f", data)
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := WriteMatrixMarkdown(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadMatrix("f", b.Bytes())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, b.String())
+		}
+		for i, c := range m.Cells {
+			if MatrixCellText(c) != MatrixCellText(again.Cells[i]) {
+				t.Fatalf("cell %d: %q, then %q", i, MatrixCellText(c), MatrixCellText(again.Cells[i]))
+			}
+		}
+	})
+}

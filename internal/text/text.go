@@ -1,0 +1,32 @@
+// Package text holds the few string helpers every layer of locksim words its
+// messages with, so that each is written once.
+package text
+
+import (
+	"strconv"
+	"strings"
+)
+
+// FirstLine is s up to its first line break (\n or \r): a one-line error
+// message from one that may run on.
+func FirstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Plural is "" when n is 1 and suffix otherwise: "fault"+Plural(n, "s"),
+// "process"+Plural(n, "es").
+func Plural(n int, suffix string) string {
+	if n == 1 {
+		return ""
+	}
+	return suffix
+}
+
+// Count is n and the noun, in the plural unless n is 1: "1 fault",
+// "2 faults", "3 processes".
+func Count(n int, noun, suffix string) string {
+	return strconv.Itoa(n) + " " + noun + Plural(n, suffix)
+}
