@@ -48,3 +48,11 @@ type Locker interface {
 	Acquire(p Proc) (Lease, error)
 	Release(p Proc, l Lease) error
 }
+
+// Extender is a Locker whose lease can be renewed (redsync's Extend,
+// Redisson's watchdog, bsm/redislock's Refresh). The workload's watchdog
+// calls it every ProcSpec.RenewEvery while the holder works; false or an
+// error tells the holder it has lost the lock, and it stops writing.
+type Extender interface {
+	Extend(p Proc, l Lease) (bool, error)
+}
