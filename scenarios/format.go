@@ -50,6 +50,12 @@ type Client struct {
 	Iterations int      `yaml:"iterations"`
 	Work       Duration `yaml:"work,omitempty"`
 	Think      Duration `yaml:"think,omitempty"`
+	// RenewEvery runs a watchdog that extends the lease on this period
+	// while the client works (algorithms that can extend; others ignore it).
+	RenewEvery Duration `yaml:"renew_every,omitempty"`
+	// Reenter is how many times the holder acquires again inside its
+	// critical section, releasing as many before its own release.
+	Reenter int `yaml:"reenter,omitempty"`
 }
 
 // Network applies to every command.

@@ -145,10 +145,13 @@ func (s *Scenario) validateClients() error {
 		for _, d := range []struct {
 			name string
 			v    Duration
-		}{{"start", c.Start}, {"work", c.Work}, {"think", c.Think}} {
+		}{{"start", c.Start}, {"work", c.Work}, {"think", c.Think}, {"renew_every", c.RenewEvery}} {
 			if d.v < 0 || d.v.D() > MaxDuration {
 				return fieldError(field+"."+d.name, "must be within 0s..%s", MaxDuration)
 			}
+		}
+		if err := c.validateLease(field); err != nil {
+			return err
 		}
 	}
 	return nil
