@@ -41,8 +41,12 @@ type try struct {
 }
 
 func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
+	kept := "" // token_scope: acquire keeps the first try's random token
 	for n := 1; ; n++ {
 		t := &try{l: l, p: p}
+		if l.p.TokenScope == TokenAcquire {
+			t.random = kept
+		}
 		out, err := t.run(&l.a.acquire)
 		if err != nil {
 			return sim.Lease{}, err
@@ -50,6 +54,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 		if out == outHeld {
 			return sim.Lease{Held: true, Token: t.token, Fence: t.fence}, nil
 		}
+		kept = t.random
 		if lastTry(n, l.p.Retries) {
 			return sim.Lease{}, nil
 		}

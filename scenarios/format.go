@@ -29,6 +29,9 @@ type Params struct {
 	RetrySleep Duration `yaml:"retry_sleep,omitempty"`
 	Resolution Duration `yaml:"resolution,omitempty"`
 	Nodes      int      `yaml:"nodes,omitempty"`
+	// TokenScope: try (default: a fresh random token per try) or acquire
+	// (one per Acquire call, kept by its retries, as bsm/redislock does).
+	TokenScope string `yaml:"token_scope,omitempty"`
 }
 
 // Clock is a local clock: true time + offset + drift.

@@ -102,6 +102,9 @@ func (s *Scenario) validateParams(algo locks.Algorithm) error {
 	if p.Nodes < 0 || p.Nodes > MaxNodes {
 		return fieldError("params.nodes", "must be within 1..%d", MaxNodes)
 	}
+	if p.TokenScope != "" && p.TokenScope != locks.TokenTry && p.TokenScope != locks.TokenAcquire {
+		return fieldError("params.token_scope", "%q: want %s or %s", p.TokenScope, locks.TokenTry, locks.TokenAcquire)
+	}
 	if len(p.Key) > 512 {
 		return fieldError("params.key", "at most 512 bytes")
 	}
@@ -269,7 +272,7 @@ func (s *Scenario) nodeCount() int {
 func (s *Scenario) lockParams() locks.Params {
 	p := s.Params
 	return locks.Params{Key: p.Key, TTL: p.TTL.D(), Retries: p.Retries, RetrySleep: p.RetrySleep.D(),
-		Resolution: p.Resolution.D(), Nodes: p.Nodes}
+		Resolution: p.Resolution.D(), Nodes: p.Nodes, TokenScope: p.TokenScope}
 }
 
 func contains(list []string, s string) bool {

@@ -56,3 +56,11 @@ type Locker interface {
 type Extender interface {
 	Extend(p Proc, l Lease) (bool, error)
 }
+
+// SelfRenewing is an Extender whose library runs the watchdog itself, as
+// Redisson's lock does: a client with no RenewEvery of its own renews every
+// RenewEvery() of the algorithm's.
+type SelfRenewing interface {
+	Extender
+	RenewEvery() time.Duration
+}

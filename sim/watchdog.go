@@ -15,9 +15,9 @@ import (
 // resume and begin), a crash ends it (kill), and the holder stops it before
 // it releases.
 
-// startWatchdog starts extending lease every RenewEvery, the first time one
+// startWatchdog starts extending lease every period, the first time one
 // period from now. It runs inside the main coroutine.
-func (p *process) startWatchdog(x Extender, lease Lease) {
+func (p *process) startWatchdog(x Extender, lease Lease, every time.Duration) {
 	if p.crashPending || p.dog != nil {
 		return
 	}
@@ -36,12 +36,12 @@ func (p *process) startWatchdog(x Extender, lease Lease) {
 				}
 			}
 		}()
-		d.watch(x, lease)
+		d.watch(x, lease, every)
 	}
 	d.next, d.stop = iter.Pull(iter.Seq[struct{}](body))
 	d.live = true
 	p.dog = d
-	p.r.q.push(d.ev(p.r.now+Time(p.spec.RenewEvery), evResume))
+	p.r.q.push(d.ev(p.r.now+Time(every), evResume))
 }
 
 // stopWatchdog cancels the watchdog. A renewal it has in flight still
@@ -55,7 +55,7 @@ func (p *process) stopWatchdog() {
 
 // watch is the watchdog's loop: extend, and on success wait one period.
 // The first failure ends it and tells the holder.
-func (d *process) watch(x Extender, lease Lease) {
+func (d *process) watch(x Extender, lease Lease, every time.Duration) {
 	r, own := d.r, d.owner
 	for {
 		r.record(Event{Kind: KindExtendInvoke, Proc: d.id, Node: -1, Token: lease.Token, Fence: lease.Fence})
@@ -69,6 +69,6 @@ func (d *process) watch(x Extender, lease Lease) {
 			own.lost = true
 			return
 		}
-		d.Sleep(time.Duration(own.spec.RenewEvery))
+		d.Sleep(every)
 	}
 }

@@ -6,7 +6,11 @@ func (p *process) workload(l Locker) {
 	r := p.r
 	r.record(Event{Kind: KindProcStart, Proc: p.id, Node: -1})
 	ext, _ := l.(Extender)
-	renew := ext != nil && p.spec.RenewEvery > 0
+	every := p.spec.RenewEvery
+	if s, ok := l.(SelfRenewing); ok && every == 0 {
+		every = s.RenewEvery()
+	}
+	renew := ext != nil && every > 0
 	for i := 0; i < p.spec.Iterations; i++ {
 		if i > 0 {
 			p.Sleep(p.spec.Think)
@@ -30,7 +34,7 @@ func (p *process) workload(l Locker) {
 		r.trigger(PointAcquired, p, "")
 		p.lost = false
 		if renew {
-			p.startWatchdog(ext, lease)
+			p.startWatchdog(ext, lease, every)
 		}
 
 		// The critical section: read the counter, hold it for the work
