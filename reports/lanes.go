@@ -232,6 +232,10 @@ func (p *picture) procLane(h *sim.History, i int) procLane {
 			calling, callWhat = true, "in Release"
 		case sim.KindReleaseReturn:
 			calling = false
+		case sim.KindExtendReturn:
+			if !e.Held || e.Err != "" {
+				endHold(e.At, "lost") // the first failed extend ends the hold (model/renewal.go)
+			}
 		case sim.KindResourceWrite:
 			if !e.Accepted && hold >= 0 {
 				p.holds[hold].refused = append(p.holds[hold].refused, e.At)

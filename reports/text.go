@@ -188,6 +188,8 @@ func holdEnd(h holdRow) string {
 		return "stopped while holding"
 	case "open":
 		return "still held at the end"
+	case "lost":
+		return "lost: an extend failed"
 	}
 	return h.end
 }
