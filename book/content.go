@@ -44,7 +44,7 @@ var Chapters = []Chapter{
 		"failed one tells it to stop writing; neither survives a pause longer than the TTL between two " +
 		"renewals, and a watchdog keeps a stalled but living holder's lock for ever.",
 		[]string{"token-extend-renewed", "token-extend-pause", "reentrant-watchdog", "watchdog-gc-pause",
-			"watchdog-stalled-holder"}},
+			"watchdog-stalled-holder", "token-scope-retry"}},
 }
 
 // claims are what each document says its lock does, in a sentence or

@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/locks"
 
@@ -52,6 +53,27 @@ func init() {
 			// The watchdog renews every 10 s for the whole 600 s.
 			if ok, failed := extends(o.Result.History, "c1"); ok < 59 || failed != 0 {
 				t.Errorf("c1's extends: %d renewed, %d failed; want about 60, 0", ok, failed)
+			}
+		}}
+	builtinCases["token-scope-retry"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictSafe,
+		resource: model.Yes,
+		check: func(t *testing.T, o *scenarios.Outcome) {
+			// With a kept token the retry re-takes the key within 3 s; with
+			// a fresh token per try C1 waits out its own lock (8 s TTL).
+			if at := firstHold(o.Result.History); at > sim.Time(3*time.Second) {
+				t.Errorf("token_scope acquire: c1 held from %v, want before 3s", at)
+			}
+			s, err := scenarios.Lookup("token-scope-retry")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Params.TokenScope = "try"
+			tr, err := s.Execute("", model.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at := firstHold(tr.Result.History); at < sim.Time(8*time.Second) {
+				t.Errorf("token_scope try: c1 held from %v, want after its own key expired at 8s", at)
 			}
 		}}
 	builtinCases["reentrant-watchdog"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictSafe,
@@ -145,4 +167,14 @@ func loadExample(t *testing.T, name string) locks.Algorithm {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// firstHold is when the run's first held Acquire returned; forever if none.
+func firstHold(h sim.History) sim.Time {
+	for _, e := range h.Events {
+		if e.Kind == sim.KindLockReturn && e.Held {
+			return e.At
+		}
+	}
+	return sim.Time(1 << 62)
 }
