@@ -99,7 +99,7 @@ func (t *try) tokenFor(e *env) string {
 		}
 		return t.random
 	}
-	inner := env{p: e.p, now: e.now, owner: e.owner} // the template cannot use {token}
+	inner := env{p: e.p, now: e.now, owner: e.owner, proc: e.proc} // the template cannot use {token}
 	return t.l.a.token.expand(&inner)
 }
 
@@ -109,7 +109,7 @@ func (t *try) run(op *operation) (outcome, error) {
 	var replyLabel string
 	for i := range op.steps {
 		s := &op.steps[i]
-		e := &env{p: t.l.p, now: t.p.Now(), owner: func() string { return t.l.ownerID(t.p) }}
+		e := &env{p: t.l.p, now: t.p.Now(), owner: t.l, proc: t.p}
 		if s.usesTok {
 			tok := t.tokenFor(e)
 			t.token = tok

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locksim/locksim/sim"
 )
 
 // A template is one argument of an algorithm file's command: literal text
@@ -180,8 +182,11 @@ type env struct {
 	p   Params
 	now time.Time
 	tok func() string
-	// owner gives {owner}; nil (outside a run) gives "".
-	owner func() string
+	// owner gives {owner} (drawn by ownerID at first use); nil, outside a
+	// run, gives "". A locker and its process, not a closure: a step's env
+	// must not allocate more than it did.
+	owner *fileLocker
+	proc  sim.Proc
 }
 
 func (e *env) value(p part) string {
@@ -196,7 +201,7 @@ func (e *env) value(p part) string {
 		if e.owner == nil {
 			return ""
 		}
-		return e.owner()
+		return e.owner.ownerID(e.proc)
 	}
 	return strconv.FormatInt(e.number(p.name)+p.offset, 10)
 }
