@@ -13,8 +13,8 @@ type Chapter struct {
 
 // Chapters are the built-in scenarios in the order a course would teach
 // them: the naive SETNX lock, the DEL race, GETSET, pauses, clocks, the
-// reference locks, Redlock. Every built-in is in exactly one chapter;
-// Render refuses a scenario that is in none.
+// reference locks, Redlock, then leases that are renewed. Every built-in is
+// in exactly one chapter; Render refuses a scenario that is in none.
 var Chapters = []Chapter{
 	{"The naive SETNX lock", "SETNX a timestamp, DEL to release. Nobody reads the timestamp, and the fix that adds " +
 		"EXPIRE does it in a second command: a holder that dies at the wrong moment blocks everyone.",
@@ -39,6 +39,12 @@ var Chapters = []Chapter{
 	{"Redlock", "Five independent nodes and a majority. A node that forgets (a restart without " +
 		"persistence) or whose clock jumps lets a second client win a majority too.",
 		[]string{"redlock-node-restart", "redlock-clock-jump"}},
+	{"Leases kept alive", "Production locks renew: redsync's Extend, Redisson's watchdog every third of the TTL, " +
+		"often with a re-entrant hash of owner → count. A renewal lets a holder work past one TTL, and a " +
+		"failed one tells it to stop writing; neither survives a pause longer than the TTL between two " +
+		"renewals, and a watchdog keeps a stalled but living holder's lock for ever.",
+		[]string{"token-extend-renewed", "token-extend-pause", "reentrant-watchdog", "watchdog-gc-pause",
+			"watchdog-stalled-holder", "token-scope-retry"}},
 }
 
 // claims are what each document says its lock does, in a sentence or

@@ -59,7 +59,13 @@ func TestExamplesMatchBuiltins(t *testing.T) {
 					t.Errorf("verdict %s, the built-in's %s", got.Verdict.Verdict, want.Verdict.Verdict)
 				}
 				if got.Digest != want.Digest {
-					t.Errorf("digest %s, the built-in's %s; %s", got.Digest, want.Digest, firstDifference(gh, wh))
+					// A built-in over a slow network (token-scope-retry) reaches
+					// client errors, which name the algorithm: the histories must
+					// be the same but for that name.
+					renamed(gh, file.Name, builtin.Name)
+					if gh.Digest() != wh.Digest() {
+						t.Errorf("digest %s, the built-in's %s; %s", got.Digest, want.Digest, firstDifference(gh, wh))
+					}
 				}
 			})
 		}
@@ -109,6 +115,16 @@ func TestExamplesMatchBuiltinsUnderFaults(t *testing.T) {
 	for _, pc := range parity {
 		if pc.builtin != "set-nx-px-token" && errorsSeen[pc.builtin] == 0 {
 			t.Errorf("%s: no client error in any lossy run", pc.builtin)
+		}
+	}
+}
+
+// renamed rewrites the file's name in client-error messages as the
+// built-in's.
+func renamed(h *sim.History, file, builtin string) {
+	for i := range h.Events {
+		if e := &h.Events[i]; e.Err != "" && e.Kind != sim.KindCommandResult {
+			e.Err = strings.ReplaceAll(e.Err, file+": ", builtin+": ")
 		}
 	}
 }

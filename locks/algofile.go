@@ -738,7 +738,13 @@ func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
 			return nil
 		},
 	}
-	alg.New = func(o Params) sim.Locker { return &fileLocker{a: a, p: alg.With(o)} }
+	alg.New = func(o Params) sim.Locker {
+		l := &fileLocker{a: a, p: alg.With(o)}
+		if a.extend != nil {
+			return extendingLocker{l}
+		}
+		return l
+	}
 	return alg
 }
 

@@ -14,8 +14,19 @@ import (
 // the built-ins' shape: Acquire is a loop of tries with the file's retry
 // policy, each try runs the acquire steps; all on node 0.
 type fileLocker struct {
-	a *fileAlgo
-	p Params
+	a     *fileAlgo
+	p     Params
+	owner string // {owner}: drawn at its first use, kept for the incarnation
+}
+
+// ownerID is {owner}: the process's name and a random part, as Redisson's
+// "UUID:threadId" names one client thread. It is drawn from the process's
+// source only when a file uses it, so files without it run as before.
+func (l *fileLocker) ownerID(p sim.Proc) string {
+	if l.owner == "" {
+		l.owner = fmt.Sprintf("%s:%016x", p.Name(), p.Rand().Uint64())
+	}
+	return l.owner
 }
 
 // try is the state of one run of an operation's steps.
@@ -30,8 +41,12 @@ type try struct {
 }
 
 func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
+	kept := "" // token_scope: acquire keeps the first try's random token
 	for n := 1; ; n++ {
 		t := &try{l: l, p: p}
+		if l.p.TokenScope == TokenAcquire {
+			t.random = kept
+		}
 		out, err := t.run(&l.a.acquire)
 		if err != nil {
 			return sim.Lease{}, err
@@ -39,6 +54,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 		if out == outHeld {
 			return sim.Lease{Held: true, Token: t.token, Fence: t.fence}, nil
 		}
+		kept = t.random
 		if lastTry(n, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
@@ -58,15 +74,15 @@ func (l *fileLocker) Release(p sim.Proc, lease sim.Lease) error {
 	return err
 }
 
+// extendingLocker is a file's lock when the file has an extend: only then
+// is it a sim.Extender, so that a scenario's renew_every leaves a file
+// without extend alone instead of telling its holder it lost the lock.
+type extendingLocker struct{ *fileLocker }
+
 // Extend runs the file's extend operation for a held lease: true if the
-// lease was extended. A file without extend never extends. The engine's
-// workload does not call it yet; it is here for callers that drive a
-// Locker themselves.
-func (l *fileLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
-	if l.a.extend == nil {
-		return false, nil
-	}
-	t := &try{l: l, p: p, leaseTok: lease.Token, fixedTok: true}
+// lease was extended. The workload's watchdog calls it every renew_every.
+func (l extendingLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
+	t := &try{l: l.fileLocker, p: p, leaseTok: lease.Token, fixedTok: true}
 	out, err := t.run(l.a.extend)
 	return out == outHeld, err
 }
@@ -83,7 +99,7 @@ func (t *try) tokenFor(e *env) string {
 		}
 		return t.random
 	}
-	inner := env{p: e.p, now: e.now} // the template cannot use {token}
+	inner := env{p: e.p, now: e.now, owner: e.owner, proc: e.proc} // the template cannot use {token}
 	return t.l.a.token.expand(&inner)
 }
 
@@ -93,7 +109,7 @@ func (t *try) run(op *operation) (outcome, error) {
 	var replyLabel string
 	for i := range op.steps {
 		s := &op.steps[i]
-		e := &env{p: t.l.p, now: t.p.Now()}
+		e := &env{p: t.l.p, now: t.p.Now(), owner: t.l, proc: t.p}
 		if s.usesTok {
 			tok := t.tokenFor(e)
 			t.token = tok

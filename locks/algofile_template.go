@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locksim/locksim/sim"
 )
 
 // A template is one argument of an algorithm file's command: literal text
@@ -36,13 +38,18 @@ const (
 	phExpireAt   = "expire_at"
 	phExpireAtMs = "expire_at_ms"
 	phExpireAtS  = "expire_at_s"
+	// phOwner names the process, stable across its acquisitions (one
+	// incarnation's), unlike {token}, which is per acquisition: the hash
+	// field a re-entrant lock counts in (issue 13). Last, so that the list
+	// as printed before it stays a prefix.
+	phOwner = "owner"
 )
 
 var placeholderNames = []string{phKey, phToken, phTTL, phTTLms, phTTLs, phNow, phNowMs, phNowS,
-	phExpireAt, phExpireAtMs, phExpireAtS}
+	phExpireAt, phExpireAtMs, phExpireAtS, phOwner}
 
 // numeric reports whether a placeholder is an integer that takes an offset.
-func numeric(name string) bool { return name != phKey && name != phToken }
+func numeric(name string) bool { return name != phKey && name != phToken && name != phOwner }
 
 func validPlaceholders() string {
 	var b strings.Builder
@@ -175,6 +182,11 @@ type env struct {
 	p   Params
 	now time.Time
 	tok func() string
+	// owner gives {owner} (drawn by ownerID at first use); nil, outside a
+	// run, gives "". A locker and its process, not a closure: a step's env
+	// must not allocate more than it did.
+	owner *fileLocker
+	proc  sim.Proc
 }
 
 func (e *env) value(p part) string {
@@ -185,6 +197,11 @@ func (e *env) value(p part) string {
 		return e.p.Key
 	case phToken:
 		return e.tok()
+	case phOwner:
+		if e.owner == nil {
+			return ""
+		}
+		return e.owner.ownerID(e.proc)
 	}
 	return strconv.FormatInt(e.number(p.name)+p.offset, 10)
 }

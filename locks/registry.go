@@ -39,6 +39,10 @@ type Params struct {
 	Resolution time.Duration
 	// Nodes is how many Redis nodes the algorithm uses (Redlock).
 	Nodes int
+	// TokenScope is how long a random token lives: TokenTry ("" too), a
+	// fresh one for every try, or TokenAcquire, one per Acquire call reused
+	// by its retries, as bsm/redislock's Obtain does (tokenscope.go).
+	TokenScope string
 }
 
 // Algorithm is one registered lock algorithm.
@@ -81,6 +85,9 @@ func (a Algorithm) With(o Params) Params {
 	if o.Nodes != 0 {
 		p.Nodes = o.Nodes
 	}
+	if o.TokenScope != "" {
+		p.TokenScope = o.TokenScope
+	}
 	return p
 }
 
@@ -98,6 +105,8 @@ func (a Algorithm) Validate(o Params) error {
 		return fmt.Errorf("%s: resolution %s is negative", a.Name, p.Resolution)
 	case p.Nodes < 0:
 		return fmt.Errorf("%s: nodes %d is negative", a.Name, p.Nodes)
+	case p.TokenScope != "" && p.TokenScope != TokenTry && p.TokenScope != TokenAcquire:
+		return fmt.Errorf("%s: token_scope %q: want %s or %s", a.Name, p.TokenScope, TokenTry, TokenAcquire)
 	}
 	if a.check != nil {
 		return a.check(p)
@@ -140,6 +149,8 @@ var registry = []Algorithm{
 	setNXPXTokenAlgorithm,
 	fencedTokenAlgorithm,
 	redlockAlgorithm,
+	tokenExtendAlgorithm,
+	hashReentrantWatchdogAlgorithm,
 }
 
 // All lists every algorithm in a stable order.

@@ -47,11 +47,17 @@ type setNXPXToken struct {
 	// granted, if set, runs once SET has granted the lock with tok and says
 	// whether to keep it (fenced-token takes its fencing number here).
 	granted func(p sim.Proc, tok string) (lease sim.Lease, keep bool)
+	// retake, if set, runs after a SET NX that failed with a token kept
+	// across tries (token_scope: acquire) and says whether the key is ours
+	// after all (token-extend: a retry after a lost reply).
+	retake func(p sim.Proc, tok string) bool
 }
 
 func (l *setNXPXToken) Acquire(p sim.Proc) (sim.Lease, error) {
+	toks := tokenSource{scope: l.p.TokenScope}
 	for try := 1; ; try++ {
-		if tok := token(p); setNXPX(p, 0, l.p.Key, tok, l.p.TTL) {
+		tok := toks.next(p)
+		if setNXPX(p, 0, l.p.Key, tok, l.p.TTL) || try > 1 && l.retake != nil && toks.kept() && l.retake(p, tok) {
 			if l.granted == nil {
 				return sim.Lease{Held: true, Token: tok}, nil
 			}

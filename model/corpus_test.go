@@ -53,6 +53,9 @@ type corpusCase struct {
 //	timeout REQ NODE         the client timed out (request or reply lost)
 //	read V                   the critical section read V
 //	write V FENCE ok|refused the critical section wrote V
+//	extend                   the watchdog called Extend
+//	extended | extend-failed Extend returned renewed, or not; extend! MSG: with an error
+//	reenter TOKEN | reexit   a re-entrant Acquire returned held; its Release returned
 //	crash | restart | pause DUR | jump DUR
 //	end                      the process ended; end! MSG: on a client error
 //
@@ -171,6 +174,21 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 			return e, err
 		}
 		e.Kind, e.Value, e.Fence, e.Accepted = sim.KindResourceWrite, num(args[0]), num(args[1]), args[2] == "ok"
+	case "extend":
+		e.Kind = sim.KindExtendInvoke
+	case "extended":
+		e.Kind, e.Held = sim.KindExtendReturn, true
+	case "extend-failed":
+		e.Kind = sim.KindExtendReturn
+	case "extend!":
+		e.Kind, e.Err = sim.KindExtendReturn, rest
+	case "reenter":
+		if err := need(1); err != nil {
+			return e, err
+		}
+		e.Kind, e.Held, e.Token = sim.KindReenter, true, args[0]
+	case "reexit":
+		e.Kind = sim.KindReexit
 	case "crash":
 		e.Kind, e.Fault = sim.KindFault, sim.FaultCrash
 	case "restart":

@@ -7,13 +7,20 @@
 // Knossos-style mutex, a fenced counter) and is the reference. Liveness
 // (stuck, stale) and client errors are read straight off the timeline.
 //
+// A hold runs from Acquire's held return to the Release call, the holder's
+// crash or stop, or the return of its watchdog's first failed extend: the
+// moment the holder learns it has lost the lock (renewal.go says why this
+// reading and not "until the last moment the holder could still believe it
+// held it"). Re-entrant acquires inside a hold are not holds of their own.
+//
 // Liveness is judged against legitimate leases only (lease.go). A lease that
 // may legitimately keep others waiting is: a hold (Acquire returned held)
 // until its Release is called, or for one lifetime (the TTL) after its holder
 // crashed or stopped; a release lost on the network, for one lifetime; and a
 // write of the lock key whose writer cannot know the outcome (its reply was
 // lost or timed out, it died before Acquire returned, or the clean-up of its
-// failed try got no reply), for one lifetime from the write. A write by a
+// failed try got no reply), for one lifetime from the write; a successful
+// extend, for one lifetime from its return (an unanswered one from its call). A write by a
 // process that got its reply and whose try then failed, or that a release
 // made, forgives nothing: a lock whose failing waiters write the key is stuck
 // when its holder dies, however often they write.

@@ -11,7 +11,7 @@ type Hold struct {
 	From, To  sim.Time // To is the end of the run (the last event) when open
 	FromEvent int      // index in History.Events of the held LockReturn
 	ToEvent   int      // index of the event that ended it; -1 when open
-	End       string   // released, crashed, stopped or open
+	End       string   // released, crashed, stopped, lost (a failed extend) or open
 	Token     string
 	Fence     int64
 	_         struct{}

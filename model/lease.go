@@ -20,7 +20,10 @@ import (
 //     was lost or timed out, it crashed or stopped before Acquire returned
 //     (the last write of that Acquire on each node), or a later command of
 //     the same failed try on that node got no reply (its clean-up may not
-//     have run); each for one lifetime from the write.
+//     have run); each for one lifetime from the write;
+//   - an extend that renewed the lease, for one lifetime from its return,
+//     or that may have (no answer, or an error), from its call
+//     (renewal.go).
 //
 // A write whose writer got its reply and whose try then failed, or that a
 // release made, is the algorithm's own doing and forgives nothing: a lock
@@ -283,5 +286,5 @@ func legitimateLeases(t *trace, ci *callIndex, ttl time.Duration) []span {
 	for k := range ci.writes {
 		out = append(out, ci.writeLease(t, k, life))
 	}
-	return out
+	return append(out, renewalLeases(t, life)...)
 }

@@ -104,7 +104,7 @@ func holdSpans(t *trace) []span {
 func abandonedLeases(t *trace, ttl time.Duration) []span {
 	var out []span
 	for _, h := range t.holds {
-		if h.end == endCrashed || h.end == endStopped {
+		if h.end == endCrashed || h.end == endStopped || h.end == endLost {
 			out = append(out, span{h.to, h.to + sim.Time(ttl)})
 		}
 	}

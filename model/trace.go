@@ -14,9 +14,10 @@ const (
 	endCrashed                 // the holder crashed: the hold ends at the crash
 	endStopped                 // the holder's process stopped (client error)
 	endOpen                    // still held when the run ended
+	endLost                    // an extend failed: the holder learned it had lost the lock (renewal.go)
 )
 
-var endNames = [...]string{"released", "crashed", "stopped", "open"}
+var endNames = [...]string{"released", "crashed", "stopped", "open", "lost"}
 
 func (k endKind) String() string { return endNames[k] }
 
@@ -93,6 +94,7 @@ type trace struct {
 	sections  []section
 	releases  []releaseOK
 	clientErr []int // event indexes of ProcEnd with Err
+	renewals  []renewal
 }
 
 func (t *trace) name(p int) string {
@@ -115,6 +117,7 @@ type procState struct {
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
 	reading   bool
 	read      section
+	extending int // index in renewals of an extend with no return yet; -1
 }
 
 func extract(h *sim.History) *trace {
@@ -142,7 +145,7 @@ func extract(h *sim.History) *trace {
 	t.releases = make([]releaseOK, 0, kinds[sim.KindReleaseReturn])
 	ps := make([]procState, procs)
 	for p := range ps {
-		ps[p].holding, ps[p].releasing = -1, -1
+		ps[p].holding, ps[p].releasing, ps[p].extending = -1, -1, -1
 	}
 	t.wants = make([][]span, procs)
 	t.paused = make([][]span, procs)
@@ -230,6 +233,8 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		if e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart {
 			t.stop(s, p, i, e.At, endCrashed)
 		}
+	case sim.KindExtendInvoke, sim.KindExtendReturn:
+		t.extend(s, p, i, e)
 	case sim.KindProcEnd:
 		t.stop(s, p, i, e.At, endStopped)
 		if e.Err != "" {
@@ -267,6 +272,7 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 		s.releasing = -1
 	}
 	s.reading = false
+	s.extending = -1
 }
 
 // finish closes what is still open when the run ends: a hold stays open

@@ -194,6 +194,8 @@ func holdEnd(h holdRow) string {
 		return "stopped while holding"
 	case "open":
 		return "still held at the end"
+	case "lost":
+		return "lost: an extend failed"
 	}
 	return h.end
 }
@@ -256,6 +258,18 @@ func (w *eventWriter) event(e sim.Event) string {
 		if e.Err != "" {
 			return fmt.Sprintf("%-12s %-4s stopped: %s", at, who, e.Err)
 		}
+	case sim.KindExtendInvoke:
+		return fmt.Sprintf("%-12s %-4s watchdog extends%s", at, who, lease(e))
+	case sim.KindExtendReturn:
+		if e.Held && e.Err == "" {
+			return fmt.Sprintf("%-12s %-4s lease renewed", at, who)
+		}
+		return fmt.Sprintf("%-12s %-4s extend failed%s: lost the lock, stops writing", at, who, errSuffix(e.Err))
+	case sim.KindReenter:
+		if e.Held && e.Err == "" {
+			return fmt.Sprintf("%-12s %-4s re-entered%s", at, who, lease(e))
+		}
+		return fmt.Sprintf("%-12s %-4s did not re-enter%s", at, who, errSuffix(e.Err))
 	}
 	return fmt.Sprintf("%-12s %-4s %s%s", at, who, e.Kind, errSuffix(e.Err))
 }

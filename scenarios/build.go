@@ -78,7 +78,7 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 	}
 	for _, c := range s.Clients {
 		cfg.Procs = append(cfg.Procs, sim.ProcSpec{Name: c.Name, Clock: c.Clock.spec(), Start: c.Start.D(),
-			Iterations: c.Iterations, Work: c.Work.D(), Think: c.Think.D()})
+			Iterations: c.Iterations, Work: c.Work.D(), Think: c.Think.D(), RenewEvery: c.RenewEvery.D(), Reenter: c.Reenter})
 	}
 	for i := range s.Faults {
 		f, err := s.fault(i, len(nodes))

@@ -35,6 +35,9 @@ type Params struct {
 	RetrySleep Duration `yaml:"retry_sleep,omitempty"`
 	Resolution Duration `yaml:"resolution,omitempty"`
 	Nodes      int      `yaml:"nodes,omitempty"`
+	// TokenScope: try (default: a fresh random token per try) or acquire
+	// (one per Acquire call, kept by its retries, as bsm/redislock does).
+	TokenScope string `yaml:"token_scope,omitempty"`
 }
 
 // Clock is a local clock: true time + offset + drift.
@@ -56,6 +59,12 @@ type Client struct {
 	Iterations int      `yaml:"iterations"`
 	Work       Duration `yaml:"work,omitempty"`
 	Think      Duration `yaml:"think,omitempty"`
+	// RenewEvery runs a watchdog that extends the lease on this period
+	// while the client works (algorithms that can extend; others ignore it).
+	RenewEvery Duration `yaml:"renew_every,omitempty"`
+	// Reenter is how many times the holder acquires again inside its
+	// critical section, releasing as many before its own release.
+	Reenter int `yaml:"reenter,omitempty"`
 }
 
 // Network applies to every command.

@@ -104,6 +104,9 @@ func (s *Scenario) validateParams(algo locks.Algorithm, registered bool) error {
 	if p.Nodes < 0 || p.Nodes > MaxNodes {
 		return fieldError("params.nodes", "must be within 1..%d", MaxNodes)
 	}
+	if p.TokenScope != "" && p.TokenScope != locks.TokenTry && p.TokenScope != locks.TokenAcquire {
+		return fieldError("params.token_scope", "%q: want %s or %s", p.TokenScope, locks.TokenTry, locks.TokenAcquire)
+	}
 	if len(p.Key) > 512 {
 		return fieldError("params.key", "at most 512 bytes")
 	}
@@ -150,10 +153,13 @@ func (s *Scenario) validateClients() error {
 		for _, d := range []struct {
 			name string
 			v    Duration
-		}{{"start", c.Start}, {"work", c.Work}, {"think", c.Think}} {
+		}{{"start", c.Start}, {"work", c.Work}, {"think", c.Think}, {"renew_every", c.RenewEvery}} {
 			if d.v < 0 || d.v.D() > MaxDuration {
 				return fieldError(field+"."+d.name, "must be within 0s..%s", MaxDuration)
 			}
+		}
+		if err := c.validateLease(field); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -277,7 +283,7 @@ func (s *Scenario) nodeCount() int {
 func (s *Scenario) lockParams() locks.Params {
 	p := s.Params
 	return locks.Params{Key: p.Key, TTL: p.TTL.D(), Retries: p.Retries, RetrySleep: p.RetrySleep.D(),
-		Resolution: p.Resolution.D(), Nodes: p.Nodes}
+		Resolution: p.Resolution.D(), Nodes: p.Nodes, TokenScope: p.TokenScope}
 }
 
 func contains(list []string, s string) bool {

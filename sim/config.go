@@ -34,6 +34,14 @@ type ProcSpec struct {
 	Iterations int           // acquire → critical section → release rounds
 	Work       time.Duration // time held between reading and writing the resource
 	Think      time.Duration // pause after each round
+	// RenewEvery, when the Locker is an Extender, runs a watchdog beside
+	// the critical section that extends the lease on this period: a second
+	// coroutine of the process, paused and crashed with it. 0: the
+	// Locker's own period if it is SelfRenewing, else no watchdog.
+	RenewEvery time.Duration
+	// Reenter is how many times the holder acquires again inside its
+	// critical section (and releases as many before its own release).
+	Reenter int
 }
 
 // Latency is uniform in [Min, Max]; Min == Max is fixed.

@@ -222,6 +222,11 @@ func (r *runner) dispatch(e *event) {
 		r.startProc(p)
 		return
 	}
+	if e.sub {
+		if p = p.dog; p == nil {
+			return // a watchdog that was stopped
+		}
+	}
 	if int(e.inc) != p.inc || !p.live {
 		return // an event of a process incarnation that crashed
 	}
@@ -249,8 +254,8 @@ func (r *runner) startProc(p *process) {
 
 // resume runs the process until its next yield, unless it is paused.
 func (r *runner) resume(p *process) {
-	if p.pausedUntil > r.now {
-		r.q.push(event{at: p.pausedUntil, kind: evResume, proc: int32(p.id), inc: int32(p.inc)})
+	if until := p.home().pausedUntil; until > r.now {
+		r.q.push(p.ev(until, evResume))
 		return
 	}
 	p.running = true
@@ -258,6 +263,13 @@ func (r *runner) resume(p *process) {
 	p.running = false
 	if !ok {
 		p.live = false
+		if p.owner != nil {
+			return // a watchdog's end is not its process's
+		}
+		if p.dog != nil {
+			p.dog.kill() // a watchdog never outlives its process's coroutine
+			p.dog = nil
+		}
 		if p.crashPending {
 			p.inc++
 		} else {
@@ -276,13 +288,13 @@ func (r *runner) resume(p *process) {
 
 // begin starts the effect the process yielded for, once any pause is over.
 func (r *runner) begin(p *process) {
-	if p.pausedUntil > r.now {
-		r.q.push(event{at: p.pausedUntil, kind: evBegin, proc: int32(p.id), inc: int32(p.inc)})
+	if until := p.home().pausedUntil; until > r.now {
+		r.q.push(p.ev(until, evBegin))
 		return
 	}
 	switch p.want {
 	case effSleep:
-		r.q.push(event{at: r.now + Time(p.sleep), kind: evResume, proc: int32(p.id), inc: int32(p.inc)})
+		r.q.push(p.ev(r.now+Time(p.sleep), evResume))
 	case effCommand:
 		r.send(p)
 	case effRead:

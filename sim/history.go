@@ -27,10 +27,17 @@ const (
 	KindFault         // a fault fired: Fault, Dur
 	KindProcStart     // a process (or a fresh incarnation) started
 	KindProcEnd       // a process finished its workload or stopped on a client error
+	// The kinds below come after KindProcEnd so that the numbers above, which
+	// digests hash, never change.
+	KindExtendInvoke // the watchdog called Extend with the lease (Token, Fence)
+	KindExtendReturn // Extend returned: Held says renewed; false or Err: the lock is lost
+	KindReenter      // a re-entrant Acquire inside the critical section returned: Held, Token, or Err
+	KindReexit       // the Release of a re-entrant Acquire returned; Err if it failed
 )
 
 var kindNames = [...]string{"", "command", "command-result", "lock-invoke", "lock-return",
-	"release-invoke", "release-return", "resource-read", "resource-write", "fault", "proc-start", "proc-end"}
+	"release-invoke", "release-return", "resource-read", "resource-write", "fault", "proc-start", "proc-end",
+	"extend-invoke", "extend-return", "reenter", "reexit"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -14,7 +14,7 @@ func (r *runner) send(p *process) {
 	nw := &r.cfg.Network
 	r.reqID++
 	q := r.arena.request()
-	*q = request{id: r.reqID, proc: p.id, inc: p.inc, node: p.node, args: p.args, sent: r.now}
+	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now}
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
@@ -40,7 +40,9 @@ func (r *runner) send(p *process) {
 		}
 		at = q.deadline
 	}
-	r.q.push(event{at: at, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
+	e := p.ev(at, evReply)
+	e.req = q
+	r.q.push(e)
 }
 
 func latency(rng *rand.Rand, l Latency) time.Duration {
@@ -77,7 +79,9 @@ func (r *runner) deliver(p *process, q *request) {
 			return
 		}
 		q.why = "timeout: node down"
-		r.q.push(event{at: q.deadline, kind: evReply, proc: int32(p.id), inc: int32(p.inc), req: q})
+		e := p.ev(q.deadline, evReply)
+		e.req = q
+		r.q.push(e)
 		return
 	}
 	// The result repeats the command and its send time: a lost request has

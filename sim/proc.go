@@ -48,3 +48,19 @@ type Locker interface {
 	Acquire(p Proc) (Lease, error)
 	Release(p Proc, l Lease) error
 }
+
+// Extender is a Locker whose lease can be renewed (redsync's Extend,
+// Redisson's watchdog, bsm/redislock's Refresh). The workload's watchdog
+// calls it every ProcSpec.RenewEvery while the holder works; false or an
+// error tells the holder it has lost the lock, and it stops writing.
+type Extender interface {
+	Extend(p Proc, l Lease) (bool, error)
+}
+
+// SelfRenewing is an Extender whose library runs the watchdog itself, as
+// Redisson's lock does: a client with no RenewEvery of its own renews every
+// RenewEvery() of the algorithm's.
+type SelfRenewing interface {
+	Extender
+	RenewEvery() time.Duration
+}

@@ -45,6 +45,15 @@ type process struct {
 	crashPending bool // crash at the next yield
 	pausedUntil  Time
 
+	// The watchdog (watchdog.go). A main coroutine's dog is its running
+	// watchdog, if any; a watchdog's owner is its process's main coroutine,
+	// whose clock, pause and life it shares. A watchdog's inc is its
+	// generation, so that a stopped watchdog's pending events are dropped.
+	owner  *process
+	dog    *process
+	dogGen int
+	lost   bool // the watchdog failed to extend the current lease
+
 	// The pending effect, set before yielding.
 	want    effectKind
 	args    []string
@@ -60,7 +69,20 @@ type process struct {
 func (p *process) Name() string     { return p.spec.Name }
 func (p *process) Rand() *rand.Rand { return p.rng }
 func (p *process) Nodes() int       { return len(p.r.nodes) }
-func (p *process) Now() time.Time   { return p.clock.at(p.r.now).Std() }
+func (p *process) Now() time.Time   { return p.home().clock.at(p.r.now).Std() }
+
+// home is the process's main coroutine: itself, or a watchdog's owner.
+func (p *process) home() *process {
+	if p.owner != nil {
+		return p.owner
+	}
+	return p
+}
+
+// ev is a scheduler event for this coroutine.
+func (p *process) ev(at Time, kind evKind) event {
+	return event{at: at, kind: kind, proc: int32(p.id), inc: int32(p.inc), sub: p.owner != nil}
+}
 
 func (p *process) Do(node int, args ...string) (Reply, error) {
 	if node < 0 || node >= len(p.r.nodes) {
@@ -132,6 +154,10 @@ func (p *process) start() {
 // kill ends the coroutine if it is suspended; a running one is ended at its
 // next yield.
 func (p *process) kill() {
+	if p.dog != nil {
+		p.dog.kill() // the watchdog shares its process's fate
+		p.dog = nil
+	}
 	if !p.live {
 		return
 	}
@@ -141,5 +167,7 @@ func (p *process) kill() {
 	}
 	p.stop()
 	p.live = false
-	p.inc++
+	if p.owner == nil {
+		p.inc++
+	}
 }

@@ -18,6 +18,7 @@ type event struct {
 	at    Time
 	seq   uint64
 	kind  evKind
+	sub   bool // the event is the process's watchdog's, not its main coroutine's
 	proc  int32
 	inc   int32 // incarnation the event belongs to; stale ones are dropped
 	fault int32

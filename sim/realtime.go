@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -41,6 +42,16 @@ func CheckReal(cfg *Config) error {
 	for i, n := range cfg.Nodes {
 		if n.Clock != (ClockSpec{}) {
 			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot be offset or drift (simulation only)", i)
+		}
+	}
+	for i, p := range cfg.Procs {
+		if p.RenewEvery > 0 || p.Reenter > 0 {
+			return fmt.Errorf("clients[%d]: renew_every and reenter run only in simulation (the watchdog is a coroutine of the simulated process)", i)
+		}
+	}
+	if cfg.NewLocker != nil && len(cfg.Procs) > 0 {
+		if s, ok := cfg.NewLocker(0).(SelfRenewing); ok && s.RenewEvery() > 0 {
+			return errors.New("algorithm: a lock that runs its own watchdog runs only in simulation")
 		}
 	}
 	for i, f := range cfg.Faults {

@@ -22,8 +22,8 @@ func (c *Config) validate() error {
 		return errors.New("sim: max events must not be negative")
 	}
 	for i, p := range c.Procs {
-		if p.Iterations < 0 || p.Work < 0 || p.Think < 0 || p.Start < 0 {
-			return fmt.Errorf("sim: procs[%d]: iterations, work, think and start must not be negative", i)
+		if p.Iterations < 0 || p.Work < 0 || p.Think < 0 || p.Start < 0 || p.RenewEvery < 0 || p.Reenter < 0 {
+			return fmt.Errorf("sim: procs[%d]: iterations, work, think, start, renew every and reenter must not be negative", i)
 		}
 	}
 	nw := c.Network

@@ -21,6 +21,15 @@ type worker interface {
 func workload(p worker, l Locker) {
 	id, spec := p.procID(), p.procSpec()
 	p.record(Event{Kind: KindProcStart, Proc: id, Node: -1})
+	ext, _ := l.(Extender)
+	every := spec.RenewEvery
+	if s, ok := l.(SelfRenewing); ok && every == 0 {
+		every = s.RenewEvery()
+	}
+	renew := ext != nil && every > 0
+	// Only the simulated process keeps leases (a watchdog coroutine,
+	// re-entry); the real-time runner refuses them (CheckReal).
+	keeper, _ := p.(*process)
 	for i := 0; i < spec.Iterations; i++ {
 		if i > 0 {
 			p.Sleep(spec.Think)
@@ -41,23 +50,85 @@ func workload(p worker, l Locker) {
 			continue
 		}
 		p.trigger(PointAcquired)
+		if keeper != nil && (spec.Reenter > 0 || renew) {
+			keeper.lost = false
+			if renew {
+				keeper.startWatchdog(ext, lease, every)
+			}
+			if !keeper.keptSection(l, lease, p.readResource()) {
+				return
+			}
+			continue
+		}
 
 		// The critical section: read the counter, hold it for the work
 		// time, write it back +1 carrying the fencing number.
 		v := p.readResource()
 		p.Sleep(spec.Work)
 		p.writeResource(v+1, lease.Fence)
-
-		p.record(Event{Kind: KindReleaseInvoke, Proc: id, Node: -1, Token: lease.Token, Fence: lease.Fence})
-		if err := l.Release(p, lease); err != nil {
-			p.record(Event{Kind: KindReleaseReturn, Proc: id, Node: -1, Err: err.Error()})
-			p.record(Event{Kind: KindProcEnd, Proc: id, Node: -1, Err: "release: " + err.Error()})
+		if !release(p, l, lease) {
 			return
 		}
-		p.record(Event{Kind: KindReleaseReturn, Proc: id, Node: -1})
-		p.trigger(PointReleased)
 	}
 	p.record(Event{Kind: KindProcEnd, Proc: id, Node: -1})
+}
+
+// release runs the holder's Release; false means the process ended on a
+// client error.
+func release(p worker, l Locker, lease Lease) bool {
+	id := p.procID()
+	p.record(Event{Kind: KindReleaseInvoke, Proc: id, Node: -1, Token: lease.Token, Fence: lease.Fence})
+	if err := l.Release(p, lease); err != nil {
+		p.record(Event{Kind: KindReleaseReturn, Proc: id, Node: -1, Err: err.Error()})
+		p.record(Event{Kind: KindProcEnd, Proc: id, Node: -1, Err: "release: " + err.Error()})
+		return false
+	}
+	p.record(Event{Kind: KindReleaseReturn, Proc: id, Node: -1})
+	p.trigger(PointReleased)
+	return true
+}
+
+// keptSection is the rest of a critical section whose lease is renewed or
+// re-entered (the plain one above stays as it was, event for event, so that
+// every existing digest stands): re-enter Reenter times, work, release the
+// inner leases innermost first, stop the watchdog, then write and release,
+// unless the watchdog has lost the lock: a holder told so stops writing and
+// lets the lock go (redsync's ErrExtendFailed, Redisson's failed renewal),
+// and its hold ended at the failed extend. False means the process ended on
+// a client error.
+func (p *process) keptSection(l Locker, lease Lease, v int64) bool {
+	r := p.r
+	var inner []Lease
+	for j := 0; j < p.spec.Reenter && !p.lost; j++ {
+		il, err := l.Acquire(p)
+		if err != nil {
+			p.stopWatchdog()
+			r.record(Event{Kind: KindReenter, Proc: p.id, Node: -1, Err: err.Error()})
+			r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1, Err: "re-enter: " + err.Error()})
+			return false
+		}
+		r.record(Event{Kind: KindReenter, Proc: p.id, Node: -1, Held: il.Held, Token: il.Token, Fence: il.Fence})
+		if !il.Held {
+			break // not re-entrant: there is nothing to release
+		}
+		inner = append(inner, il)
+	}
+	p.Sleep(p.spec.Work)
+	for j := len(inner) - 1; j >= 0 && !p.lost; j-- {
+		if err := l.Release(p, inner[j]); err != nil {
+			p.stopWatchdog()
+			r.record(Event{Kind: KindReexit, Proc: p.id, Node: -1, Token: inner[j].Token, Err: err.Error()})
+			r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1, Err: "re-exit: " + err.Error()})
+			return false
+		}
+		r.record(Event{Kind: KindReexit, Proc: p.id, Node: -1, Token: inner[j].Token})
+	}
+	p.stopWatchdog()
+	if p.lost {
+		return true
+	}
+	p.writeResource(v+1, lease.Fence)
+	return release(p, l, lease)
 }
 
 // The simulated process's side of worker.
