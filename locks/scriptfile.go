@@ -24,5 +24,5 @@ func tabHint(err error) error {
 	if !strings.Contains(err.Error(), "found a tab character") {
 		return err
 	}
-	return fmt.Errorf("%w: indent the script: | block with spaces, or move the script to a .lua file named by script_file:", err)
+	return fmt.Errorf("%w: indent the script: | block with spaces, or move the script to a .lua file and name it in script_file", err)
 }

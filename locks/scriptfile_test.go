@@ -52,7 +52,7 @@ func TestTabIndentedScriptSaysWhatToDo(t *testing.T) {
 	src := "name: tabs\nkey: k\nttl: 30s\nacquire:\n  script: |\n\tlocal x = 1\n\treturn 1\n  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n"
 	_, err := ParseFile("a.yaml", []byte(src), nil)
 	want := "a.yaml: line 5: found a tab character where an indentation space is expected: " +
-		"indent the script: | block with spaces, or move the script to a .lua file named by script_file:"
+		"indent the script: | block with spaces, or move the script to a .lua file and name it in script_file"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}

@@ -32,9 +32,9 @@ func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scena
 	var w *realredis.Wire
 	var err error
 	if addrs == Start {
-		srv, err := realredis.Start(len(p.Config.Nodes))
-		if err != nil {
-			return nil, err
+		srv, serr := realredis.Start(len(p.Config.Nodes))
+		if serr != nil {
+			return nil, serr
 		}
 		defer srv.Stop()
 		w, err = realredis.OpenServers(srv)

@@ -82,7 +82,7 @@ func TestDifferentialExpiryBoundaryRedis(t *testing.T) {
 		goneFrom := time.UnixMilli(replied.UnixMilli() + 101)
 
 		time.Sleep(time.Until(sent.Add(70 * time.Millisecond)))
-		r, start, end := timedGet(t, conn)
+		r, _, end := timedGet(t, conn)
 		if end.Before(aliveUntil) {
 			before++
 			if r != "$1\r\nv\r\n" {
@@ -90,7 +90,7 @@ func TestDifferentialExpiryBoundaryRedis(t *testing.T) {
 			}
 		}
 		time.Sleep(time.Until(replied.Add(130 * time.Millisecond)))
-		r, start, _ = timedGet(t, conn)
+		r, start, _ := timedGet(t, conn)
 		if !start.Before(goneFrom) {
 			after++
 			if r != "$-1\r\n" {
