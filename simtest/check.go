@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -104,8 +105,9 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 	if runs == 0 {
 		runs = DefaultRuns
 	}
+	foundBy := fmt.Sprintf("%s, faults %s, seed %d", by, strings.Join(c.faults, ","), c.seed)
 	e, err := explore.New(explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
-		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime})
+		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy})
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +123,6 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 	ce.Source = "simtest"
 	ce.Summary = fmt.Sprintf("%s %s under %s: run %d of %s, seed %d, shrunk by rapid",
 		c.name, f.Verdict, strings.Join(r.Classes, ","), f.Run, by, c.seed)
-	if _, rest, ok := strings.Cut(ce.Narrative, "\n"); ok { // explore's "Found by" line
-		ce.Narrative = fmt.Sprintf("Found by: %s, faults %s, seed %d (run %d, %s), then shrunk.\n%s",
-			by, strings.Join(r.Classes, ","), c.seed, f.Run, f.Verdict, rest)
-	}
 	var path, saveErr string
 	if c.saveDir != "" {
 		path = filepath.Join(c.saveDir, file)
@@ -176,7 +174,7 @@ func message(f *Failure, r *explore.Result, c config, path, saveErr string) stri
 	ce := r.Counterexample
 	fmt.Fprintf(b, "simtest: %s is %s under %s (seed %d, run %d of runs 0 to %d), shrunk to %d process%s and %d fault%s",
 		c.name, strings.ToUpper(f.Verdict), strings.Join(r.Classes, ","), c.seed, f.Run, r.Limit-1,
-		len(ce.Clients), plural(len(ce.Clients), "es"), len(ce.Faults), plural(len(ce.Faults), "s"))
+		len(ce.Clients), text.Plural(len(ce.Clients), "es"), len(ce.Faults), text.Plural(len(ce.Faults), "s"))
 	if r.Shrink.TimedOut {
 		b.WriteString(" (shrinking ran out of time: perhaps not minimal)")
 	}
@@ -223,13 +221,6 @@ func fileName(test string) string {
 		}
 	}
 	return string(b) + ".yaml"
-}
-
-func plural(n int, suffix string) string {
-	if n == 1 {
-		return ""
-	}
-	return suffix
 }
 
 // fails says whether a verdict is one of c's failing ones.

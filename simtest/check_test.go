@@ -86,6 +86,9 @@ func TestExploreDeterministic(t *testing.T) {
 		if err != nil || f == nil {
 			t.Fatalf("%d workers: %v %v", workers, f, err)
 		}
+		if by := "Found by: simtest.Explore, faults pause, seed 7 (run "; !strings.Contains(string(f.YAML), by) {
+			t.Errorf("%d workers: the narrative lacks %q:\n%s", workers, by, f.YAML)
+		}
 		if got := string(f.YAML); want == "" {
 			want = got
 		} else if got != want {
