@@ -117,6 +117,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--algo", "redlock", "--workers", "-1"}, "--workers"},
 		{[]string{"explore", "--algo", "redlock", "--shard", "2/2"}, "--shard"},
 		{[]string{"explore", "--algo", "redlock", "--verdict", "safe"}, "--verdict"},
+		{[]string{"explore", "--algo", "redlock", "--verdict", "incomplete"}, "--verdict"},
 	} {
 		code, _, errOut := simrun(c.args...)
 		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.flag+":") {
