@@ -58,7 +58,7 @@ func (w *witnesses) build(procs, nodes int) {
 			if e.Node >= 0 && e.Node < nodes {
 				w.byNode[e.Node] = append(w.byNode[e.Node], i)
 			}
-		case e.Kind == sim.KindFault && e.Fault == sim.FaultNodeRestart:
+		case e.Kind == sim.KindFault && e.Fault.LosesData():
 			if e.Node >= 0 && e.Node < nodes {
 				w.resets[e.Node] = append(w.resets[e.Node], i)
 			}
