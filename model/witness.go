@@ -14,7 +14,7 @@ type witnesses struct {
 	built  bool
 	byProc [][]int // KindCommand event indexes per process, in order
 	byNode [][]int // KindCommand event indexes per node, in order
-	resets [][]int // FaultNodeRestart event indexes per node
+	resets [][]int // indexes of faults that lost a node's data (LosesData), per node
 }
 
 func (w *witnesses) build(procs, nodes int) {

@@ -14,9 +14,9 @@ import (
 )
 
 // This file is over 400 lines until the re-cut of issue 19 moves generation
-// and simplification out of scenarios (into explore, with fault kinds as
-// units): it holds the fault classes, the rapid generator and Simplify, which
-// must agree on what a scenario may contain.
+// and simplification out of scenarios (into explore): it holds the fault
+// classes, the rapid generator and Simplify, which must agree on what a
+// scenario may contain. How each fault kind is drawn is faultkinds.go's.
 
 // Fault classes: the kinds of trouble a generated scenario brings.
 const (
