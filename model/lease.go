@@ -207,10 +207,10 @@ func indexCalls(t *trace) *callIndex {
 				closeCall(p, i, callReturned)
 			}
 		case sim.KindFault:
-			if inRange && (e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart) {
+			if inRange && e.Fault.EndsLife() {
 				closeCall(p, i, callDied)
 			}
-			if e.Fault == sim.FaultNodeRestart && e.Node >= 0 && e.Node < t.nodes {
+			if e.Fault.LosesData() && e.Node >= 0 && e.Node < t.nodes {
 				// The node lost the key: the next write there is a new
 				// version even if it writes the old value.
 				last[e.Node] = sim.KeyState{}

@@ -226,11 +226,11 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		t.sections = append(t.sections, c)
 		s.reading = false
 	case sim.KindFault:
-		if e.Fault == sim.FaultPause {
+		if e.Fault.Pauses() {
 			t.paused[p] = append(t.paused[p], span{e.At, e.At + sim.Time(e.Dur)})
 		}
 		// A restart with no crash before it still means the old life is over.
-		if e.Fault == sim.FaultCrash || e.Fault == sim.FaultRestart {
+		if e.Fault.EndsLife() {
 			t.stop(s, p, i, e.At, endCrashed)
 		}
 	case sim.KindExtendInvoke, sim.KindExtendReturn:

@@ -100,10 +100,10 @@ func annotations(t *trace) []porcupine.Annotation {
 			lane(e.Proc, e.At, e.At, "client error", e.Err, colorBad)
 		case e.Kind != sim.KindFault:
 		case e.Proc >= 0:
-			desc, to, color := procFault(e)
+			desc, to, color := faultBar(e)
 			lane(e.Proc, e.At, to, desc, fmt.Sprintf("%s: %s at %s", t.name(e.Proc), desc, e.At), color)
 		case e.Node >= 0:
-			desc, to, color := nodeFault(e)
+			desc, to, color := faultBar(e)
 			tagged(fmt.Sprintf("node %d", e.Node), e.At, to, desc, fmt.Sprintf("node %d: %s at %s", e.Node, desc, e.At), color)
 		}
 	}
@@ -113,30 +113,6 @@ func annotations(t *trace) []porcupine.Annotation {
 		tagged("overlap", o.from, min(o.to, t.end), desc, fmt.Sprintf("%s from %s", desc, o.from), colorBad)
 	}
 	return as
-}
-
-func procFault(e sim.Event) (desc string, to sim.Time, color string) {
-	switch e.Fault {
-	case sim.FaultPause:
-		return fmt.Sprintf("pause %v", e.Dur), e.At + sim.Time(e.Dur), colorPause
-	case sim.FaultCrash:
-		return "crash", e.At, colorCrash
-	case sim.FaultRestart:
-		return fmt.Sprintf("restart (life %d)", e.Incarnation), e.At, colorCrash
-	case sim.FaultProcJump:
-		return "clock " + signed(e.Dur), e.At, colorJump
-	}
-	return e.Fault.String(), e.At, colorJump
-}
-
-func nodeFault(e sim.Event) (desc string, to sim.Time, color string) {
-	switch e.Fault {
-	case sim.FaultNodeJump:
-		return "clock " + signed(e.Dur), e.At, colorJump
-	case sim.FaultNodeRestart:
-		return fmt.Sprintf("restart, data lost, down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
-	}
-	return e.Fault.String(), e.At, colorJump
 }
 
 func signed(d time.Duration) string {

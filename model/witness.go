@@ -14,7 +14,7 @@ type witnesses struct {
 	built  bool
 	byProc [][]int // KindCommand event indexes per process, in order
 	byNode [][]int // KindCommand event indexes per node, in order
-	resets [][]int // FaultNodeRestart event indexes per node
+	resets [][]int // indexes of faults that lost a node's data (LosesData), per node
 }
 
 func (w *witnesses) build(procs, nodes int) {
@@ -58,7 +58,7 @@ func (w *witnesses) build(procs, nodes int) {
 			if e.Node >= 0 && e.Node < nodes {
 				w.byNode[e.Node] = append(w.byNode[e.Node], i)
 			}
-		case e.Kind == sim.KindFault && e.Fault == sim.FaultNodeRestart:
+		case e.Kind == sim.KindFault && e.Fault.LosesData():
 			if e.Node >= 0 && e.Node < nodes {
 				w.resets[e.Node] = append(w.resets[e.Node], i)
 			}

@@ -251,17 +251,18 @@ func (p *picture) procLane(h *sim.History, i int, holds []model.Hold) procLane {
 		case sim.KindProcEnd:
 			alive, calling = false, false
 		case sim.KindFault:
-			switch e.Fault {
-			case sim.FaultCrash:
+			d := faultDrawings[e.Fault]
+			switch d.life {
+			case lifeCrashed:
 				alive, calling, crashed = false, false, true
-				l.marks = append(l.marks, mark{e.At, markCrash, "crash"})
-			case sim.FaultRestart:
+			case lifeOver:
 				alive, calling, crashed = false, false, false
-				l.marks = append(l.marks, mark{e.At, markRestart, fmt.Sprintf("restart as a fresh process (life %d)", e.Incarnation)})
-			case sim.FaultPause:
+			}
+			if d.mark != nil {
+				l.marks = append(l.marks, d.mark(e))
+			}
+			if d.pauses {
 				l.pauses = append(l.pauses, pause{e.At, e.At + sim.Time(e.Dur), fmt.Sprintf("paused %v", e.Dur)})
-			case sim.FaultProcJump:
-				l.marks = append(l.marks, jumpMark(e))
 			}
 		}
 		set(e.At)
@@ -283,13 +284,6 @@ func (p *picture) procLane(h *sim.History, i int, holds []model.Hold) procLane {
 		}
 	}
 	return l
-}
-
-func jumpMark(e sim.Event) mark {
-	if e.Dur >= 0 {
-		return mark{e.At, markJumpFwd, "clock jumps +" + e.Dur.String()}
-	}
-	return mark{e.At, markJumpBack, "clock jumps " + e.Dur.String()}
 }
 
 type versionKey struct {
@@ -386,16 +380,19 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			if e.Key.TTL > 0 {
 				expires = e.At + sim.Time(e.Key.TTL)
 			}
-		case e.Kind == sim.KindFault && e.Fault == sim.FaultNodeRestart:
-			closeAt(e.At)
-			l.spans = append(l.spans, keySpan{from: e.At, to: min(e.At+sim.Time(e.Dur), p.end), v: -1, down: true})
-			l.marks = append(l.marks, mark{e.At, markNodeRestart, fmt.Sprintf("restart: data lost, down %v", e.Dur)})
-		case e.Kind == sim.KindFault && e.Fault == sim.FaultNodeJump:
-			// Node time running ahead makes the TTL run out sooner in true time.
-			if present && expires >= 0 {
+		case e.Kind == sim.KindFault:
+			d := faultDrawings[e.Fault]
+			if d.down {
+				closeAt(e.At)
+				l.spans = append(l.spans, keySpan{from: e.At, to: min(e.At+sim.Time(e.Dur), p.end), v: -1, down: true})
+			}
+			if d.shifts && present && expires >= 0 {
+				// Node time running ahead makes the TTL run out sooner in true time.
 				expires -= sim.Time(e.Dur)
 			}
-			l.marks = append(l.marks, jumpMark(e))
+			if d.mark != nil {
+				l.marks = append(l.marks, d.mark(e))
+			}
 		}
 	}
 	expireBefore(p.end)

@@ -117,18 +117,8 @@ func (s *Scenario) fault(i, nodes int) (sim.Fault, error) {
 		}
 		out.Node = *f.Node
 	}
-	switch f.Kind {
-	case FaultPause:
-		out.Kind, out.Dur = sim.FaultPause, f.For.D()
-	case FaultCrash:
-		out.Kind, out.Dur = sim.FaultCrash, f.RestartAfter.D()
-	case FaultClockJump:
-		out.Kind, out.Dur = sim.FaultProcJump, f.By.D()
-		if f.Node != nil {
-			out.Kind = sim.FaultNodeJump
-		}
-	case FaultNodeRestart:
-		out.Kind, out.Dur = sim.FaultNodeRestart, f.For.D()
+	if kind := fileFaultOf(f.Kind); kind != nil { // validated: always
+		out.Kind, out.Dur = kind.build(&f)
 	}
 	if f.On != nil {
 		out.On = sim.Trigger{Point: pointOf[f.On.Point], Proc: s.clientIndex(f.On.Client),

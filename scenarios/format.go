@@ -76,14 +76,6 @@ type Network struct {
 	Timeout     Duration `yaml:"timeout,omitempty"`
 }
 
-// Fault kinds as written in files.
-const (
-	FaultPause       = "pause"
-	FaultCrash       = "crash"
-	FaultClockJump   = "clock-jump"
-	FaultNodeRestart = "node-restart"
-)
-
 // Fault is one planned fault: at a true time, or on an event of a client.
 type Fault struct {
 	Kind string `yaml:"kind"`

@@ -14,9 +14,9 @@ import (
 )
 
 // This file is over 400 lines until the re-cut of issue 19 moves generation
-// and simplification out of scenarios (into explore, with fault kinds as
-// units): it holds the fault classes, the rapid generator and Simplify, which
-// must agree on what a scenario may contain.
+// and simplification out of scenarios (into explore): it holds the fault
+// classes, the rapid generator and Simplify, which must agree on what a
+// scenario may contain. How each fault kind is drawn is faultkinds.go's.
 
 // Fault classes: the kinds of trouble a generated scenario brings.
 const (
@@ -222,7 +222,7 @@ func (g *scenarioGen) draw(t *rapid.T) *Scenario {
 	}
 
 	// Faults.
-	kinds := g.faultKinds(on, nodes)
+	kinds := g.faultKinds(on)
 	if len(kinds) > 0 {
 		pauseMax := 3 * ttl
 		if g.inside {
@@ -235,38 +235,29 @@ func (g *scenarioGen) draw(t *rapid.T) *Scenario {
 	return s
 }
 
-// Fault kinds a generated scenario may contain.
-const (
-	genPause = iota
-	genCrash
-	genClientJump
-	genNodeJump
-	genNodeRestart
-)
-
-func (g *scenarioGen) faultKinds(on classSet, nodes int) []int {
-	var kinds []int
-	if on[ClassCrash] {
-		kinds = append(kinds, genCrash)
-	}
-	if on[ClassPause] {
-		kinds = append(kinds, genPause)
-	}
-	if on[ClassJump] {
-		kinds = append(kinds, genClientJump)
-		if !g.inside {
-			kinds = append(kinds, genNodeJump)
+// faultKinds lists the ways to draw a fault that the switched-on classes
+// allow, class by class in FaultClasses order, then in fileFaults order: the
+// draw of "kind" indexes this list, so its order is part of every digest.
+func (g *scenarioGen) faultKinds(on classSet) []*genFault {
+	var kinds []*genFault
+	for _, c := range FaultClasses {
+		if !on[c] {
+			continue
 		}
-	}
-	if on[ClassRestart] && !g.inside {
-		kinds = append(kinds, genNodeRestart)
+		for i := range fileFaults {
+			for j := range fileFaults[i].gen {
+				if k := &fileFaults[i].gen[j]; k.class == c && !(k.outsideOnly && g.inside) {
+					kinds = append(kinds, k)
+				}
+			}
+		}
 	}
 	return kinds
 }
 
 type faultGen struct {
 	g        *scenarioGen
-	kinds    []int
+	kinds    []*genFault
 	ttl      time.Duration
 	clients  int
 	nodes    int
@@ -302,26 +293,8 @@ func (fg faultGen) draw(t *rapid.T) Fault {
 	defer func() { prev.ok = true }()
 	kind := fg.kinds[drawInt(t, "kind", 0, len(fg.kinds)-1)]
 	target := drawInt(t, "client", 0, fg.clients-1)
-	var f Fault
-	switch kind {
-	case genPause:
-		// Shrinks towards the longest pause: a counterexample that fails
-		// by a wide margin, not by a lucky millisecond.
-		f.Kind, f.For = FaultPause, Duration(fg.pauseMax-drawDur(t, "pause shorter by", 0, fg.pauseMax, 10*time.Millisecond))
-	case genCrash:
-		f.Kind = FaultCrash
-		if drawBool(t, "restarts") {
-			f.RestartAfter = Duration(drawDur(t, "restart after", 10*time.Millisecond, 2*ttl, 10*time.Millisecond))
-		}
-	case genClientJump, genNodeJump:
-		// In quarters of the TTL, so that jumps past the TTL are common;
-		// shrinks towards the largest jump forwards.
-		quarters := 8 - time.Duration(drawInt(t, "jump quarters less", 0, 16))
-		f.Kind, f.By = FaultClockJump, Duration(quarters*ttl/4)
-	case genNodeRestart:
-		f.Kind, f.For = FaultNodeRestart, Duration(drawDur(t, "down", 0, ttl, 10*time.Millisecond))
-	}
-	if kind == genNodeJump || kind == genNodeRestart {
+	f := kind.draw(fg, t) // faultkinds.go
+	if kind.onNode {
 		n := drawInt(t, "node", 0, fg.nodes-1)
 		f.Node = &n
 	} else {
@@ -449,15 +422,20 @@ func (s *Scenario) InsideTTL() error {
 		work = max(work, c.Work.D())
 	}
 	paused := make([]time.Duration, len(s.Clients))
-	for i, f := range s.Faults {
-		switch {
-		case f.Kind == FaultNodeRestart:
-			return fmt.Errorf("faults[%d]: a node restart loses the lock", i)
-		case f.Kind == FaultClockJump && f.Node != nil:
-			return fmt.Errorf("faults[%d]: a node's clock jump moves the lock's expiry", i)
-		case f.Kind == FaultPause:
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		kind := fileFaultOf(f.Kind) // faultkinds.go
+		if kind == nil {
+			continue
+		}
+		if kind.outsideTTL != nil {
+			if why := kind.outsideTTL(f); why != "" {
+				return fmt.Errorf("faults[%d]: %s", i, why)
+			}
+		}
+		if sk, d := kind.build(f); sk.Pauses() {
 			if c := s.clientIndex(f.Client); c >= 0 {
-				paused[c] += f.For.D()
+				paused[c] += d
 			}
 		}
 	}

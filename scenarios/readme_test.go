@@ -47,3 +47,34 @@ func TestDefaultDuration(t *testing.T) {
 		t.Errorf("README does not state the default duration %s", DefaultDuration)
 	}
 }
+
+// The README's "Adding a fault kind" names the files a kind lives in: each
+// must exist and hold that layer's fault-kind table, and every table must
+// be named there.
+func TestREADMEFaultKindFiles(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Skip("README.md not found")
+	}
+	_, section, ok := strings.Cut(string(data), "### Adding a fault kind")
+	if !ok {
+		t.Fatal(`README has no "Adding a fault kind" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	for _, f := range []struct{ path, table string }{{"sim/faultkinds.go", "faultSpecs"},
+		{"scenarios/faultkinds.go", "fileFaults"}, {"model/faultkinds.go", "faultWords"},
+		{"reports/faultkinds.go", "faultDrawings"}} {
+		path := f.path
+		if !strings.Contains(section, "`"+path+"`") {
+			t.Errorf("the section does not name %s", path)
+		}
+		src, err := os.ReadFile("../" + path)
+		if err != nil {
+			t.Errorf("the section names %s: %v", path, err)
+			continue
+		}
+		if !strings.Contains(string(src), "var "+f.table+" = ") {
+			t.Errorf("%s does not hold the table %s", path, f.table)
+		}
+	}
+}

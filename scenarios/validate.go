@@ -191,16 +191,16 @@ func (n Network) validate() error {
 	return nil
 }
 
-var faultKinds = []string{FaultPause, FaultCrash, FaultClockJump, FaultNodeRestart}
 var points = []string{PointSend, PointReply, PointAcquired, PointReleased}
 
 func (s *Scenario) validateFault(i int) error {
 	f := s.Faults[i]
 	field := fmt.Sprintf("faults[%d]", i)
-	if !contains(faultKinds, f.Kind) {
-		return fieldError(field+".kind", "%q is not a fault (valid: %s)", f.Kind, strings.Join(faultKinds, ", "))
+	kind := fileFaultOf(f.Kind) // faultkinds.go
+	if kind == nil {
+		return fieldError(field+".kind", "%q is not a fault (valid: %s)", f.Kind, strings.Join(fileFaultNames(), ", "))
 	}
-	onNode := f.Kind == FaultNodeRestart || (f.Kind == FaultClockJump && f.Node != nil)
+	onNode := kind.onNode(&f)
 	switch {
 	case onNode && f.Client != "":
 		return fieldError(field, "names both a client and a node: a %s has one target", f.Kind)
@@ -220,13 +220,13 @@ func (s *Scenario) validateFault(i int) error {
 	if f.By.D() < -MaxDuration || f.By.D() > MaxDuration {
 		return fieldError(field+".by", "must be within ±%s", MaxDuration)
 	}
-	if f.Kind != FaultClockJump && f.By != 0 {
-		return fieldError(field+".by", "only a clock-jump has by")
+	if !kind.hasBy && f.By != 0 {
+		return fieldError(field+".by", "only a %s has by", takersOf(func(k *fileFault) bool { return k.hasBy }))
 	}
-	if f.Kind != FaultCrash && f.RestartAfter != 0 {
-		return fieldError(field+".restart_after", "only a crash has restart_after")
+	if !kind.hasRestartAfter && f.RestartAfter != 0 {
+		return fieldError(field+".restart_after", "only a %s has restart_after", takersOf(func(k *fileFault) bool { return k.hasRestartAfter }))
 	}
-	if (f.Kind == FaultCrash || f.Kind == FaultClockJump) && f.For != 0 {
+	if !kind.hasFor && f.For != 0 {
 		return fieldError(field+".for", "a %s has no length", f.Kind)
 	}
 	if f.On == nil {

@@ -17,41 +17,28 @@ func (r *runner) trigger(point Point, p *process, cmd string) {
 	}
 }
 
-// fire applies fault i now. Faults on a process that is not alive do nothing.
+// fire applies fault i now, as its kind says (faultkinds.go). Faults on a
+// process that is not alive do nothing.
 func (r *runner) fire(i int) {
 	if r.fired[i] {
 		return
 	}
 	r.fired[i] = true
 	f := &r.cfg.Faults[i]
+	spec := f.Kind.spec()
 	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
-	switch f.Kind {
-	case FaultPause, FaultCrash, FaultProcJump:
+	switch spec.target {
+	case TargetProc:
 		p := r.procs[f.Proc]
 		if !p.live || p.crashPending {
 			return // dead, or dying at its next yield: a second crash must not restart it twice
 		}
 		ev.Proc = f.Proc
-		r.record(ev)
-		switch f.Kind {
-		case FaultPause:
-			p.pausedUntil = max(p.pausedUntil, r.now+Time(f.Dur))
-		case FaultProcJump:
-			p.clock.jumped += f.Dur
-		case FaultCrash:
-			r.crash(p, f.Dur)
-		}
-	case FaultNodeJump:
+	case TargetNode:
 		ev.Node = f.Node
-		r.record(ev)
-		r.nodes[f.Node].clock.jumped += f.Dur
-	case FaultNodeRestart:
-		ev.Node = f.Node
-		r.record(ev)
-		n := &r.nodes[f.Node]
-		n.n.Flush()
-		n.downUntil = r.now + Time(f.Dur)
 	}
+	r.record(ev)
+	spec.apply(r, f)
 }
 
 // crash ends the process at its next yield (at once if it is suspended) and

@@ -46,26 +46,7 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// FaultKind names a fault.
-type FaultKind uint8
-
-const (
-	FaultPause       FaultKind = iota + 1 // process stops for Dur
-	FaultCrash                            // process dies at its next yield
-	FaultRestart                          // a crashed process starts again, fresh (history only)
-	FaultProcJump                         // process clock jumps by Dur
-	FaultNodeJump                         // node clock jumps by Dur
-	FaultNodeRestart                      // node loses all data; down for Dur
-)
-
-var faultNames = [...]string{"", "pause", "crash", "restart", "proc-clock-jump", "node-clock-jump", "node-restart"}
-
-func (f FaultKind) String() string {
-	if int(f) < len(faultNames) {
-		return faultNames[f]
-	}
-	return "unknown"
-}
+// FaultKind names a fault; faultkinds.go says what each one is and does.
 
 // KeyState is a watched key on a node right after a command ran there.
 type KeyState struct {

@@ -55,8 +55,8 @@ func CheckReal(cfg *Config) error {
 		}
 	}
 	for i, f := range cfg.Faults {
-		if f.Kind == FaultNodeJump {
-			return fmt.Errorf("faults[%d]: a node clock jump cannot be applied to a real server (simulation only)", i)
+		if why := f.Kind.spec().realRefusal; why != "" {
+			return fmt.Errorf("faults[%d]: %s", i, why)
 		}
 	}
 	return nil
@@ -316,41 +316,24 @@ func (r *rtRunner) fire(i int) int {
 	}
 	r.fired[i] = true
 	f := &r.cfg.Faults[i]
+	spec := f.Kind.spec()
+	if spec.applyReal == nil {
+		return -1 // CheckReal refuses it
+	}
 	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
-	switch f.Kind {
-	case FaultPause, FaultCrash, FaultProcJump:
-		s := r.slots[f.Proc]
-		p := s.cur
+	inc := 0
+	switch spec.target {
+	case TargetProc:
+		p := r.slots[f.Proc].cur
 		if p == nil || p.crashed {
 			return -1
 		}
-		ev.Proc = f.Proc
-		r.recordLocked(ev, p.inc)
-		switch f.Kind {
-		case FaultPause:
-			s.pausedUntil = max(s.pausedUntil, r.now()+Time(f.Dur))
-		case FaultProcJump:
-			s.jumped.Add(int64(f.Dur))
-		case FaultCrash:
-			// The process is abandoned: it unwinds at its next effect, or
-			// at once if it is waiting; a command in flight still runs.
-			p.crashed = true
-			close(p.dead)
-			s.cur, s.pausedUntil = nil, 0
-			s.inc++
-			if f.Dur > 0 {
-				r.spawn(s, time.Duration(r.now())+f.Dur)
-			} else {
-				r.retire()
-			}
-		}
-	case FaultNodeRestart:
+		ev.Proc, inc = f.Proc, p.inc
+	case TargetNode:
 		ev.Node = f.Node
-		r.recordLocked(ev, 0)
-		r.downUntil[f.Node] = r.now() + Time(f.Dur)
-		return f.Node
 	}
-	return -1
+	r.recordLocked(ev, inc)
+	return spec.applyReal(r, f)
 }
 
 // restartNode restarts node n beside the processes: restarting a server

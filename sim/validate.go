@@ -47,19 +47,16 @@ func (c *Config) validate() error {
 }
 
 func (f *Fault) validate(procs, nodes int) error {
-	switch f.Kind {
-	case FaultPause, FaultCrash, FaultProcJump:
-		if f.Proc < 0 || f.Proc >= procs {
-			return fmt.Errorf("process %d does not exist", f.Proc)
-		}
-	case FaultNodeJump, FaultNodeRestart:
-		if f.Node < 0 || f.Node >= nodes {
-			return fmt.Errorf("node %d does not exist", f.Node)
-		}
-	default:
+	spec := f.Kind.spec()
+	switch {
+	case !spec.planned:
 		return fmt.Errorf("fault kind %d cannot be planned", f.Kind)
+	case spec.target == TargetProc && (f.Proc < 0 || f.Proc >= procs):
+		return fmt.Errorf("process %d does not exist", f.Proc)
+	case spec.target == TargetNode && (f.Node < 0 || f.Node >= nodes):
+		return fmt.Errorf("node %d does not exist", f.Node)
 	}
-	if f.Kind != FaultProcJump && f.Kind != FaultNodeJump && f.Dur < 0 {
+	if !spec.signed && f.Dur < 0 {
 		return errors.New("duration must not be negative")
 	}
 	if f.At < 0 {

@@ -1,0 +1,35 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// faultWords is the model's part of each fault kind (sim/faultkinds.go says
+// what a kind is): how the timeline names it, where its bar ends, and its
+// colour. What a kind means to the checkers is not here: they read the
+// kind's facts (EndsLife, Pauses, LosesData), so a new kind with the same
+// effect as an old one needs no checker change.
+var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, color string){
+	sim.FaultPause: func(e sim.Event) (string, sim.Time, string) {
+		return fmt.Sprintf("pause %v", e.Dur), e.At + sim.Time(e.Dur), colorPause
+	},
+	sim.FaultCrash: func(e sim.Event) (string, sim.Time, string) { return "crash", e.At, colorCrash },
+	sim.FaultRestart: func(e sim.Event) (string, sim.Time, string) {
+		return fmt.Sprintf("restart (life %d)", e.Incarnation), e.At, colorCrash
+	},
+	sim.FaultProcJump: func(e sim.Event) (string, sim.Time, string) { return "clock " + signed(e.Dur), e.At, colorJump },
+	sim.FaultNodeJump: func(e sim.Event) (string, sim.Time, string) { return "clock " + signed(e.Dur), e.At, colorJump },
+	sim.FaultNodeRestart: func(e sim.Event) (string, sim.Time, string) {
+		return fmt.Sprintf("restart, data lost, down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
+	},
+}
+
+// faultBar is how the timeline shows fault event e.
+func faultBar(e sim.Event) (desc string, to sim.Time, color string) {
+	if words, ok := faultWords[e.Fault]; ok {
+		return words(e)
+	}
+	return e.Fault.String(), e.At, colorJump
+}

@@ -1,0 +1,148 @@
+package sim
+
+import "time"
+
+// A fault kind is one entry of faultSpecs: its name, what it acts on, the
+// facts the checkers read (FaultKind's methods), and how both engines apply
+// it. The layers above keep their part of the kind in a table keyed by
+// FaultKind (scenarios/faultkinds.go: file field, validation, generation;
+// model/faultkinds.go: wording; reports/faultkinds.go: drawing), and each
+// layer's TestFaultKindsComplete fails when a kind has no entry there. The
+// README's "Adding a fault kind" lists the steps.
+
+// FaultKind names a fault. The numbers are hashed into digests: a new kind
+// takes the next number, and no number is ever reused or renumbered.
+type FaultKind uint8
+
+const (
+	FaultPause       FaultKind = 1 // process stops for Dur
+	FaultCrash       FaultKind = 2 // process dies at its next yield
+	FaultRestart     FaultKind = 3 // a crashed process starts again, fresh (history only)
+	FaultProcJump    FaultKind = 4 // process clock jumps by Dur
+	FaultNodeJump    FaultKind = 5 // node clock jumps by Dur
+	FaultNodeRestart FaultKind = 6 // node loses all data; down for Dur
+)
+
+// FaultTarget is what a fault acts on.
+type FaultTarget uint8
+
+const (
+	TargetProc FaultTarget = iota + 1 // Fault.Proc, Event.Proc
+	TargetNode                        // Fault.Node, Event.Node
+)
+
+// faultSpec is one fault kind as the engine knows it.
+type faultSpec struct {
+	name   string
+	target FaultTarget
+	// planned: a Config may plan it; a kind that is not planned is only
+	// recorded by the engine (a restart follows a crash's Dur).
+	planned bool
+	// signed: Dur may be negative (a clock jumps backwards).
+	signed bool
+	// realRefusal, when set, is why RunReal cannot apply it.
+	realRefusal string
+	// Facts the checkers read instead of naming kinds.
+	endsLife  bool // the process's life is over at the event
+	pauses    bool // the process is stopped for Dur
+	losesData bool // the node forgets every key and is down for Dur
+	// apply fires a planned fault in Run, after the event is recorded;
+	// a process target is live.
+	apply func(r *runner, f *Fault)
+	// applyReal fires it in RunReal under mu, after the event is recorded;
+	// it returns a node to restart after unlocking, or -1.
+	applyReal func(r *rtRunner, f *Fault) int
+}
+
+var faultSpecs = [...]faultSpec{
+	FaultPause: {name: "pause", target: TargetProc, planned: true, pauses: true,
+		apply: func(r *runner, f *Fault) {
+			p := r.procs[f.Proc]
+			p.pausedUntil = max(p.pausedUntil, r.now+Time(f.Dur))
+		},
+		applyReal: func(r *rtRunner, f *Fault) int {
+			s := r.slots[f.Proc]
+			s.pausedUntil = max(s.pausedUntil, r.now()+Time(f.Dur))
+			return -1
+		}},
+	FaultCrash: {name: "crash", target: TargetProc, planned: true, endsLife: true,
+		apply: func(r *runner, f *Fault) { r.crash(r.procs[f.Proc], f.Dur) },
+		applyReal: func(r *rtRunner, f *Fault) int {
+			// The process is abandoned: it unwinds at its next effect, or
+			// at once if it is waiting; a command in flight still runs.
+			s := r.slots[f.Proc]
+			p := s.cur
+			p.crashed = true
+			close(p.dead)
+			s.cur, s.pausedUntil = nil, 0
+			s.inc++
+			if f.Dur > 0 {
+				r.spawn(s, time.Duration(r.now())+f.Dur)
+			} else {
+				r.retire()
+			}
+			return -1
+		}},
+	FaultRestart: {name: "restart", target: TargetProc, endsLife: true},
+	FaultProcJump: {name: "proc-clock-jump", target: TargetProc, planned: true, signed: true,
+		apply: func(r *runner, f *Fault) { r.procs[f.Proc].clock.jumped += f.Dur },
+		applyReal: func(r *rtRunner, f *Fault) int {
+			r.slots[f.Proc].jumped.Add(int64(f.Dur))
+			return -1
+		}},
+	FaultNodeJump: {name: "node-clock-jump", target: TargetNode, planned: true, signed: true,
+		realRefusal: "a node clock jump cannot be applied to a real server (simulation only)",
+		apply:       func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur }},
+	FaultNodeRestart: {name: "node-restart", target: TargetNode, planned: true, losesData: true,
+		apply: func(r *runner, f *Fault) {
+			n := &r.nodes[f.Node]
+			n.n.Flush()
+			n.downUntil = r.now + Time(f.Dur)
+		},
+		applyReal: func(r *rtRunner, f *Fault) int {
+			r.downUntil[f.Node] = r.now() + Time(f.Dur)
+			return f.Node // the flush is I/O: done after unlocking
+		}},
+}
+
+// FaultKinds lists every fault kind in number order.
+func FaultKinds() []FaultKind {
+	var out []FaultKind
+	for k := range faultSpecs {
+		if faultSpecs[k].name != "" {
+			out = append(out, FaultKind(k))
+		}
+	}
+	return out
+}
+
+func (f FaultKind) spec() *faultSpec {
+	if int(f) < len(faultSpecs) {
+		return &faultSpecs[f]
+	}
+	return &faultSpec{}
+}
+
+func (f FaultKind) String() string {
+	if s := f.spec(); s.name != "" {
+		return s.name
+	}
+	return "unknown"
+}
+
+// Target is what the fault acts on; 0 for an unknown kind.
+func (f FaultKind) Target() FaultTarget { return f.spec().target }
+
+// Planned reports whether a Config may plan the fault (a restart is only
+// recorded, after a crash).
+func (f FaultKind) Planned() bool { return f.spec().planned }
+
+// EndsLife reports whether the process's life is over at the fault.
+func (f FaultKind) EndsLife() bool { return f.spec().endsLife }
+
+// Pauses reports whether the process is stopped for the event's Dur.
+func (f FaultKind) Pauses() bool { return f.spec().pauses }
+
+// LosesData reports whether the node forgets every key and is down for the
+// event's Dur.
+func (f FaultKind) LosesData() bool { return f.spec().losesData }

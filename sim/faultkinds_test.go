@@ -1,0 +1,47 @@
+package sim
+
+import "testing"
+
+// TestFaultKindsComplete fails when a fault kind lacks a part the engine
+// needs: a name, a target, and for a planned kind a way to apply it in Run
+// and either a way to apply it in RunReal or a reason it cannot be.
+func TestFaultKindsComplete(t *testing.T) {
+	kinds := FaultKinds()
+	if len(kinds) < 6 {
+		t.Fatalf("FaultKinds() = %v: the six kinds of issue 19 are missing", kinds)
+	}
+	names := map[string]FaultKind{}
+	for _, k := range kinds {
+		s := k.spec()
+		if prev, ok := names[s.name]; ok {
+			t.Errorf("kinds %d and %d are both named %q", prev, k, s.name)
+		}
+		names[s.name] = k
+		if s.target != TargetProc && s.target != TargetNode {
+			t.Errorf("%s: no target", k)
+		}
+		if !s.planned {
+			if s.apply != nil || s.applyReal != nil {
+				t.Errorf("%s: recorded only, yet it has an apply", k)
+			}
+			continue
+		}
+		if s.apply == nil {
+			t.Errorf("%s: planned, but Run cannot apply it", k)
+		}
+		if (s.applyReal == nil) == (s.realRefusal == "") {
+			t.Errorf("%s: RunReal needs an applyReal or a realRefusal, exactly one", k)
+		}
+	}
+	// The numbers are hashed into digests.
+	want := map[FaultKind]string{1: "pause", 2: "crash", 3: "restart", 4: "proc-clock-jump",
+		5: "node-clock-jump", 6: "node-restart"}
+	for k, n := range want {
+		if k.String() != n {
+			t.Errorf("kind %d is %q, want %q: a renumbered kind changes every digest", k, k, n)
+		}
+	}
+	if FaultKind(0).String() != "unknown" || FaultKind(200).Target() != 0 || FaultKind(200).Planned() {
+		t.Error("an unknown kind must be unknown, target nothing and not be planned")
+	}
+}
