@@ -125,13 +125,8 @@ func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, e
 	if err != nil {
 		return model.Verdict{}, nil, err
 	}
-	res, err := sim.Run(p.Config)
-	if err != nil {
-		return model.Verdict{}, nil, err
-	}
-	v := model.Check(res.History, model.Options{TTL: p.Lifetime(), SkipPorcupine: true})
-	v.MarkCut(res.Cut)
-	return v, res, nil
+	res, v, err := p.Judge(model.Options{SkipPorcupine: true})
+	return v, res, err
 }
 
 // Result is a whole exploration: the search, the shrunk counterexample and

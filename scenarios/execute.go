@@ -32,13 +32,10 @@ func (s *Scenario) Execute(algoName string, opts model.Options) (*Outcome, error
 
 // ExecutePrepared runs an already prepared scenario.
 func (s *Scenario) ExecutePrepared(p *Prepared, opts model.Options) (*Outcome, error) {
-	res, err := sim.Run(p.Config)
+	res, v, err := p.Judge(opts)
 	if err != nil {
 		return nil, err
 	}
-	opts.TTL = p.Lifetime()
-	v := model.Check(res.History, opts)
-	v.MarkCut(res.Cut)
 	return &Outcome{
 		Scenario: s,
 		Prepared: p,
@@ -46,6 +43,22 @@ func (s *Scenario) ExecutePrepared(p *Prepared, opts model.Options) (*Outcome, e
 		Verdict:  v,
 		Digest:   res.History.Digest(),
 	}, nil
+}
+
+// Judge is the one run step every caller shares (run, explore, matrix,
+// simtest): simulate the prepared scenario and judge its history, the
+// lifetime filled in from the algorithm and a cut run marked incomplete.
+// Searches call it directly to skip what only a report needs (the digest,
+// and porcupine when opts says so).
+func (p *Prepared) Judge(opts model.Options) (*sim.Result, model.Verdict, error) {
+	res, err := sim.Run(p.Config)
+	if err != nil {
+		return nil, model.Verdict{}, err
+	}
+	opts.TTL = p.Lifetime()
+	v := model.Check(res.History, opts)
+	v.MarkCut(res.Cut)
+	return res, v, nil
 }
 
 // ExecuteReal runs an already prepared scenario against real servers
