@@ -32,33 +32,33 @@ func (s *Scenario) Execute(algoName string, opts model.Options) (*Outcome, error
 
 // ExecutePrepared runs an already prepared scenario.
 func (s *Scenario) ExecutePrepared(p *Prepared, opts model.Options) (*Outcome, error) {
-	res, v, err := p.Judge(opts)
+	res, err := sim.Run(p.Config)
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{
-		Scenario: s,
-		Prepared: p,
-		Result:   res,
-		Verdict:  v,
-		Digest:   res.History.Digest(),
-	}, nil
+	return s.outcome(p, res, opts, ""), nil
 }
 
 // Judge is the one run step every caller shares (run, explore, matrix,
-// simtest): simulate the prepared scenario and judge its history, the
-// lifetime filled in from the algorithm and a cut run marked incomplete.
-// Searches call it directly to skip what only a report needs (the digest,
-// and porcupine when opts says so).
+// simtest): simulate the prepared scenario and judge its history. Searches
+// call it directly to skip what only a report needs (the digest, and
+// porcupine when opts says so).
 func (p *Prepared) Judge(opts model.Options) (*sim.Result, model.Verdict, error) {
 	res, err := sim.Run(p.Config)
 	if err != nil {
 		return nil, model.Verdict{}, err
 	}
+	return res, p.judge(res, opts), nil
+}
+
+// judge checks a run's history: the lifetime filled in from the algorithm,
+// and a cut run marked incomplete (a real run cut at its duration is no
+// more a pass than a simulated one).
+func (p *Prepared) judge(res *sim.Result, opts model.Options) model.Verdict {
 	opts.TTL = p.Lifetime()
 	v := model.Check(res.History, opts)
 	v.MarkCut(res.Cut)
-	return res, v, nil
+	return v
 }
 
 // ExecuteReal runs an already prepared scenario against real servers
@@ -69,17 +69,19 @@ func (s *Scenario) ExecuteReal(p *Prepared, w sim.Wire, backend string, opts mod
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	opts.TTL = p.Lifetime()
-	v := model.Check(res.History, opts)
-	v.MarkCut(res.Cut) // a real run cut at its duration is no more a pass than a simulated one
+	return s.outcome(p, res, opts, backend), nil
+}
+
+// outcome judges a run for a report: the verdict and the digest.
+func (s *Scenario) outcome(p *Prepared, res *sim.Result, opts model.Options, backend string) *Outcome {
 	return &Outcome{
 		Scenario: s,
 		Prepared: p,
 		Result:   res,
-		Verdict:  v,
+		Verdict:  p.judge(res, opts),
 		Digest:   res.History.Digest(),
 		Backend:  backend,
-	}, nil
+	}
 }
 
 // BackendName is where the outcome ran: "sim", or the real backend's name.

@@ -117,16 +117,7 @@ func Run(cfg Config) (*Result, error) {
 	for _, p := range r.procs {
 		p.kill() // unwinds the goroutine: none outlives the run
 	}
-	names := make([]string, len(cfg.Procs))
-	for i, p := range cfg.Procs {
-		names[i] = p.Name
-	}
-	return &Result{
-		History: History{Events: r.hist.events(), Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
-		Stats:   r.stats,
-		End:     r.now,
-		Cut:     r.cut,
-	}, nil
+	return cfg.result(r.hist.events(), r.stats, r.now, r.cut), nil
 }
 
 // historyEstimate sizes the first chunk of history so that a run with little
@@ -335,4 +326,18 @@ func upper(s string) string {
 		}
 	}
 	return s
+}
+
+// result is what a run of cfg returns, from either engine.
+func (cfg *Config) result(events []Event, stats Stats, end Time, cut string) *Result {
+	names := make([]string, len(cfg.Procs))
+	for i, p := range cfg.Procs {
+		names[i] = p.Name
+	}
+	return &Result{
+		History: History{Events: events, Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
+		Stats:   stats,
+		End:     end,
+		Cut:     cut,
+	}
 }

@@ -122,16 +122,7 @@ func RunReal(cfg Config, w Wire) (*Result, error) {
 	limit.Stop()
 	r.stop("")
 	r.wg.Wait() // no goroutine outlives the run
-	names := make([]string, len(cfg.Procs))
-	for i, p := range cfg.Procs {
-		names[i] = p.Name
-	}
-	return &Result{
-		History: History{Events: r.hist.events(), Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
-		Stats:   r.stats,
-		End:     r.end,
-		Cut:     r.cut,
-	}, nil
+	return cfg.result(r.hist.events(), r.stats, r.end, r.cut), nil
 }
 
 // rtRunner is one real-time run. mu guards everything below it: processes
