@@ -25,22 +25,32 @@ import (
 func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violation {
 	var all []span
 	for p, ws := range t.wants {
-		all = append(all, subtract(union(ws), union(t.paused[p]))...)
+		if len(t.paused[p]) == 0 {
+			all = append(all, ws...)
+		} else {
+			all = append(all, subtract(union(ws), union(t.paused[p]))...)
+		}
 	}
+	all = union(all)
 	lastAcquire := sim.Time(math.MinInt64)
 	for _, h := range t.holds {
 		lastAcquire = max(lastAcquire, h.from)
 	}
-	busy := union(append(holdSpans(t), outageSpans(t)...))
+	busy := holdSpans(t)
+	if out := outageSpans(t); len(out) > 0 {
+		busy = union(append(busy, out...))
+	}
 	if o.TTL > 0 {
-		busy = union(append(busy, abandonedLeases(t, o.TTL)...))
+		if ab := abandonedLeases(t, o.TTL); len(ab) > 0 {
+			busy = union(append(busy, ab...))
+		}
 		// The other leases only shrink the idle time: look for them (a
 		// second walk of the history) only when there is a window to shrink.
-		if longest(subtract(union(all), busy)) >= 2*sim.Time(o.TTL) {
+		if longest(subtract(all, busy)) >= 2*sim.Time(o.TTL) {
 			busy = union(append(busy, legitimateLeases(t, ci.get(), o.TTL)...))
 		}
 	}
-	idle := subtract(union(all), busy)
+	idle := subtract(all, busy)
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
