@@ -132,7 +132,7 @@ type procState struct {
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
 	reading   bool
 	read      section
-	extending int // index in renewals of an extend with no return yet; -1
+	extending int   // index in renewals of an extend with no return yet; -1
 	lastCmd   []int // per node: the event index of its last command there, or -1
 }
 
