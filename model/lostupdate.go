@@ -13,7 +13,7 @@ import (
 // linearizable; porcupine's resource verdict is the reference.
 
 func lostUpdateViolations(t *trace, w *witnesses) []Violation {
-	var acc []int // indexes in sections of accepted writes, in write order
+	acc := make([]int, 0, len(t.sections)) // indexes in sections of accepted writes, in write order
 	for i, s := range t.sections {
 		if s.accepted {
 			acc = append(acc, i)

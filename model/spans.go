@@ -23,8 +23,12 @@ func (s span) len() sim.Time { return s.to - s.from }
 // (per process, holds then leases): union merges those runs rather than sort
 // the whole, which was a third of checking a long history. The result is the
 // same set whatever order the spans come in.
-func union(in []span) []span {
-	s := make([]span, 0, len(in))
+func union(in []span) []span { return unionOwned(slices.Clone(in)) }
+
+// unionOwned is union for spans the caller owns and no longer needs: it
+// works in their memory rather than on a copy.
+func unionOwned(in []span) []span {
+	s := in[:0]
 	for _, x := range in {
 		if x.to > x.from {
 			s = append(s, x)
@@ -104,7 +108,12 @@ func mergeByFrom(dst, a, b []span) {
 
 // subtract removes b from a; both must be outputs of union.
 func subtract(a, b []span) []span {
-	var out []span
+	if len(a) == 0 {
+		return nil
+	}
+	// At most one piece more per span of b than a has spans: sized once,
+	// as growing it was most of the cost on a long history.
+	out := make([]span, 0, len(a)+len(b))
 	j := 0
 	for _, x := range a {
 		for j < len(b) && b[j].to <= x.from {
