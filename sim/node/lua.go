@@ -27,6 +27,7 @@ type luaVM struct {
 	rand    *rand.Rand
 
 	keys, argv argTable       // KEYS and ARGV, kept while scripts leave them alone
+	args       []string       // redis.call's arguments, reused (luaredis.go)
 	fn         *lua.LFunction // the last script's main function
 
 	// Set for the script being run.

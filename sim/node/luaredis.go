@@ -70,7 +70,13 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	if top == 0 {
 		return errorReply("ERR Please specify at least one argument for this redis lib call")
 	}
-	args := make([]string, top)
+	// One list reused for every call: nothing keeps it past the call (the
+	// commands that would queue it, MULTI and the blocking ones' callers,
+	// are refused in scripts), and its strings are immutable.
+	if cap(vm.args) < top {
+		vm.args = make([]string, top)
+	}
+	args := vm.args[:top]
 	for i := range args {
 		switch v := L.Get(i + 1).(type) {
 		case lua.LString:

@@ -281,9 +281,30 @@ func (a *argTable) fill(L *lua.LState, list []string) (t *lua.LTable, isNew bool
 		a.t, a.n, isNew = L.CreateTable(len(list), 0), len(list), true
 	}
 	for i, s := range list {
+		// A kept table already holding s keeps its value: boxing a string
+		// into a Lua value allocates, and a lock's key is the same every time.
+		if !isNew {
+			if v, ok := a.t.RawGetInt(i + 1).(lua.LString); ok && string(v) == s {
+				continue
+			}
+		}
 		a.t.RawSetInt(i+1, lua.LString(s))
 	}
 	return a.t, isNew
+}
+
+// boxed returns the table's element equal to s, or nil: Lua strings are
+// values, so any boxing of s is as good as another.
+func (a *argTable) boxed(s string) lua.LValue {
+	if a.t == nil {
+		return nil
+	}
+	for i := 1; i <= min(a.n, 4); i++ {
+		if x := a.t.RawGetInt(i); x.Type() == lua.LTString && string(x.(lua.LString)) == s {
+			return x // the interface as stored: converting v back would box it again
+		}
+	}
+	return nil
 }
 
 // check drops the table unless it still holds exactly list, with no
