@@ -111,7 +111,7 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	if r, ok := n.redis7(vm.peer, name, args); ok {
 		return r
 	}
-	r := n.dispatch(vm.peer, args)
+	r := n.dispatchKnown(vm.peer, args, vm.known)
 	if r.Kind == Error && strings.HasPrefix(r.Str, "ERR wrong number of arguments for '") {
 		// Redis checks a script's command arity itself, with its own words.
 		r.Str = "ERR Wrong number of args calling Redis command from script"

@@ -151,7 +151,7 @@ func wrongArgs(cmd string) string {
 // random sequence and instruction budget.
 func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly bool) Reply {
 	L := vm.L
-	vm.peer, vm.readOnly, vm.raised = p, readOnly, ""
+	vm.peer, vm.readOnly, vm.raised, vm.known = p, readOnly, "", argv
 	// Redis restarts the PRNG for every script, so no sequence spans calls.
 	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
 	// The globals are out of scripts' reach: a kept table is still there.
@@ -188,6 +188,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	L.SetTop(0)
 	vm.keys.check(keys)
 	vm.argv.check(argv)
+	vm.known = nil
 	vm.finish()
 	return r
 }
@@ -314,13 +315,28 @@ func (a *argTable) check(list []string) {
 		return
 	}
 	clean := a.t.Metatable == lua.LNil
-	n := 0
-	for k, v := a.t.Next(lua.LNil); clean && k != lua.LNil; k, v = a.t.Next(k) {
-		i, ok := k.(lua.LNumber)
-		clean = ok && n < len(list) && int(i) == n+1 && v == lua.LString(list[n])
-		n++
+	for i := 0; clean && i < len(list); i++ {
+		clean = a.t.RawGetInt(i+1) == lua.LString(list[i])
 	}
-	if !clean || n != len(list) {
+	// And no key past the list: Next from its last index finds none. (Next
+	// boxes every index it returns, and walking the table with it was an
+	// allocation per element.)
+	if clean {
+		k, _ := a.t.Next(luaIndex(len(list)))
+		clean = k == lua.LNil
+	}
+	if !clean {
 		a.t = nil
 	}
+}
+
+// luaIndexes are small table indexes boxed once.
+var luaIndexes = [...]lua.LValue{lua.LNil, lua.LNumber(1), lua.LNumber(2), lua.LNumber(3), lua.LNumber(4)}
+
+// luaIndex is i as a key for Next: 0 is LNil, where Next starts.
+func luaIndex(i int) lua.LValue {
+	if i < len(luaIndexes) {
+		return luaIndexes[i]
+	}
+	return lua.LNumber(i)
 }
