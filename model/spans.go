@@ -111,10 +111,19 @@ func subtract(a, b []span) []span {
 	if len(a) == 0 {
 		return nil
 	}
-	// At most one piece more per span of b than a has spans: sized once,
-	// as growing it was most of the cost on a long history.
-	out := make([]span, 0, len(a)+len(b))
-	j := 0
+	// Counted first, then sized exactly: growing the result was most of the
+	// cost on a long history, and sizing it by len(a)+len(b) would make the
+	// stale check, which subtracts every hold from a few waits, allocate
+	// for all of them.
+	_, n := cut(a, b, nil, true)
+	out, _ := cut(a, b, make([]span, 0, n), false)
+	return out
+}
+
+// cut appends the pieces of a outside b to out, or with count only counts
+// them.
+func cut(a, b, out []span, count bool) ([]span, int) {
+	n, j := 0, 0
 	for _, x := range a {
 		for j < len(b) && b[j].to <= x.from {
 			j++
@@ -122,15 +131,19 @@ func subtract(a, b []span) []span {
 		cur := x.from
 		for k := j; k < len(b) && b[k].from < x.to; k++ {
 			if b[k].from > cur {
-				out = append(out, span{cur, b[k].from})
+				if n++; !count {
+					out = append(out, span{cur, b[k].from})
+				}
 			}
 			cur = max(cur, b[k].to)
 		}
 		if cur < x.to {
-			out = append(out, span{cur, x.to})
+			if n++; !count {
+				out = append(out, span{cur, x.to})
+			}
 		}
 	}
-	return out
+	return out, n
 }
 
 // clip returns the parts of sorted disjoint spans that fall inside w.
