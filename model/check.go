@@ -5,7 +5,11 @@ import "github.com/locksim/locksim/sim"
 // Check judges one run's history.
 func Check(h sim.History, o Options) Verdict {
 	o = o.withDefaults()
-	t := extract(&h)
+	t := traces.Get().(*trace).extract(&h)
+	defer func() {
+		t.h, t.names = nil, nil // keep the buffers, not the history
+		traces.Put(t)
+	}()
 	w := &witnesses{h: &h}
 	vs := append(overlapViolations(t, w), strayViolations(t, w, false)...)
 	lockFound := len(vs)

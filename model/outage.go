@@ -19,8 +19,8 @@ func outageSpans(t *trace) []span {
 	}
 	spare := t.nodes - (t.nodes/2 + 1) // nodes a quorum can do without
 	downs := make([][]span, t.nodes)
-	for _, e := range t.h.Events {
-		if e.Kind == sim.KindFault && e.Fault.LosesData() && e.Node >= 0 && e.Node < t.nodes && e.Dur > 0 {
+	for _, i := range t.faults {
+		if e := &t.h.Events[i]; e.Fault.LosesData() && e.Node >= 0 && e.Node < t.nodes && e.Dur > 0 {
 			downs[e.Node] = append(downs[e.Node], span{e.At, e.At + sim.Time(e.Dur)})
 		}
 	}

@@ -23,8 +23,12 @@ func (s span) len() sim.Time { return s.to - s.from }
 // (per process, holds then leases): union merges those runs rather than sort
 // the whole, which was a third of checking a long history. The result is the
 // same set whatever order the spans come in.
-func union(in []span) []span {
-	s := make([]span, 0, len(in))
+func union(in []span) []span { return unionOwned(slices.Clone(in)) }
+
+// unionOwned is union for spans the caller owns and no longer needs: it
+// works in their memory rather than on a copy.
+func unionOwned(in []span) []span {
+	s := in[:0]
 	for _, x := range in {
 		if x.to > x.from {
 			s = append(s, x)
@@ -104,8 +108,22 @@ func mergeByFrom(dst, a, b []span) {
 
 // subtract removes b from a; both must be outputs of union.
 func subtract(a, b []span) []span {
-	var out []span
-	j := 0
+	if len(a) == 0 {
+		return nil
+	}
+	// Counted first, then sized exactly: growing the result was most of the
+	// cost on a long history, and sizing it by len(a)+len(b) would make the
+	// stale check, which subtracts every hold from a few waits, allocate
+	// for all of them.
+	_, n := cut(a, b, nil, true)
+	out, _ := cut(a, b, make([]span, 0, n), false)
+	return out
+}
+
+// cut appends the pieces of a outside b to out, or with count only counts
+// them.
+func cut(a, b, out []span, count bool) ([]span, int) {
+	n, j := 0, 0
 	for _, x := range a {
 		for j < len(b) && b[j].to <= x.from {
 			j++
@@ -113,15 +131,19 @@ func subtract(a, b []span) []span {
 		cur := x.from
 		for k := j; k < len(b) && b[k].from < x.to; k++ {
 			if b[k].from > cur {
-				out = append(out, span{cur, b[k].from})
+				if n++; !count {
+					out = append(out, span{cur, b[k].from})
+				}
 			}
 			cur = max(cur, b[k].to)
 		}
 		if cur < x.to {
-			out = append(out, span{cur, x.to})
+			if n++; !count {
+				out = append(out, span{cur, x.to})
+			}
 		}
 	}
-	return out
+	return out, n
 }
 
 // clip returns the parts of sorted disjoint spans that fall inside w.

@@ -28,30 +28,31 @@ import (
 // not a violation.
 
 func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violation, []Note) {
-	if len(t.releases) == 0 {
+	// Only a release that left the key behind (extract found each one) has
+	// anything to explain: a clean run stops here.
+	if len(t.leftovers) == 0 {
 		return nil, nil
 	}
 	w.build(len(t.wants), t.nodes)
 	busy := holdSpans(t)
 	var vs []Violation
 	var notes []Note
-	for _, r := range t.releases {
+	for rest := t.leftovers; len(rest) > 0; {
+		ri := rest[0].rel
+		r := t.releases[ri]
+		end := 1
+		for end < len(rest) && rest[end].rel == ri {
+			end++
+		}
+		left := rest[:end]
+		rest = rest[end:]
 		var nodes, wit, lostNodes []int
 		var lostGone sim.Time
 		waiters := make([]bool, len(t.wants))
 		var gone, waited sim.Time
-		for n := range t.nodes {
-			// The key as the releaser's own last command there left it:
-			// another client's command in between may have written the same
-			// value (two whole-second timestamps collide) and is no leftover.
-			c := lastByBefore(t, w.byNode[n], r.idx, r.proc)
-			if c < 0 {
-				continue
-			}
+		for _, l := range left {
+			n, c := l.node, l.cmd
 			k := t.h.Events[c].Key
-			if !k.Exists || (r.token != "" && k.Value != r.token) {
-				continue
-			}
 			g := keyGone(t, w, n, c)
 			if g <= r.at {
 				continue
@@ -132,18 +133,6 @@ func expiry(e sim.Event) sim.Time {
 		return forever
 	}
 	return e.At + sim.Time(e.Key.TTL)
-}
-
-// lastByBefore is the largest index in sorted idx below i whose event is
-// process p's, or -1.
-func lastByBefore(t *trace, idx []int, i, p int) int {
-	k, _ := slices.BinarySearch(idx, i)
-	for k--; k >= 0; k-- {
-		if t.h.Events[idx[k]].Proc == p {
-			return idx[k]
-		}
-	}
-	return -1
 }
 
 // firstAfter is the smallest index in sorted idx above i, or -1.

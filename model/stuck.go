@@ -23,24 +23,41 @@ import (
 // waiting counted while too many nodes are down to acquire (outage.go).
 
 func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violation {
-	var all []span
-	for p, ws := range t.wants {
-		all = append(all, subtract(union(ws), union(t.paused[p]))...)
+	n := 0
+	for _, ws := range t.wants {
+		n += len(ws)
 	}
+	all := make([]span, 0, n)
+	for p, ws := range t.wants {
+		if len(t.paused[p]) == 0 {
+			all = append(all, ws...)
+		} else {
+			all = append(all, subtract(union(ws), union(t.paused[p]))...)
+		}
+	}
+	all = unionOwned(all)
 	lastAcquire := sim.Time(math.MinInt64)
 	for _, h := range t.holds {
 		lastAcquire = max(lastAcquire, h.from)
 	}
-	busy := union(append(holdSpans(t), outageSpans(t)...))
+	busy := holdSpans(t)
+	if out := outageSpans(t); len(out) > 0 {
+		busy = unionOwned(append(busy, out...))
+	}
+	var idle []span
 	if o.TTL > 0 {
-		busy = union(append(busy, abandonedLeases(t, o.TTL)...))
+		if ab := abandonedLeases(t, o.TTL); len(ab) > 0 {
+			busy = unionOwned(append(busy, ab...))
+		}
 		// The other leases only shrink the idle time: look for them (a
 		// second walk of the history) only when there is a window to shrink.
-		if longest(subtract(union(all), busy)) >= 2*sim.Time(o.TTL) {
-			busy = union(append(busy, legitimateLeases(t, ci.get(), o.TTL)...))
+		if idle = subtract(all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
+			busy = unionOwned(append(busy, legitimateLeases(t, ci.get(), o.TTL)...))
+			idle = subtract(all, busy)
 		}
+	} else {
+		idle = subtract(all, busy)
 	}
-	idle := subtract(union(all), busy)
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
@@ -96,7 +113,7 @@ func holdSpans(t *trace) []span {
 	for i, h := range t.holds {
 		busy[i] = span{h.from, max(min(h.to, t.end), h.from+1)}
 	}
-	return union(busy)
+	return unionOwned(busy)
 }
 
 // abandonedLeases is, for each hold that ended in a crash or a stop, the time

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/locksim/locksim/sim"
 )
@@ -95,6 +96,20 @@ type trace struct {
 	releases  []releaseOK
 	clientErr []int // event indexes of ProcEnd with Err
 	renewals  []renewal
+	faults    []int // event indexes of KindFault, in order
+	// leftovers is, for each successful release, each node where the
+	// releaser's last command before the release returned left the key
+	// holding the lease: what the stale check must explain. In release
+	// order, then node order.
+	leftovers []keyLeft
+	ps        []procState // the walk's state per process
+}
+
+// keyLeft is a key a release may have left behind.
+type keyLeft struct {
+	rel  int // index in releases
+	node int
+	cmd  int // event index of the releaser's last command on node
 }
 
 func (t *trace) name(p int) string {
@@ -117,50 +132,67 @@ type procState struct {
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
 	reading   bool
 	read      section
-	extending int // index in renewals of an extend with no return yet; -1
+	extending int   // index in renewals of an extend with no return yet; -1
+	lastCmd   []int // per node: the event index of its last command there, or -1
 }
 
-func extract(h *sim.History) *trace {
-	t := &trace{h: h, names: h.Procs, nodes: h.Nodes}
-	procs := len(h.Procs)
-	var kinds [sim.KindProcEnd + 1]int
-	held := 0 // held LockReturns: failed attempts make no hold and no lock operation
+// extract walks the history once. The events are large (a long history is
+// megabytes of them), so each walk costs about as much as all the work done
+// on what it finds: what a later check would walk the events again for
+// (fault events, each release's leftover keys) is picked up here.
+func extract(h *sim.History) *trace { return new(trace).extract(h) }
+
+// traces keeps the buffers of finished checks: a search checks thousands of
+// similar histories one after another, and growing a trace's lists afresh
+// for each was most of the walk's cost. Nothing a check returns points into
+// a trace (witnesses and names are copies), so Check hands its trace back.
+var traces = sync.Pool{New: func() any { return new(trace) }}
+
+// extract fills t, reusing its lists' memory, from h.
+func (t *trace) extract(h *sim.History) *trace {
+	*t = trace{h: h, names: h.Procs, nodes: h.Nodes,
+		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
+		wants: t.wants[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
+		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], leftovers: t.leftovers[:0],
+		ps: t.ps[:0]}
+	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
-		procs = max(procs, e.Proc+1)
-		t.nodes = max(t.nodes, e.Node+1)
-		if e.Kind <= sim.KindProcEnd {
-			kinds[e.Kind]++
-		}
-		if e.Kind == sim.KindLockReturn && e.Held && e.Err == "" {
-			held++
-		}
-	}
-	// Sized up front: appends that grow are most of the walk's cost. Crashes
-	// and stops add a synthesized release each, which may still grow lockOps.
-	t.holds = make([]hold, 0, held)
-	t.lockOps = make([]lockOp, 0, held+kinds[sim.KindReleaseInvoke])
-	t.failed = make([]attempt, 0, kinds[sim.KindLockReturn]-held)
-	t.sections = make([]section, 0, kinds[sim.KindResourceWrite])
-	t.releases = make([]releaseOK, 0, kinds[sim.KindReleaseReturn])
-	ps := make([]procState, procs)
-	for p := range ps {
-		ps[p].holding, ps[p].releasing, ps[p].extending = -1, -1, -1
-	}
-	t.wants = make([][]span, procs)
-	t.paused = make([][]span, procs)
-	for i := range h.Events {
-		e := &h.Events[i]
 		t.end = max(t.end, e.At)
+		t.nodes = max(t.nodes, e.Node+1)
+		if e.Kind == sim.KindFault {
+			t.faults = append(t.faults, i)
+		}
 		if e.Proc < 0 {
 			continue
 		}
-		t.step(&ps[e.Proc], i, e)
+		if e.Proc >= len(t.ps) {
+			t.growProcs(e.Proc + 1)
+		}
+		t.step(&t.ps[e.Proc], i, e)
 	}
-	for p := range ps {
-		t.finish(&ps[p], p)
+	for p := range t.ps {
+		t.finish(&t.ps[p], p)
 	}
 	return t
+}
+
+// growProcs makes room for processes up to n (hand-made histories may name
+// processes History.Procs does not), reusing what a pooled trace had.
+func (t *trace) growProcs(n int) {
+	for len(t.ps) < n {
+		k := len(t.ps)
+		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.paused) {
+			t.ps, t.wants, t.paused = t.ps[:k+1], t.wants[:k+1], t.paused[:k+1]
+			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0]}
+			t.wants[k], t.paused[k] = t.wants[k][:0], t.paused[k][:0]
+		} else {
+			t.ps = append(t.ps, procState{})
+			t.wants = append(t.wants, nil)
+			t.paused = append(t.paused, nil)
+		}
+		t.ps[k].holding, t.ps[k].releasing, t.ps[k].extending = -1, -1, -1
+	}
 }
 
 func (t *trace) step(s *procState, i int, e *sim.Event) {
@@ -212,8 +244,16 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		t.lockOps[s.releasing].ret, t.lockOps[s.releasing].err = e.At, e.Err
 		if e.Err == "" && s.relHeld {
 			t.releases = append(t.releases, releaseOK{p, i, e.At, s.relToken})
+			t.leftoversOf(s, len(t.releases)-1)
 		}
 		s.releasing = -1
+	case sim.KindCommand:
+		if e.Node >= 0 {
+			for len(s.lastCmd) <= e.Node {
+				s.lastCmd = append(s.lastCmd, -1)
+			}
+			s.lastCmd[e.Node] = i
+		}
 	case sim.KindResourceRead:
 		s.reading = true
 		s.read = section{proc: p, readIdx: i, readAt: e.At, read: e.Value}
@@ -239,6 +279,23 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		t.stop(s, p, i, e.At, endStopped)
 		if e.Err != "" {
 			t.clientErr = append(t.clientErr, i)
+		}
+	}
+}
+
+// leftoversOf records where release r's process last left the key holding
+// the lease, as its own last command on each node saw it: another client's
+// command in between may have written the same value (two whole-second
+// timestamps collide) and is no leftover. When the lease has a token, only
+// a key holding it counts.
+func (t *trace) leftoversOf(s *procState, r int) {
+	tok := t.releases[r].token
+	for n, c := range s.lastCmd {
+		if c < 0 {
+			continue
+		}
+		if k := &t.h.Events[c].Key; k.Exists && (tok == "" || k.Value == tok) {
+			t.leftovers = append(t.leftovers, keyLeft{r, n, c})
 		}
 	}
 }

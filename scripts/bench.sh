@@ -1,73 +1,116 @@
 #!/usr/bin/env bash
 # bench.sh: the speed figures of the README's Speed section, in one run.
 #
-#   scripts/bench.sh [ROUNDS]     ROUNDS rounds (default 10), medians printed
+#   scripts/bench.sh [ROUNDS] [BASE]   ROUNDS rounds (default 10), medians printed;
+#                                      with BASE (a git revision, e.g. main), the
+#                                      same benchmarks of BASE side by side
 #
 # Each round (a few seconds: fixed, small iteration counts) runs, from test
 # binaries built once, one after the other:
 #   sim     BenchmarkRawDispatch, BenchmarkSimCommand, BenchmarkRunStandard (-cpu 1)
 #   model   BenchmarkCheck10k, BenchmarkCheck10kSkipPorcupine (-cpu 1)
 #   explore BenchmarkExploreTokenAllFaults, workers=1 then workers=2
-# Rounds interleave the benchmarks, so that a ratio compares figures taken
-# seconds apart on a machine whose load drifts; the load average is
-# printed before and after, because on a shared machine it is most of the
-# spread.
+#   simrun  explore of set-nx-px-token, all faults, 2 workers, 3,000 runs: as
+#           built (its GC tuner on) and with GOGC=100 (off)
+# Rounds interleave the benchmarks (and BASE's with this tree's), so that a
+# ratio compares figures taken seconds apart on a machine whose load drifts;
+# the load average is printed before and after, because on a shared machine
+# it is most of the spread.
 set -euo pipefail
 
 rounds=${1:-10}
+base=${2:-}
 case $rounds in '' | *[!0-9]* | 0) echo "bench.sh: ROUNDS: want a positive integer, got '$rounds'" >&2; exit 2 ;; esac
 
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for pkg in sim model explore; do
-	go test -c -o "$tmp/$pkg.test" "./$pkg"
-done
+# build DIR TAG: test binaries and simrun from the tree at DIR.
+build() {
+	for pkg in sim model explore; do
+		(cd "$1" && go test -c -o "$tmp/$2-$pkg.test" "./$pkg")
+	done
+	(cd "$1" && go build -o "$tmp/$2-simrun" ./cmd/simrun)
+}
+tags=new
+declare -A src=([new]=$PWD)
+build . new
+if [[ -n $base ]]; then
+	git rev-parse --verify -q "$base^{commit}" >/dev/null || { echo "bench.sh: BASE: no revision '$base'" >&2; exit 2; }
+	mkdir "$tmp/base"
+	git archive "$base" | tar -x -C "$tmp/base"
+	build "$tmp/base" old
+	tags="old new"
+	src[old]=$tmp/base
+fi
+
+# bench TAG PKG ARGS...: one benchmark run, its lines prefixed with TAG.
+bench() {
+	local tag=$1 pkg=$2
+	shift 2
+	(cd "${src[$tag]}/$pkg" && "$tmp/$tag-$pkg.test" -test.run '^$' "$@") | sed "s/^/$tag /" >>"$tmp/out"
+}
+
+# cli TAG NAME ENV: simrun explore's runs/s as a benchmark line.
+cli() {
+	local out
+	out=$(env "$3" "$tmp/$1-simrun" explore --algo set-nx-px-token --faults all --runs 3000 --verdict client-error \
+		--workers 2 --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
+	echo "$1 $2 1 $out runs/s" >>"$tmp/out"
+}
 
 echo "load before:$(uptime)"
 for ((i = 1; i <= rounds; i++)); do
-	(cd sim && "$tmp/sim.test" -test.run '^$' -test.bench '^Benchmark(RawDispatch|SimCommand)$' \
-		-test.benchtime 200000x -test.cpu 1 -test.benchmem) >>"$tmp/out"
-	(cd sim && "$tmp/sim.test" -test.run '^$' -test.bench '^BenchmarkRunStandard$' \
-		-test.benchtime 500x -test.cpu 1 -test.benchmem) >>"$tmp/out"
-	(cd model && "$tmp/model.test" -test.run '^$' -test.bench '^BenchmarkCheck10k$' -test.benchtime 10x -test.cpu 1) >>"$tmp/out"
-	(cd model && "$tmp/model.test" -test.run '^$' -test.bench '^BenchmarkCheck10kSkipPorcupine$' -test.benchtime 100x \
-		-test.cpu 1) >>"$tmp/out"
-	(cd explore && "$tmp/explore.test" -test.run '^$' -test.bench '^BenchmarkExploreTokenAllFaults$' \
-		-test.benchtime 3000x) >>"$tmp/out"
+	for tag in $tags; do
+		bench "$tag" sim -test.bench '^Benchmark(RawDispatch|SimCommand)$' -test.benchtime 200000x -test.cpu 1 -test.benchmem
+		bench "$tag" sim -test.bench '^BenchmarkRunStandard$' -test.benchtime 500x -test.cpu 1 -test.benchmem
+		bench "$tag" model -test.bench '^BenchmarkCheck10k$' -test.benchtime 10x -test.cpu 1
+		bench "$tag" model -test.bench '^BenchmarkCheck10kSkipPorcupine$' -test.benchtime 100x -test.cpu 1
+		bench "$tag" explore -test.bench '^BenchmarkExploreTokenAllFaults$' -test.benchtime 3000x
+		cli "$tag" CLIExplore X=1
+		cli "$tag" CLIExploreGOGC100 GOGC=100
+	done
 	echo "round $i/$rounds done" >&2
 done
 echo "load after: $(uptime)"
 echo
 
 # Medians: field is the value before the named unit on a benchmark's lines.
-awk -v rounds="$rounds" '
-function median(name, unit,    line, n, i, j, k, v, t) {
+awk -v rounds="$rounds" -v tags="$tags" '
+function median(tag, name, unit,    n, i, j, k, v, t, f) {
 	n = 0
 	for (k = 1; k <= nl; k++) {
 		split(lines[k], f, /[ \t]+/)
-		if (f[1] !~ "^" name "(-[0-9]+)?$") continue
-		for (j = 2; j <= length(f); j++) if (f[j] == unit) v[++n] = f[j - 1] + 0
+		if (f[1] != tag || f[2] !~ "^" name "(-[0-9]+)?$") continue
+		for (j = 3; j <= length(f); j++) if (f[j] == unit) v[++n] = f[j - 1] + 0
 	}
 	if (n == 0) return -1
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
-{ lines[++nl] = $0 }
-END {
-	raw = median("BenchmarkRawDispatch", "ns/op")
-	simc = median("BenchmarkSimCommand", "ns/op")
-	run = median("BenchmarkRunStandard", "ns/op")
-	allocs = median("BenchmarkRunStandard", "allocs/op")
-	chk = median("BenchmarkCheck10k", "ns/op")
-	skip = median("BenchmarkCheck10kSkipPorcupine", "ns/op")
-	w1 = median("BenchmarkExploreTokenAllFaults/workers=1", "runs/s")
-	w2 = median("BenchmarkExploreTokenAllFaults/workers=2", "runs/s")
-	printf "medians of %d rounds\n", rounds
+function report(tag) {
+	raw = median(tag, "BenchmarkRawDispatch", "ns/op")
+	simc = median(tag, "BenchmarkSimCommand", "ns/op")
+	run = median(tag, "BenchmarkRunStandard", "ns/op")
+	allocs = median(tag, "BenchmarkRunStandard", "allocs/op")
+	chk = median(tag, "BenchmarkCheck10k", "ns/op")
+	skip = median(tag, "BenchmarkCheck10kSkipPorcupine", "ns/op")
+	w1 = median(tag, "BenchmarkExploreTokenAllFaults/workers=1", "runs/s")
+	w2 = median(tag, "BenchmarkExploreTokenAllFaults/workers=2", "runs/s")
+	cli = median(tag, "CLIExplore", "runs/s")
+	cli100 = median(tag, "CLIExploreGOGC100", "runs/s")
+	if (tags != "new") printf "%s:\n", tag == "old" ? "BASE" : "this tree"
 	printf "SimCommand / RawDispatch       %7.0f / %.0f ns = %.2fx   (goal <= 1.5x)\n", simc, raw, simc / raw
 	printf "RunStandard                    %7.0f runs/s on one core, %.0f allocs/run   (goal >= 4000 runs/s)\n", 1e9 / run, allocs
 	printf "Check10k with porcupine        %7.2f ms\n", chk / 1e6
 	printf "Check10k without porcupine     %7.2f ms   (goal <= 2 ms)\n", skip / 1e6
 	printf "explore set-nx-px-token, all   %7.0f runs/s with 1 worker, %.0f with 2: %.2fx   (goal >= 15000 on 2, >= 1.8x)\n", w1, w2, w2 / w1
+	printf "simrun explore, 2 workers      %7.0f runs/s as built, %.0f with GOGC=100\n", cli, cli100
+}
+{ lines[++nl] = $0 }
+END {
+	printf "medians of %d rounds\n", rounds
+	n = split(tags, ts, " ")
+	for (i = 1; i <= n; i++) report(ts[i])
 }' "$tmp/out"

@@ -15,7 +15,10 @@ import (
 // events of a SET NX PX lock count about 250 MB), so ordinary runs never meet it.
 const MaxHistoryBytes = 512 << 20
 
-var eventSize = int(unsafe.Sizeof(Event{}))
+// eventSize is what each event counts besides its strings: 240 bytes, the
+// size Event had when the bound was set. It is a constant, not the struct's
+// size, so that where a run is cut does not move when Event's layout does.
+const eventSize = 240
 
 // eventBytes is what recording e counts against MaxHistoryBytes. A script's
 // text (EVAL's first argument) is left out: it is one string of the

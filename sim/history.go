@@ -57,9 +57,15 @@ type KeyState struct {
 
 // Event is one thing that happened on the true timeline. Fields that do not
 // apply to a Kind are zero; Proc and Node are -1 when they do not apply.
+//
+// The one-byte fields sit together after Kind: spread out, each took a word
+// of padding, and a run writes hundreds of events (224 bytes, not 240).
 type Event struct {
 	At          Time
 	Kind        Kind
+	Held        bool
+	Accepted    bool
+	Fault       FaultKind
 	Proc        int
 	Node        int
 	Incarnation int    // the process's life: 0, then +1 after each restart
@@ -68,12 +74,9 @@ type Event struct {
 	Reply       Reply
 	Err         string
 	Sent        Time // KindCommand: when the client sent the request
-	Held        bool
 	Token       string
 	Fence       int64
 	Value       int64
-	Accepted    bool
-	Fault       FaultKind
 	Dur         time.Duration
 	Key         KeyState
 }

@@ -30,6 +30,9 @@ const (
 )
 
 func main() {
+	if len(os.Args) > 1 && searchCommands[os.Args[1]] {
+		startGCTuner() // memlimit.go
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

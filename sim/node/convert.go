@@ -22,8 +22,20 @@ const (
 func (vm *luaVM) toLua(r Reply) lua.LValue {
 	switch r.Kind {
 	case Int:
+		// Boxing a number allocates; DEL, EXISTS and the like answer 0 or 1.
+		switch r.Int {
+		case 0:
+			return luaZero
+		case 1:
+			return luaOne
+		}
 		return lua.LNumber(r.Int)
 	case Bulk:
+		// A lock's GET answers what the script was given (its token): hand
+		// back the value ARGV already boxed rather than box it again.
+		if v := vm.argv.boxed(r.Str); v != nil {
+			return v
+		}
 		return lua.LString(r.Str)
 	case Status:
 		return fieldTable(vm.L, "ok", r.Str)
@@ -38,6 +50,8 @@ func (vm *luaVM) toLua(r Reply) lua.LValue {
 	}
 	return lua.LFalse
 }
+
+var luaZero, luaOne lua.LValue = lua.LNumber(0), lua.LNumber(1)
 
 func fieldTable(L *lua.LState, key, value string) *lua.LTable {
 	t := L.CreateTable(0, 1)

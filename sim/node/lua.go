@@ -27,6 +27,8 @@ type luaVM struct {
 	rand    *rand.Rand
 
 	keys, argv argTable       // KEYS and ARGV, kept while scripts leave them alone
+	args       []string       // redis.call's arguments, reused (luaredis.go)
+	known      []string       // the script's ARGV: bulk replies equal to one reuse it
 	fn         *lua.LFunction // the last script's main function
 
 	// Set for the script being run.

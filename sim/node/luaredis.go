@@ -70,7 +70,13 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	if top == 0 {
 		return errorReply("ERR Please specify at least one argument for this redis lib call")
 	}
-	args := make([]string, top)
+	// One list reused for every call: nothing keeps it past the call (the
+	// commands that would queue it, MULTI and the blocking ones' callers,
+	// are refused in scripts), and its strings are immutable.
+	if cap(vm.args) < top {
+		vm.args = make([]string, top)
+	}
+	args := vm.args[:top]
 	for i := range args {
 		switch v := L.Get(i + 1).(type) {
 		case lua.LString:
@@ -105,7 +111,7 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	if r, ok := n.redis7(vm.peer, name, args); ok {
 		return r
 	}
-	r := n.dispatch(vm.peer, args)
+	r := n.dispatchKnown(vm.peer, args, vm.known)
 	if r.Kind == Error && strings.HasPrefix(r.Str, "ERR wrong number of arguments for '") {
 		// Redis checks a script's command arity itself, with its own words.
 		r.Str = "ERR Wrong number of args calling Redis command from script"

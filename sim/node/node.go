@@ -110,10 +110,15 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 }
 
 // dispatch runs args through miniredis as client p and reads the reply.
-func (n *Node) dispatch(p *server.Peer, args []string) Reply {
+func (n *Node) dispatch(p *server.Peer, args []string) Reply { return n.dispatchKnown(p, args, nil) }
+
+// dispatchKnown is dispatch where a bulk reply equal to one of known is
+// that string rather than a new copy: a lock script's GET answers the token
+// it was given.
+func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	n.srv.Dispatch(p, args)
 	n.w.Flush()
-	r, _, err := parseReply(n.out.Bytes())
+	r, _, err := parseReplyKnown(n.out.Bytes(), known)
 	n.out.Reset()
 	if err != nil {
 		return errorReply("ERR locksim: " + err.Error())

@@ -62,7 +62,11 @@ func (r Reply) write(b *strings.Builder) {
 var errProtocol = errors.New("node: malformed reply")
 
 // parseReply reads one RESP2/RESP3 reply from b and returns the rest.
-func parseReply(b []byte) (Reply, []byte, error) {
+func parseReply(b []byte) (Reply, []byte, error) { return parseReplyKnown(b, nil) }
+
+// parseReplyKnown is parseReply where a top-level bulk string equal to one
+// of known is returned as that string, without a copy.
+func parseReplyKnown(b []byte, known []string) (Reply, []byte, error) {
 	line, rest, ok := cutLine(b)
 	if !ok || len(line) == 0 {
 		return Reply{}, nil, errProtocol
@@ -96,6 +100,11 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		}
 		if len(rest)-2 < n { // not n+2: that overflows
 			return Reply{}, nil, errProtocol
+		}
+		for _, k := range known {
+			if string(rest[:n]) == k { // compared without a copy
+				return Reply{Kind: Bulk, Str: k}, rest[n+2:], nil
+			}
 		}
 		return Reply{Kind: Bulk, Str: string(rest[:n])}, rest[n+2:], nil
 	case '*', '~', '>', '%':

@@ -151,7 +151,7 @@ func wrongArgs(cmd string) string {
 // random sequence and instruction budget.
 func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly bool) Reply {
 	L := vm.L
-	vm.peer, vm.readOnly, vm.raised = p, readOnly, ""
+	vm.peer, vm.readOnly, vm.raised, vm.known = p, readOnly, "", argv
 	// Redis restarts the PRNG for every script, so no sequence spans calls.
 	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
 	// The globals are out of scripts' reach: a kept table is still there.
@@ -188,6 +188,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	L.SetTop(0)
 	vm.keys.check(keys)
 	vm.argv.check(argv)
+	vm.known = nil
 	vm.finish()
 	return r
 }
@@ -281,9 +282,30 @@ func (a *argTable) fill(L *lua.LState, list []string) (t *lua.LTable, isNew bool
 		a.t, a.n, isNew = L.CreateTable(len(list), 0), len(list), true
 	}
 	for i, s := range list {
+		// A kept table already holding s keeps its value: boxing a string
+		// into a Lua value allocates, and a lock's key is the same every time.
+		if !isNew {
+			if v, ok := a.t.RawGetInt(i + 1).(lua.LString); ok && string(v) == s {
+				continue
+			}
+		}
 		a.t.RawSetInt(i+1, lua.LString(s))
 	}
 	return a.t, isNew
+}
+
+// boxed returns the table's element equal to s, or nil: Lua strings are
+// values, so any boxing of s is as good as another.
+func (a *argTable) boxed(s string) lua.LValue {
+	if a.t == nil {
+		return nil
+	}
+	for i := 1; i <= min(a.n, 4); i++ {
+		if x := a.t.RawGetInt(i); x.Type() == lua.LTString && string(x.(lua.LString)) == s {
+			return x // the interface as stored: converting v back would box it again
+		}
+	}
+	return nil
 }
 
 // check drops the table unless it still holds exactly list, with no
@@ -293,13 +315,28 @@ func (a *argTable) check(list []string) {
 		return
 	}
 	clean := a.t.Metatable == lua.LNil
-	n := 0
-	for k, v := a.t.Next(lua.LNil); clean && k != lua.LNil; k, v = a.t.Next(k) {
-		i, ok := k.(lua.LNumber)
-		clean = ok && n < len(list) && int(i) == n+1 && v == lua.LString(list[n])
-		n++
+	for i := 0; clean && i < len(list); i++ {
+		clean = a.t.RawGetInt(i+1) == lua.LString(list[i])
 	}
-	if !clean || n != len(list) {
+	// And no key past the list: Next from its last index finds none. (Next
+	// boxes every index it returns, and walking the table with it was an
+	// allocation per element.)
+	if clean {
+		k, _ := a.t.Next(luaIndex(len(list)))
+		clean = k == lua.LNil
+	}
+	if !clean {
 		a.t = nil
 	}
+}
+
+// luaIndexes are small table indexes boxed once.
+var luaIndexes = [...]lua.LValue{lua.LNil, lua.LNumber(1), lua.LNumber(2), lua.LNumber(3), lua.LNumber(4)}
+
+// luaIndex is i as a key for Next: 0 is LNil, where Next starts.
+func luaIndex(i int) lua.LValue {
+	if i < len(luaIndexes) {
+		return luaIndexes[i]
+	}
+	return lua.LNumber(i)
 }

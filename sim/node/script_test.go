@@ -416,6 +416,8 @@ func TestKeysArgvFreshEachScript(t *testing.T) {
 		{"field added", "KEYS.extra = 1 ARGV.extra = 1 return 1"},
 		{"element appended", "table.insert(KEYS, 'k3') table.insert(ARGV, 'a3') return 1"},
 		{"element removed", "table.remove(KEYS) ARGV[1] = nil return 1"},
+		{"index past the end", "KEYS[3] = 'x' ARGV[2] = 'y' return 1"},
+		{"sparse index", "KEYS[10] = 'x' ARGV[10] = 'y' KEYS[0] = 'z' return 1"},
 		{"metatable set", "setmetatable(KEYS, {__index = function() return 'meta' end}) setmetatable(ARGV, {}) return 1"},
 	}
 	probe := "return {KEYS[1], KEYS[2], ARGV[1], tostring(KEYS.extra), tostring(ARGV.extra), #KEYS, #ARGV, tostring(KEYS[3]), tostring(getmetatable(ARGV))}"
@@ -423,6 +425,9 @@ func TestKeysArgvFreshEachScript(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := New(1)
+			mustExec(t, n, t0, eval(tt.script, []string{"k1", "k2"}, "a1"), integer(1))
+			mustExec(t, n, t0, eval("return {tostring(KEYS[10]), tostring(ARGV[10]), tostring(KEYS[0]), tostring(ARGV[2])}",
+				[]string{"p1", "p2"}, "q1"), array(bulk("nil"), bulk("nil"), bulk("nil"), bulk("nil")))
 			mustExec(t, n, t0, eval(tt.script, []string{"k1", "k2"}, "a1"), integer(1))
 			mustExec(t, n, t0, eval(probe, []string{"p1", "p2"}, "q1"), want)
 			// And again: the probe itself left the tables as it got them.
