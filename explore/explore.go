@@ -17,6 +17,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -64,12 +65,12 @@ func New(o Options) (*Explorer, error) {
 	if o.ShrinkTries <= 0 {
 		o.ShrinkTries = DefaultShrinkTries
 	}
-	gen, err := scenarios.Generator(algo, scenarios.GenOptions{Classes: classes})
+	g, err := gen.Generator(algo, gen.Options{Classes: classes})
 	if err != nil {
 		return nil, err
 	}
 	o.Classes = classes
-	return &Explorer{opts: o, algo: algo, classes: classes, gen: gen}, nil
+	return &Explorer{opts: o, algo: algo, classes: classes, gen: g}, nil
 }
 
 // algorithm is Lock when it is set, else the registered Algorithm.

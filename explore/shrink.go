@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
@@ -26,7 +27,7 @@ type ShrinkStats struct {
 
 // Shrink replays run i under rapid.Check and lets rapid shrink it to the
 // smallest scenario whose verdict is still verdict, then simplifies what
-// rapid left (scenarios.Simplify), within Options.ShrinkTries runs.
+// rapid left (gen.Simplify), within Options.ShrinkTries runs.
 //
 // rapid.Check is driven outside `go test` through a rapid.TB of our own.
 // Its first case is run i itself: the generator draws from rapid's bit
@@ -94,7 +95,7 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 	}
 	// rapid's last call is the minimal case, and it failed: last is it.
 	// Then the structural steps rapid's bit shrinking misses.
-	simple, _ := scenarios.Simplify(last, fails)
+	simple, _ := gen.Simplify(last, fails)
 	stats.Elapsed = time.Since(start)
 	return simple, stats, nil
 }

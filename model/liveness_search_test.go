@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -83,14 +84,14 @@ func TestTokenLockLiveInsideAssumptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := scenarios.Generator(algo, scenarios.GenOptions{Inside: true,
+	g, err := gen.Generator(algo, gen.Options{Inside: true,
 		Classes: []string{scenarios.ClassCrash, scenarios.ClassPause, scenarios.ClassSkew, scenarios.ClassNet}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	notes := 0
 	rapid.Check(t, func(rt *rapid.T) {
-		s := gen.Draw(rt, "scenario")
+		s := g.Draw(rt, "scenario")
 		o, err := s.Execute("", model.Options{SkipPorcupine: true})
 		if err != nil {
 			rt.Fatal(err)

@@ -44,7 +44,7 @@ func (s *Scenario) Prepare(algoName string) (*Prepared, error) {
 // PrepareWith builds the engine config for a given algorithm, which need not
 // be registered (an algorithm file's, say).
 func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
-	over := s.lockParams()
+	over := s.LockParams()
 	if err := algo.Validate(over); err != nil {
 		return nil, fmt.Errorf("params: %w", err)
 	}

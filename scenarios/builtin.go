@@ -43,7 +43,7 @@ func Builtins() []*Scenario {
 	}
 	out := make([]*Scenario, len(list))
 	for i, s := range list {
-		out[i] = s.clone()
+		out[i] = s.Clone()
 	}
 	return out
 }
@@ -75,8 +75,10 @@ func Resolve(arg string) (*Scenario, error) {
 	return Lookup(arg)
 }
 
-// clone copies the slices so callers cannot change the shared built-ins.
-func (s *Scenario) clone() *Scenario {
+// Clone is a deep copy: the slices and pointers are copied, so callers
+// (the built-ins' users, the shrinker in explore/gen) cannot change the
+// original.
+func (s *Scenario) Clone() *Scenario {
 	c := *s
 	c.Nodes = append([]Node(nil), s.Nodes...)
 	c.Clients = append([]Client(nil), s.Clients...)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"pgregory.net/rapid"
 )
 
 // Fault kinds as written in files.
@@ -17,10 +16,11 @@ const (
 )
 
 // fileFault is the scenarios' part of a fault kind (sim/faultkinds.go says
-// what the engine does with it): the kind as written in a file, which
-// fields it takes, the sim.Fault it builds, what it does to the TTL's
-// assumptions, and how the random generator draws it. Validation, Prepare,
-// InsideTTL and the generator read this table and name no kind themselves.
+// what the engine does with it, explore/gen/faultkinds.go how the random
+// generator draws it): the kind as written in a file, which fields it
+// takes, the sim.Fault it builds, and what it does to the TTL's
+// assumptions. Validation, Prepare and InsideTTL read this table and name
+// no kind themselves.
 type fileFault struct {
 	name   string
 	target fileTarget
@@ -32,8 +32,6 @@ type fileFault struct {
 	// ("" if it does not). A kind that pauses (sim.FaultKind.Pauses)
 	// counts its Dur against the TTL instead.
 	outsideTTL func(f *Fault) string
-	// gen are the ways the generator draws it, one per target.
-	gen []genFault
 }
 
 // fileTarget is what a file's fault names.
@@ -45,37 +43,15 @@ const (
 	targetEither // a node when the fault names one, else a client
 )
 
-// genFault is one way the generator draws a fault kind.
-type genFault struct {
-	class  string // the fault class that switches it on
-	onNode bool   // aimed at a node (else a client)
-	// outsideOnly: never drawn when the generator keeps inside the TTL.
-	outsideOnly bool
-	// draw sets Kind and the length fields. It must draw the same values
-	// in the same order for ever: explore's digests depend on it.
-	draw func(fg faultGen, t *rapid.T) Fault
-}
-
-// fileFaults lists the kinds in the order validation names them. The
-// generator takes them class by class in FaultClasses order, then in this
-// order: a new kind goes last, so that no existing draw changes.
+// fileFaults lists the kinds in the order validation names them; a new
+// kind goes last.
 var fileFaults = []fileFault{
 	{name: FaultPause, target: targetClient, hasFor: true,
 		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultPause, f.For.D() },
-		gen: []genFault{{class: ClassPause, draw: func(fg faultGen, t *rapid.T) Fault {
-			// Shrinks towards the longest pause: a counterexample that fails
-			// by a wide margin, not by a lucky millisecond.
-			return Fault{Kind: FaultPause, For: Duration(fg.pauseMax - drawDur(t, "pause shorter by", 0, fg.pauseMax, 10*time.Millisecond))}
-		}}}},
+	},
 	{name: FaultCrash, target: targetClient, hasRestartAfter: true,
 		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultCrash, f.RestartAfter.D() },
-		gen: []genFault{{class: ClassCrash, draw: func(fg faultGen, t *rapid.T) Fault {
-			f := Fault{Kind: FaultCrash}
-			if drawBool(t, "restarts") {
-				f.RestartAfter = Duration(drawDur(t, "restart after", 10*time.Millisecond, 2*fg.ttl, 10*time.Millisecond))
-			}
-			return f
-		}}}},
+	},
 	{name: FaultClockJump, target: targetEither, hasBy: true,
 		build: func(f *Fault) (sim.FaultKind, time.Duration) {
 			if f.Node != nil {
@@ -89,23 +65,11 @@ var fileFaults = []fileFault{
 			}
 			return ""
 		},
-		gen: []genFault{
-			{class: ClassJump, draw: drawJump},
-			{class: ClassJump, onNode: true, outsideOnly: true, draw: drawJump},
-		}},
+	},
 	{name: FaultNodeRestart, target: targetNode, hasFor: true,
 		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
 		outsideTTL: func(*Fault) string { return "a node restart loses the lock" },
-		gen: []genFault{{class: ClassRestart, onNode: true, outsideOnly: true, draw: func(fg faultGen, t *rapid.T) Fault {
-			return Fault{Kind: FaultNodeRestart, For: Duration(drawDur(t, "down", 0, fg.ttl, 10*time.Millisecond))}
-		}}}},
-}
-
-// drawJump draws a clock jump in quarters of the TTL, so that jumps past the
-// TTL are common; it shrinks towards the largest jump forwards.
-func drawJump(fg faultGen, t *rapid.T) Fault {
-	quarters := 8 - time.Duration(drawInt(t, "jump quarters less", 0, 16))
-	return Fault{Kind: FaultClockJump, By: Duration(quarters * fg.ttl / 4)}
+	},
 }
 
 // fileFaultOf is the kind named name, or nil.
@@ -123,8 +87,9 @@ func (k *fileFault) onNode(f *Fault) bool {
 	return k.target == targetNode || (k.target == targetEither && f.Node != nil)
 }
 
-// fileFaultNames lists the kinds, in order.
-func fileFaultNames() []string {
+// FaultKinds lists the kinds a file may write, in order: validation names
+// them, and explore/gen checks that it draws each one.
+func FaultKinds() []string {
 	out := make([]string, len(fileFaults))
 	for i, k := range fileFaults {
 		out[i] = k.name

@@ -62,7 +62,8 @@ func TestREADMEFaultKindFiles(t *testing.T) {
 	}
 	section, _, _ = strings.Cut(section, "\n#")
 	for _, f := range []struct{ path, table string }{{"sim/faultkinds.go", "faultSpecs"},
-		{"scenarios/faultkinds.go", "fileFaults"}, {"model/faultkinds.go", "faultWords"},
+		{"scenarios/faultkinds.go", "fileFaults"}, {"explore/gen/faultkinds.go", "genFaults"},
+		{"model/faultkinds.go", "faultWords"},
 		{"reports/faultkinds.go", "faultDrawings"}} {
 		path := f.path
 		if !strings.Contains(section, "`"+path+"`") {

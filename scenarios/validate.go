@@ -58,7 +58,7 @@ func (s *Scenario) Validate() error {
 	if len(s.Nodes) > MaxNodes {
 		return fieldError("nodes", "%d nodes: at most %d", len(s.Nodes), MaxNodes)
 	}
-	if need := algo.NodesNeeded(s.lockParams()); registered && len(s.Nodes) > 0 && len(s.Nodes) < need {
+	if need := algo.NodesNeeded(s.LockParams()); registered && len(s.Nodes) > 0 && len(s.Nodes) < need {
 		return fieldError("nodes", "%s needs %d nodes, the scenario has %d", algo.Name, need, len(s.Nodes))
 	}
 	for i, n := range s.Nodes {
@@ -113,7 +113,7 @@ func (s *Scenario) validateParams(algo locks.Algorithm, registered bool) error {
 	if !registered {
 		return nil
 	}
-	if err := algo.Validate(s.lockParams()); err != nil {
+	if err := algo.Validate(s.LockParams()); err != nil {
 		return fieldError("params", "%v", err)
 	}
 	return nil
@@ -198,7 +198,7 @@ func (s *Scenario) validateFault(i int) error {
 	field := fmt.Sprintf("faults[%d]", i)
 	kind := fileFaultOf(f.Kind) // faultkinds.go
 	if kind == nil {
-		return fieldError(field+".kind", "%q is not a fault (valid: %s)", f.Kind, strings.Join(fileFaultNames(), ", "))
+		return fieldError(field+".kind", "%q is not a fault (valid: %s)", f.Kind, strings.Join(FaultKinds(), ", "))
 	}
 	onNode := kind.onNode(&f)
 	switch {
@@ -277,10 +277,12 @@ func (s *Scenario) nodeCount() int {
 	if err != nil {
 		return 1
 	}
-	return max(algo.NodesNeeded(s.lockParams()), 1)
+	return max(algo.NodesNeeded(s.LockParams()), 1)
 }
 
-func (s *Scenario) lockParams() locks.Params {
+// LockParams are the scenario's overrides of the lock's parameters (its
+// params: block), as the algorithm takes them.
+func (s *Scenario) LockParams() locks.Params {
 	p := s.Params
 	return locks.Params{Key: p.Key, TTL: p.TTL.D(), Retries: p.Retries, RetrySleep: p.RetrySleep.D(),
 		Resolution: p.Resolution.D(), Nodes: p.Nodes, TokenScope: p.TokenScope}

@@ -5,8 +5,9 @@ import "time"
 // A fault kind is one entry of faultSpecs: its name, what it acts on, the
 // facts the checkers read (FaultKind's methods), and how both engines apply
 // it. The layers above keep their part of the kind in a table keyed by
-// FaultKind (scenarios/faultkinds.go: file field, validation, generation;
-// model/faultkinds.go: wording; reports/faultkinds.go: drawing), and each
+// FaultKind (scenarios/faultkinds.go: file field, validation;
+// explore/gen/faultkinds.go: generation; model/faultkinds.go: wording;
+// reports/faultkinds.go: drawing), and each
 // layer's TestFaultKindsComplete fails when a kind has no entry there. The
 // README's "Adding a fault kind" lists the steps.
 

@@ -1,4 +1,4 @@
-package scenarios
+package gen
 
 import (
 	"bytes"
@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
 )
 
@@ -30,38 +30,9 @@ func atLeastChecks(t *testing.T, n int) {
 	t.Cleanup(func() { _ = f.Value.Set(old) })
 }
 
-func TestParseClasses(t *testing.T) {
-	cases := []struct {
-		in   string
-		want []string
-		bad  bool
-	}{
-		{in: "none", want: []string{"none"}},
-		{in: "pause,crash", want: []string{"crash", "pause"}},
-		{in: "crash, crash ,none", want: []string{"crash"}},
-		{in: "all", want: FaultClasses[1:]},
-		{in: "net,all", want: FaultClasses[1:]},
-		{in: "gc", bad: true},
-		{in: "", bad: true},
-		{in: "crash,", bad: true},
-	}
-	for _, c := range cases {
-		got, err := ParseClasses(c.in)
-		if c.bad {
-			if err == nil {
-				t.Errorf("ParseClasses(%q) = %v, want an error", c.in, got)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ParseClasses(%q) = %v, %v; want %v", c.in, got, err, c.want)
-		}
-	}
-}
-
 func TestGeneratorRejectsUnknownClass(t *testing.T) {
 	algo, _ := locks.Lookup("set-nx-px-token")
-	if _, err := Generator(algo, GenOptions{Classes: []string{"gc"}}); err == nil {
+	if _, err := Generator(algo, Options{Classes: []string{"gc"}}); err == nil {
 		t.Fatal("Generator accepted the fault class gc")
 	}
 }
@@ -71,9 +42,9 @@ func TestGeneratorRejectsUnknownClass(t *testing.T) {
 func TestGeneratedScenarios(t *testing.T) {
 	sets := append([][]string{{"all"}}, splitClasses()...)
 	for _, algo := range locks.All() {
-		gens := make([]*rapid.Generator[*Scenario], len(sets))
+		gens := make([]*rapid.Generator[*scenarios.Scenario], len(sets))
 		for i, classes := range sets {
-			g, err := Generator(algo, GenOptions{Classes: classes})
+			g, err := Generator(algo, Options{Classes: classes})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,13 +61,13 @@ func TestGeneratedScenarios(t *testing.T) {
 
 func splitClasses() [][]string {
 	var out [][]string
-	for _, c := range FaultClasses {
+	for _, c := range scenarios.FaultClasses {
 		out = append(out, []string{c})
 	}
 	return out
 }
 
-func checkGenerated(t *rapid.T, algo locks.Algorithm, s *Scenario) {
+func checkGenerated(t *rapid.T, algo locks.Algorithm, s *scenarios.Scenario) {
 	if err := s.Validate(); err != nil {
 		t.Fatalf("invalid: %v", err)
 	}
@@ -104,9 +75,9 @@ func checkGenerated(t *rapid.T, algo locks.Algorithm, s *Scenario) {
 		t.Fatalf("%d clients", n)
 	}
 	// The lock's contract: a holder finishes inside its TTL.
-	p := algo.With(s.lockParams())
+	p := algo.With(s.LockParams())
 	bound := p.TTL
-	if l := algo.Lifetime(s.lockParams()); l > 0 {
+	if l := algo.Lifetime(s.LockParams()); l > 0 {
 		bound = min(bound, l)
 	}
 	for _, c := range s.Clients {
@@ -114,18 +85,18 @@ func checkGenerated(t *rapid.T, algo locks.Algorithm, s *Scenario) {
 			t.Fatalf("%s works %s, not below the TTL %s", c.Name, c.Work.D(), bound)
 		}
 	}
-	data, err := Marshal(s)
+	data, err := scenarios.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse("generated.yaml", data)
+	back, err := scenarios.Parse("generated.yaml", data)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	if !reflect.DeepEqual(s, back) {
 		t.Fatalf("round trip changed the scenario:\n%s", data)
 	}
-	again, _ := Marshal(back)
+	again, _ := scenarios.Marshal(back)
 	if !bytes.Equal(data, again) {
 		t.Fatalf("second Marshal differs:\n%s\n---\n%s", data, again)
 	}
@@ -146,8 +117,8 @@ func checkGenerated(t *rapid.T, algo locks.Algorithm, s *Scenario) {
 func TestGeneratorDeterministic(t *testing.T) {
 	algo, _ := locks.Lookup("setnx-getset")
 	for seed := range 20 {
-		g1, _ := Generator(algo, GenOptions{Classes: []string{"all"}})
-		g2, _ := Generator(algo, GenOptions{Classes: []string{"all"}})
+		g1, _ := Generator(algo, Options{Classes: []string{"all"}})
+		g2, _ := Generator(algo, Options{Classes: []string{"all"}})
 		a, b := g1.Example(seed), g2.Example(seed)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("seed %d: two draws differ", seed)
@@ -162,7 +133,7 @@ func TestGeneratorDeterministic(t *testing.T) {
 func TestTokenLockInsideAssumptionsIsSafe(t *testing.T) {
 	atLeastChecks(t, 1000)
 	algo, _ := locks.Lookup("set-nx-px-token")
-	gen, err := Generator(algo, GenOptions{Classes: []string{"all"}, Inside: true})
+	gen, err := Generator(algo, Options{Classes: []string{"all"}, Inside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +147,7 @@ func TestTokenLockInsideAssumptionsIsSafe(t *testing.T) {
 			rt.Fatal(err)
 		}
 		if o.Verdict.Verdict == model.VerdictUnsafe {
-			data, _ := Marshal(s)
+			data, _ := scenarios.Marshal(s)
 			rt.Fatalf("unsafe inside the assumptions: %+v\n%s", o.Verdict.Violations, data)
 		}
 	})
@@ -186,7 +157,7 @@ func TestTokenLockInsideAssumptionsIsSafe(t *testing.T) {
 // happens to be inside the assumptions, it is not unsafe.
 func TestTokenLockSafeWheneverInside(t *testing.T) {
 	algo, _ := locks.Lookup("set-nx-px-token")
-	gen, _ := Generator(algo, GenOptions{Classes: []string{"all"}})
+	gen, _ := Generator(algo, Options{Classes: []string{"all"}})
 	inside := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		s := gen.Draw(rt, "scenario")
@@ -199,7 +170,7 @@ func TestTokenLockSafeWheneverInside(t *testing.T) {
 			rt.Fatal(err)
 		}
 		if o.Verdict.Verdict == model.VerdictUnsafe {
-			data, _ := Marshal(s)
+			data, _ := scenarios.Marshal(s)
 			rt.Fatalf("unsafe inside the assumptions: %+v\n%s", o.Verdict.Violations, data)
 		}
 	})
@@ -210,7 +181,7 @@ func TestTokenLockSafeWheneverInside(t *testing.T) {
 // assumptions is linearizable.
 func TestTokenLockInsideAssumptionsLinearizable(t *testing.T) {
 	algo, _ := locks.Lookup("set-nx-px-token")
-	gen, _ := Generator(algo, GenOptions{Classes: []string{"all"}, Inside: true})
+	gen, _ := Generator(algo, Options{Classes: []string{"all"}, Inside: true})
 	rapid.Check(t, func(rt *rapid.T) {
 		s := gen.Draw(rt, "scenario")
 		o, err := s.Execute("", model.Options{})
@@ -218,46 +189,11 @@ func TestTokenLockInsideAssumptionsLinearizable(t *testing.T) {
 			rt.Fatal(err)
 		}
 		if o.Verdict.Linearizable == model.No {
-			data, _ := Marshal(s)
+			data, _ := scenarios.Marshal(s)
 			rt.Fatalf("porcupine: not linearizable inside the assumptions\n%s", data)
 		}
 	})
 }
-
-func TestInsideTTL(t *testing.T) {
-	zero := 0
-	base := func() *Scenario {
-		return &Scenario{Name: "x", Algorithm: "set-nx-px-token", Params: Params{TTL: Duration(1e9)},
-			Seed: 1, Duration: Duration(10e9),
-			Clients: []Client{{Name: "a", Iterations: 1, Work: Duration(400e6)}, {Name: "b", Iterations: 1}},
-			Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6)}}
-	}
-	cases := []struct {
-		name   string
-		change func(*Scenario)
-		inside bool
-	}{
-		{"plain", func(*Scenario) {}, true},
-		{"one pause fits", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(500e6)}} }, true},
-		{"two pauses add up", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(300e6)}, {Kind: FaultPause, Client: "a", For: Duration(300e6)}}
-		}, false},
-		{"latency", func(s *Scenario) { s.Network.Reply = fixedLatency(300e6) }, false},
-		{"drift", func(s *Scenario) { s.Nodes = []Node{{Clock: Clock{DriftPPM: 600_000}}} }, false},
-		{"node restart", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero}} }, false},
-		{"node jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(1e6)}} }, false},
-		{"client jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Client: "b", By: Duration(5e9)}} }, true},
-	}
-	for _, c := range cases {
-		s := base()
-		c.change(s)
-		if err := s.InsideTTL(); (err == nil) != c.inside {
-			t.Errorf("%s: InsideTTL() = %v, want inside %v", c.name, err, c.inside)
-		}
-	}
-}
-
-func fixedLatency(d time.Duration) Latency { return Latency{Min: Duration(d), Max: Duration(d)} }
 
 func TestProbeCommands(t *testing.T) {
 	for _, name := range []string{"setnx-getset", "set-nx-px-token", "redlock"} {

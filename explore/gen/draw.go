@@ -1,0 +1,105 @@
+package gen
+
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/scenarios"
+	"pgregory.net/rapid"
+)
+
+// The draw helpers: every number the generator draws is made of single
+// bits (genBit), in an order that is part of every explore digest.
+
+func genClientName(i int) string { return "c" + strconv.Itoa(i+1) }
+
+// clientNumber is i for the name genClientName(i).
+func clientNumber(name string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, "c"))
+	return max(n-1, 0)
+}
+
+// drawDur draws a duration within [lo, hi] in whole steps from lo.
+func drawDur(t *rapid.T, label string, lo, hi, step time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(drawInt(t, label, 0, int((hi-lo)/step)))*step
+}
+
+func drawLatency(t *rapid.T, label string) scenarios.Latency {
+	lo := drawDur(t, label+" min", 0, genMaxLatency/2, time.Millisecond)
+	hi := lo + drawDur(t, label+" spread", 0, genMaxLatency/2, time.Millisecond)
+	return scenarios.Latency{Min: scenarios.Duration(lo), Max: scenarios.Duration(hi)}
+}
+
+// drawClock: offsets up to two TTLs either way, drift up to 5% either way.
+// Both shrink towards their largest value ahead: a counterexample whose
+// clock is far off, not one that fails by a lucky millisecond.
+func drawClock(t *rapid.T, label string, ttl time.Duration) scenarios.Clock {
+	off := 2*ttl - drawDur(t, label+" offset less", 0, 2*ttl, 10*time.Millisecond)
+	if drawBool(t, label+" offset behind") {
+		off = -off
+	}
+	drift := int64(genMaxDrift - 1000*drawInt(t, label+" drift less", 0, genMaxDrift/1000))
+	if drawBool(t, label+" drift slow") {
+		drift = -drift
+	}
+	if !drawBool(t, label+" skewed") {
+		return scenarios.Clock{} // most clocks are right: skew is one clock against the others
+	}
+	return scenarios.Clock{Offset: scenarios.Duration(off), DriftPPM: drift}
+}
+
+// genBit is the only rapid generator the scenario generator draws from:
+// every number is made of single bits. rapid's biased integers carry a 53-bit
+// block each, and minimizing such blocks took most of a shrink's runs.
+var genBit = rapid.Bool()
+
+func init() { _ = genBit.String() } // computed once, before any concurrent use
+
+func drawBool(t *rapid.T, label string) bool { return genBit.Draw(t, label) }
+
+// drawInt draws an integer within [lo, hi], about uniformly, from
+// bits.Len(hi-lo) bits, most significant first; clearing bits lowers it, so
+// it shrinks towards lo.
+func drawInt(t *rapid.T, label string, lo, hi int) int {
+	if hi <= lo {
+		return lo
+	}
+	span := uint64(hi - lo)
+	k := bits.Len64(span)
+	var u uint64
+	for i := k - 1; i >= 0; i-- {
+		if genBit.Draw(t, label) {
+			u |= 1 << i
+		}
+	}
+	return lo + int(u*(span+1)>>k)
+}
+
+// drawList draws minN to maxN elements. Each element's group ends with the
+// bit that says whether another follows (ignored below minN), so that rapid
+// removes an element by removing its group; rapid.SliceOfN decides with a
+// 53-bit coin per element, which cost thousands of shrinking runs.
+func drawList[E any](t *rapid.T, label string, minN, maxN int, elem func(*rapid.T) E) []E {
+	type item struct {
+		v    E
+		more bool
+	}
+	g := rapid.Custom(func(t *rapid.T) item {
+		v := elem(t)
+		return item{v, drawBool(t, "another of the "+label)}
+	})
+	var out []E
+	for len(out) < maxN {
+		it := g.Draw(t, label)
+		out = append(out, it.v)
+		if len(out) >= minN && !it.more {
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package gen
+
+import (
+	"time"
+
+	"github.com/locksim/locksim/scenarios"
+	"pgregory.net/rapid"
+)
+
+// genFault is the generator's part of a fault kind (scenarios/faultkinds.go
+// says how a file writes it and what it builds): one way to draw it, under
+// one fault class, aimed at one target. A kind aimed at clients and at
+// nodes has an entry for each.
+type genFault struct {
+	kind   string // as a file writes it: a scenarios.Fault* constant
+	class  string // the fault class that switches it on
+	onNode bool   // aimed at a node (else a client)
+	// outsideOnly: never drawn when the generator keeps inside the TTL.
+	outsideOnly bool
+	// draw sets Kind and the length fields. It must draw the same values
+	// in the same order for ever: explore's digests depend on it.
+	draw func(fg faultGen, t *rapid.T) scenarios.Fault
+}
+
+// genFaults lists the ways to draw each kind. The generator takes them
+// class by class in scenarios.FaultClasses order, then in this order: a
+// new kind goes last, so that no existing draw changes.
+var genFaults = []genFault{
+	{kind: scenarios.FaultPause, class: scenarios.ClassPause, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
+		// Shrinks towards the longest pause: a counterexample that fails
+		// by a wide margin, not by a lucky millisecond.
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(fg.pauseMax - drawDur(t, "pause shorter by", 0, fg.pauseMax, 10*time.Millisecond))}
+	}},
+	{kind: scenarios.FaultCrash, class: scenarios.ClassCrash, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
+		f := scenarios.Fault{Kind: scenarios.FaultCrash}
+		if drawBool(t, "restarts") {
+			f.RestartAfter = scenarios.Duration(drawDur(t, "restart after", 10*time.Millisecond, 2*fg.ttl, 10*time.Millisecond))
+		}
+		return f
+	}},
+	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, draw: drawJump},
+	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, onNode: true, outsideOnly: true, draw: drawJump},
+	{kind: scenarios.FaultNodeRestart, class: scenarios.ClassRestart, onNode: true, outsideOnly: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultNodeRestart, For: scenarios.Duration(drawDur(t, "down", 0, fg.ttl, 10*time.Millisecond))}
+	}},
+}
+
+// drawJump draws a clock jump in quarters of the TTL, so that jumps past the
+// TTL are common; it shrinks towards the largest jump forwards.
+func drawJump(fg faultGen, t *rapid.T) scenarios.Fault {
+	quarters := 8 - time.Duration(drawInt(t, "jump quarters less", 0, 16))
+	return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(quarters * fg.ttl / 4)}
+}

@@ -1,0 +1,80 @@
+package gen
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/scenarios"
+	"pgregory.net/rapid"
+)
+
+// TestFaultKindsComplete fails when a fault kind is missing its generator
+// entry: every kind a scenario file may write is drawn under some fault
+// class, and each way of drawing it draws that kind with only the fields it
+// takes, aimed at a target it takes, as scenarios.Validate judges.
+func TestFaultKindsComplete(t *testing.T) {
+	kinds := scenarios.FaultKinds()
+	for _, name := range kinds {
+		if !slices.ContainsFunc(genFaults, func(g genFault) bool { return g.kind == name }) {
+			t.Errorf("%s: a file may write it, but genFaults (explore/gen/faultkinds.go) has no way to draw it", name)
+		}
+	}
+	for j, g := range genFaults {
+		if !slices.Contains(kinds, g.kind) {
+			t.Errorf("genFaults[%d]: %q is not a fault kind of scenarios", j, g.kind)
+			continue
+		}
+		if !slices.Contains(scenarios.FaultClasses, g.class) || g.class == scenarios.ClassNone || g.draw == nil {
+			t.Errorf("%s genFaults[%d]: class %q is not a fault class, or no draw", g.kind, j, g.class)
+			continue
+		}
+		fg := faultGen{ttl: time.Second, pauseMax: 3 * time.Second, clients: 2, nodes: 3}
+		rapid.Check(t, func(rt *rapid.T) {
+			f := g.draw(fg, rt)
+			if f.Kind != g.kind {
+				rt.Fatalf("%s genFaults[%d] drew kind %q", g.kind, j, f.Kind)
+			}
+			if g.onNode {
+				n := 0
+				f.Node = &n
+			} else {
+				f.Client = "c1"
+			}
+			s := &scenarios.Scenario{Name: "kind", Algorithm: "set-nx-px-token", Seed: 1,
+				Duration: scenarios.Duration(10 * time.Second), Nodes: make([]scenarios.Node, 3),
+				Clients: []scenarios.Client{{Name: "c1", Iterations: 1}}, Faults: []scenarios.Fault{f}}
+			if err := s.Validate(); err != nil {
+				rt.Fatalf("%s genFaults[%d] (on a node %v) drew a fault a file may not hold: %v", g.kind, j, g.onNode, err)
+			}
+		})
+	}
+}
+
+// TestGeneratedKindOrder pins the order the generator offers kinds in: the
+// "kind" draw indexes it, so a change here changes every explore digest.
+func TestGeneratedKindOrder(t *testing.T) {
+	all := classSet{}
+	for _, c := range scenarios.FaultClasses {
+		all[c] = true
+	}
+	for _, tc := range []struct {
+		inside bool
+		want   []string
+	}{
+		{false, []string{"crash", "pause", "clock-jump", "clock-jump@node", "node-restart@node"}},
+		{true, []string{"crash", "pause", "clock-jump"}},
+	} {
+		var got []string
+		for _, g := range (&scenarioGen{inside: tc.inside}).faultKinds(all) {
+			name := g.kind
+			if g.onNode {
+				name += "@node"
+			}
+			got = append(got, name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("inside %v: kinds %v, want %v", tc.inside, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,353 @@
+// Package gen draws random scenarios for the explorer and simplifies the
+// failing ones it finds: the search side of a scenario, apart from its file
+// format, validation and run step (package scenarios), which it only uses.
+// What a drawn scenario is depends only on rapid's bits, so its draws are
+// part of every explore digest: the order in which this package draws
+// anything must not change.
+package gen
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"pgregory.net/rapid"
+)
+
+// The generator is in this file, how each fault kind is drawn in
+// faultkinds.go, the bit-level draw helpers in draw.go, and the structural
+// shrinker (Simplify) in simplify.go.
+
+// Options choose what a generator draws.
+type Options struct {
+	// Classes are the fault classes a scenario may combine (see
+	// scenarios.ParseClasses); empty means none. With more than one, each
+	// scenario switches each class on or off, so shrinking can drop whole
+	// classes.
+	Classes []string
+	// Inside keeps every scenario inside the assumptions of a TTL lock:
+	// work + each client's pauses + 2 × the round trip + drift over the TTL
+	// stays below the TTL, and no node restarts or node clock jumps
+	// (scenarios.Scenario.InsideTTL holds).
+	Inside bool
+	_      struct{} // grows: callers name the fields they set
+}
+
+// Bounds of generated scenarios: small, so that a run costs a fraction of a
+// millisecond to a few.
+const (
+	genMinClients = 2
+	genMaxClients = 6
+	genMaxIters   = 3
+	genMaxFaults  = 4
+	genMaxEvents  = 20_000
+	genMaxDrift   = 50_000 // ppm: 5%, big enough to matter within a few TTLs
+	genMaxLatency = 50 * time.Millisecond
+	genTimeout    = time.Second      // client timeout when the net class is off
+	genMargin     = time.Millisecond // kept free of the TTL in Inside mode
+)
+
+// genBaseLatency is each way's latency when the net class is off: a little
+// jitter, so that commands of clients in step interleave in varied orders.
+var genBaseLatency = scenarios.Latency{Min: scenarios.Duration(500 * time.Microsecond), Max: scenarios.Duration(2500 * time.Microsecond)}
+
+// scenarioGen is everything a draw depends on, fixed when the generator is
+// made.
+type scenarioGen struct {
+	algo      locks.Algorithm
+	classes   []string
+	inside    bool
+	res       time.Duration // timestamp resolution of the algorithm
+	multiNode bool
+	commands  []string // command names the algorithm sends, for event triggers
+}
+
+// Generator makes random scenarios for algo under the given fault classes.
+// A drawn scenario passes Validate, round-trips through Marshal and Parse,
+// and keeps every client's work time below the lock's TTL and lifetime: it
+// is the faults that break locks, not a workload that ignores its own TTL.
+// What a draw produces depends only on rapid's bits, so a seed replays it
+// (rapid.Generator.Example(seed)).
+func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Scenario], error) {
+	classes, err := scenarios.ParseClasses(strings.Join(o.Classes, ","))
+	if len(o.Classes) == 0 {
+		classes, err = []string{scenarios.ClassNone}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := algo.Validate(locks.Params{}); err != nil {
+		return nil, err
+	}
+	g := &scenarioGen{algo: algo, classes: classes, inside: o.Inside}
+	g.res = algo.With(locks.Params{}).Resolution
+	g.multiNode = algo.NodesNeeded(locks.Params{Nodes: 3}) == 3
+	g.commands = probeCommands(algo)
+	return rapid.Custom(g.draw), nil
+}
+
+// classSet says which classes a draw switched on (looked up, never ranged).
+type classSet map[string]bool
+
+func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
+	on := classSet{}
+	for _, c := range g.classes {
+		if len(g.classes) == 1 {
+			on[c] = true
+		} else {
+			on[c] = drawBool(t, "class "+c)
+		}
+	}
+	s := &scenarios.Scenario{Name: "generated", Algorithm: g.algo.Name, MaxEvents: genMaxEvents}
+	s.Seed = uint64(drawInt(t, "seed", 0, 255))
+
+	// The lock's TTL: whole seconds for algorithms that write whole-second
+	// timestamps, tenths of a second otherwise.
+	var ttl time.Duration
+	if g.res >= time.Second {
+		ttl = time.Duration(drawInt(t, "ttl s", 1, 4)) * time.Second
+	} else {
+		ttl = time.Duration(drawInt(t, "ttl 100ms", 5, 40)) * 100 * time.Millisecond
+	}
+	s.Params.TTL = scenarios.Duration(ttl)
+	if g.multiNode {
+		s.Params.Nodes = 2*drawInt(t, "nodes", 1, 2) + 1 // 3 or 5
+	}
+	params := g.algo.With(s.LockParams())
+	nodes := g.algo.NodesNeeded(s.LockParams())
+	// The work bound: the TTL, and the lifetime when that is shorter; a
+	// lock that never expires still has its TTL parameter as the
+	// timestamp's horizon.
+	bound := params.TTL
+	if l := g.algo.Lifetime(s.LockParams()); l > 0 && l < bound {
+		bound = l
+	}
+
+	// The network. A client gives up after at most a quarter of the TTL:
+	// waiting out a longer timeout would look like a stuck lock.
+	timeout := min(genTimeout, ttl/4)
+	s.Network = scenarios.Network{Request: genBaseLatency, Reply: genBaseLatency, Timeout: scenarios.Duration(timeout)}
+	if on[scenarios.ClassNet] {
+		s.Network.Request = drawLatency(t, "request")
+		s.Network.Reply = drawLatency(t, "reply")
+		s.Network.LossRequest = float64(drawInt(t, "loss request %", 0, 20)) / 100
+		s.Network.LossReply = float64(drawInt(t, "loss reply %", 0, 20)) / 100
+		// Always a timeout (with losses and none, a client would wait for
+		// ever: a stuck client, not a stuck lock), and never below the
+		// longest round trip (a client that times out on most replies tells
+		// nothing about the lock); lost replies make the ambiguous case.
+		rtt := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
+		s.Network.Timeout = scenarios.Duration(drawDur(t, "timeout", max(rtt, 10*time.Millisecond), max(rtt, timeout), 10*time.Millisecond))
+	}
+	rtt := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
+
+	// Clocks.
+	if on[scenarios.ClassSkew] {
+		s.Nodes = make([]scenarios.Node, nodes)
+		for i := range s.Nodes {
+			s.Nodes[i].Clock = drawClock(t, "node"+strconv.Itoa(i), ttl)
+		}
+	}
+	var clocks []scenarios.Clock
+	if on[scenarios.ClassSkew] {
+		for i := range genMaxClients {
+			clocks = append(clocks, drawClock(t, genClientName(i), ttl))
+		}
+	}
+	drift := bound * time.Duration(scenarios.LargestDrift(s.Nodes, clocks)) / 1_000_000
+	budget := max(bound-genMargin-2*rtt-drift, 0) // Inside: what work and pauses may use
+
+	// Clients.
+	workMax := bound / 2
+	if g.inside {
+		workMax = min(workMax, budget/2)
+	}
+	client := func(t *rapid.T) scenarios.Client {
+		var c scenarios.Client
+		c.Start = scenarios.Duration(time.Duration(drawInt(t, "start slot", 0, 2))*ttl/2 +
+			drawDur(t, "start jitter", 0, 5*time.Millisecond, time.Millisecond))
+		c.Iterations = drawInt(t, "iterations", 1, genMaxIters)
+		c.Work = scenarios.Duration(drawDur(t, "work", 0, workMax, 10*time.Millisecond))
+		c.Think = scenarios.Duration(drawDur(t, "think", 0, ttl/2, 10*time.Millisecond))
+		return c
+	}
+	s.Clients = drawList(t, "clients", genMinClients, genMaxClients, client)
+	var maxWork time.Duration
+	for i := range s.Clients {
+		s.Clients[i].Name = genClientName(i)
+		if clocks != nil {
+			s.Clients[i].Clock = clocks[i]
+		}
+		maxWork = max(maxWork, s.Clients[i].Work.D())
+	}
+
+	// Faults.
+	kinds := g.faultKinds(on)
+	if len(kinds) > 0 {
+		pauseMax := 3 * ttl
+		if g.inside {
+			pauseMax = ((budget - maxWork) / genMaxFaults).Truncate(time.Millisecond)
+		}
+		fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, pauseMax: pauseMax, prev: &prevFault{}}
+		s.Faults = drawList(t, "faults", 1, genMaxFaults, fg.draw)
+	}
+	s.Duration = scenarios.Duration(g.duration(s, ttl))
+	return s
+}
+
+// faultKinds lists the ways to draw a fault that the switched-on classes
+// allow, class by class in FaultClasses order, then in genFaults order: the
+// draw of "kind" indexes this list, so its order is part of every digest.
+func (g *scenarioGen) faultKinds(on classSet) []*genFault {
+	var kinds []*genFault
+	for _, c := range scenarios.FaultClasses {
+		if !on[c] {
+			continue
+		}
+		for i := range genFaults {
+			if k := &genFaults[i]; k.class == c && !(k.outsideOnly && g.inside) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	return kinds
+}
+
+type faultGen struct {
+	g        *scenarioGen
+	kinds    []*genFault
+	ttl      time.Duration
+	clients  int
+	nodes    int
+	pauseMax time.Duration
+	prev     *prevFault // the fault drawn before this one in the same scenario
+}
+
+type prevFault struct {
+	ok bool
+	f  scenarios.Fault
+}
+
+func (fg faultGen) draw(t *rapid.T) scenarios.Fault {
+	ttl := fg.ttl
+	prev := fg.prev
+	// The same fault as the one before, at the same moment, on the next
+	// node or client: a majority of nodes restarting or jumping together.
+	if prev.ok && drawInt(t, "same as the fault before", 0, 3) == 3 {
+		f := prev.f
+		if f.On != nil {
+			on := *f.On
+			f.On = &on
+		}
+		if f.Node != nil {
+			n := (*f.Node + 1) % fg.nodes
+			f.Node = &n
+		} else {
+			f.Client = genClientName((clientNumber(f.Client) + 1) % fg.clients)
+		}
+		prev.f = f
+		return f
+	}
+	defer func() { prev.ok = true }()
+	kind := fg.kinds[drawInt(t, "kind", 0, len(fg.kinds)-1)]
+	target := drawInt(t, "client", 0, fg.clients-1)
+	f := kind.draw(fg, t) // faultkinds.go
+	if kind.onNode {
+		n := drawInt(t, "node", 0, fg.nodes-1)
+		f.Node = &n
+	} else {
+		f.Client = genClientName(target)
+	}
+	// When: at a true time, or on an event of the target client (or, less
+	// often, of another one).
+	defer func() { prev.f = f }()
+	switch drawInt(t, "when", 0, 4) {
+	case 0:
+		f.At = scenarios.Duration(drawDur(t, "at", 0, 3*ttl, 10*time.Millisecond))
+		return f
+	case 1:
+		f.On = &scenarios.Trigger{Point: scenarios.PointAcquired}
+	case 2:
+		f.On = &scenarios.Trigger{Point: scenarios.PointReleased}
+	case 3:
+		f.On = &scenarios.Trigger{Point: scenarios.PointSend}
+	case 4:
+		f.On = &scenarios.Trigger{Point: scenarios.PointReply}
+	}
+	if f.On.Point == scenarios.PointSend || f.On.Point == scenarios.PointReply {
+		cmds := append([]string{""}, fg.g.commands...)
+		f.On.Command = cmds[drawInt(t, "command", 0, len(cmds)-1)]
+	}
+	other := drawInt(t, "other client", 0, 3) == 3
+	who := target
+	if other {
+		who = (target + 1 + drawInt(t, "which", 0, fg.clients-2)) % fg.clients
+	}
+	f.On.Client = genClientName(who)
+	f.On.N = drawInt(t, "n", 1, 3)
+	return f
+}
+
+// duration is long enough for every client to finish its rounds after all
+// faults, and for a lock abandoned at the end to show as stuck (2 × its
+// lifetime of waiting), rounded up to a second.
+func (g *scenarioGen) duration(s *scenarios.Scenario, ttl time.Duration) time.Duration {
+	life := g.algo.Lifetime(s.LockParams())
+	if life <= 0 {
+		life = ttl
+	}
+	d := 3*life + 3*ttl // faults at up to 3 TTLs
+	var busy time.Duration
+	for _, c := range s.Clients {
+		busy = max(busy, c.Start.D())
+		d += time.Duration(c.Iterations) * (c.Work.D() + c.Think.D())
+	}
+	d += busy
+	for _, f := range s.Faults {
+		d += f.For.D() + f.RestartAfter.D() + max(f.By.D(), -f.By.D())
+	}
+	return (d + time.Second - 1).Truncate(time.Second)
+}
+
+// probeCommands runs the algorithm once through contention, a crash that
+// abandons the lock and a release, and lists the command names it sent, in
+// the order first sent: what event triggers may name. Deterministic: the
+// probe is a fixed scenario.
+func probeCommands(algo locks.Algorithm) []string {
+	p := scenarios.Params{TTL: scenarios.Duration(time.Second)}
+	if algo.NodesNeeded(locks.Params{Nodes: 3}) == 3 {
+		p.Nodes = 3
+	}
+	s := &scenarios.Scenario{
+		Name: "probe", Algorithm: algo.Name, Params: p, Seed: 1, Duration: scenarios.Duration(10 * time.Second),
+		MaxEvents: genMaxEvents,
+		Clients: []scenarios.Client{
+			{Name: "c1", Iterations: 1, Work: scenarios.Duration(100 * time.Millisecond)},
+			{Name: "c2", Start: scenarios.Duration(time.Millisecond), Iterations: 2, Work: scenarios.Duration(100 * time.Millisecond)},
+			{Name: "c3", Start: scenarios.Duration(3 * time.Second), Iterations: 2, Work: scenarios.Duration(100 * time.Millisecond)},
+		},
+		Network: scenarios.Network{Request: genBaseLatency, Reply: genBaseLatency, Timeout: scenarios.Duration(genTimeout)},
+		Faults:  []scenarios.Fault{{Kind: scenarios.FaultCrash, Client: "c1", On: &scenarios.Trigger{Client: "c1", Point: scenarios.PointAcquired, N: 1}}},
+	}
+	prep, err := s.PrepareWith(algo)
+	if err != nil {
+		return nil
+	}
+	res, err := sim.Run(prep.Config)
+	if err != nil {
+		return nil
+	}
+	var cmds []string
+	for _, e := range res.History.Events {
+		if e.Kind == sim.KindCommand && len(e.Args) > 0 {
+			if c := strings.ToUpper(e.Args[0]); !slices.Contains(cmds, c) && len(c) <= 64 {
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	return cmds
+}

@@ -1,0 +1,41 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+)
+
+func TestInsideTTL(t *testing.T) {
+	zero := 0
+	base := func() *Scenario {
+		return &Scenario{Name: "x", Algorithm: "set-nx-px-token", Params: Params{TTL: Duration(1e9)},
+			Seed: 1, Duration: Duration(10e9),
+			Clients: []Client{{Name: "a", Iterations: 1, Work: Duration(400e6)}, {Name: "b", Iterations: 1}},
+			Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6)}}
+	}
+	cases := []struct {
+		name   string
+		change func(*Scenario)
+		inside bool
+	}{
+		{"plain", func(*Scenario) {}, true},
+		{"one pause fits", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(500e6)}} }, true},
+		{"two pauses add up", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(300e6)}, {Kind: FaultPause, Client: "a", For: Duration(300e6)}}
+		}, false},
+		{"latency", func(s *Scenario) { s.Network.Reply = fixedLatency(300e6) }, false},
+		{"drift", func(s *Scenario) { s.Nodes = []Node{{Clock: Clock{DriftPPM: 600_000}}} }, false},
+		{"node restart", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero}} }, false},
+		{"node jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(1e6)}} }, false},
+		{"client jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Client: "b", By: Duration(5e9)}} }, true},
+	}
+	for _, c := range cases {
+		s := base()
+		c.change(s)
+		if err := s.InsideTTL(); (err == nil) != c.inside {
+			t.Errorf("%s: InsideTTL() = %v, want inside %v", c.name, err, c.inside)
+		}
+	}
+}
+
+func fixedLatency(d time.Duration) Latency { return Latency{Min: Duration(d), Max: Duration(d)} }
