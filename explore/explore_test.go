@@ -198,6 +198,11 @@ func TestShardsMergeToTheSameResult(t *testing.T) {
 	if _, err := Merge([]Report{lines[0], other, lines[2]}); err == nil {
 		t.Error("merged shards of two different searches")
 	}
+	edited := lines[2]
+	edited.LockSHA256 = strings.Repeat("ab", 32) // the algorithm file changed between shards
+	if _, err := Merge([]Report{lines[0], lines[1], edited}); err == nil || !strings.Contains(err.Error(), "another version of the algorithm file") {
+		t.Errorf("merging shards of two versions of a lock: %v", err)
+	}
 }
 
 func TestReadReports(t *testing.T) {

@@ -61,8 +61,12 @@ type Report struct {
 	Shards       int    `json:"shards,omitempty"` // on a merged result: how many shards
 	// ScenarioYAML is the counterexample itself, on a shard's line, so that
 	// merge can write the winning one.
-	ScenarioYAML string   `json:"scenario_yaml,omitempty"`
-	_            struct{} // grows: callers name the fields they set
+	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+	// LockSHA256 is, on a shard's line of an algorithm file's search, the
+	// file's sha256 (with its scripts): merge refuses shards that ran
+	// different versions of the lock under one name.
+	LockSHA256 string   `json:"lock_sha256,omitempty"`
+	_          struct{} // grows: callers name the fields they set
 }
 
 // VerdictReport is one verdict met by a search.
@@ -73,8 +77,12 @@ type VerdictReport struct {
 	Counterexample *string `json:"counterexample"`
 	Shrunk         *Shrunk `json:"shrunk,omitempty"`
 	// ScenarioYAML is the shrunk scenario on a shard's line, for merge.
-	ScenarioYAML string   `json:"scenario_yaml,omitempty"`
-	_            struct{} // grows: callers name the fields they set
+	ScenarioYAML string `json:"scenario_yaml,omitempty"`
+	// LockSHA256 is, on a shard's line of an algorithm file's search, the
+	// file's sha256 (with its scripts): merge refuses shards that ran
+	// different versions of the lock under one name.
+	LockSHA256 string   `json:"lock_sha256,omitempty"`
+	_          struct{} // grows: callers name the fields they set
 }
 
 // Shrunk is the size of the shrunk counterexample.
@@ -223,6 +231,10 @@ func Merge(lines []Report) (Report, error) {
 			return Report{}, fmt.Errorf("line %d: shard %s is not one of %d shards", i+1, l.Shard, count)
 		case l.Algorithm != first.Algorithm || !slices.Equal(l.Faults, first.Faults) || l.Seed != first.Seed || l.RunsLimit != first.RunsLimit:
 			return Report{}, fmt.Errorf("line %d: shard %s searched another space (algorithm, faults, seed or runs differ from line 1)", i+1, l.Shard)
+		}
+		if l.LockSHA256 != first.LockSHA256 {
+			return Report{}, fmt.Errorf("line %d: shard %s ran another version of the algorithm file (sha256 %.12s…, line 1 %.12s…)",
+				i+1, l.Shard, l.LockSHA256, first.LockSHA256)
 		}
 		if seen[s.Index] {
 			return Report{}, fmt.Errorf("line %d: shard %s appears twice", i+1, l.Shard)

@@ -130,6 +130,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "explore", err)
 	}
 	rep.Interrupted = interrupted
+	if sharded {
+		rep.LockSHA256 = af.sum // "" for a registered algorithm
+	}
 	switch {
 	case sharded:
 		err = json.NewEncoder(stdout).Encode(rep) // one line
