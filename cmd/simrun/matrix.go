@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -125,9 +127,17 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		o.Progress = matrixProgress(stdout)
 	}
 	start := time.Now() // for the summary line only
-	m, err := explore.RunMatrix(context.Background(), o)
+	// Ctrl-C stops every cell: a part of a matrix is no matrix (nothing
+	// is written), so say so and exit 130 as a shell does for SIGINT.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	m, err := explore.RunMatrix(ctx, o)
+	stopSignals()
 	if progress {
 		fmt.Fprint(stdout, "\r\033[K")
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "simrun matrix: interrupted: nothing written")
+		return exitInterrupted
 	}
 	if err != nil {
 		return fail(stderr, "matrix", err) // every option RunMatrix checks is checked above

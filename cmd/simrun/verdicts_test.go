@@ -172,6 +172,33 @@ func TestExploreInterrupt(t *testing.T) {
 		!strings.Contains(s, "of 100000000 (run 0 to run ") || errOut.Len() != 0 {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", s, errOut.String())
 	}
+
+	// matrix: a part of a matrix is no matrix; nothing is written.
+	file := filepath.Join(t.TempDir(), "m.md")
+	cmd = exec.Command(bin, "matrix", "--algo", "php-eval", "--runs", "100000000", "-o", file)
+	out.Reset()
+	errOut.Reset()
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("matrix did not stop within 30 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || errOut.String() != "simrun matrix: interrupted: nothing written\n" {
+		t.Errorf("matrix: exit %d, want %d; stderr %q", code, exitInterrupted, errOut.String())
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Errorf("an interrupted matrix wrote %s", file)
+	}
 }
 
 // Shards run with --shrink all: merge --out writes every verdict's
