@@ -113,16 +113,7 @@ func TestShardsMergeEveryVerdict(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := whole.Report("", false)
-		var lines []Report
-		for k := range 3 {
-			o.Shard = Shard{k, 3}
-			r, err := explorer(t, o).Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, _ := r.Report("", true)
-			lines = append(lines, rep)
-		}
+		lines := shardLines(t, o, 3)
 		got, err := Merge(lines)
 		if err != nil {
 			t.Fatal(err)
