@@ -39,10 +39,11 @@ func fieldError(field, format string, args ...any) error {
 // Validate checks every field against its rule; the error names the first
 // field that breaks one.
 func (s *Scenario) Validate() error {
-	algo, registered, err := s.validateLock()
+	algo, err := s.validateLock()
 	if err != nil {
 		return err
 	}
+	registered := s.Algorithm != "" // else the lock is checked when it is loaded
 	if err := s.validateParams(algo, registered); err != nil {
 		return err
 	}
