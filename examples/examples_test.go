@@ -94,13 +94,7 @@ func TestExamplesMatchBuiltinsUnderFaults(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/seed%d", pc.builtin, s.Name, seed), func(t *testing.T) {
 					want, wh := run(t, s, builtin)
 					got, gh := run(t, s, file)
-					for i := range gh.Events {
-						e := &gh.Events[i]
-						if e.Err != "" && e.Kind != sim.KindCommandResult {
-							errorsSeen[pc.builtin]++
-							e.Err = strings.ReplaceAll(e.Err, file.Name+": ", builtin.Name+": ")
-						}
-					}
+					errorsSeen[pc.builtin] += renamed(gh, file.Name, builtin.Name)
 					if got.Verdict.Verdict != want.Verdict.Verdict {
 						t.Errorf("verdict %s, the built-in's %s", got.Verdict.Verdict, want.Verdict.Verdict)
 					}
@@ -120,13 +114,16 @@ func TestExamplesMatchBuiltinsUnderFaults(t *testing.T) {
 }
 
 // renamed rewrites the file's name in client-error messages as the
-// built-in's.
-func renamed(h *sim.History, file, builtin string) {
+// built-in's, and counts the client errors it looked at.
+func renamed(h *sim.History, file, builtin string) int {
+	n := 0
 	for i := range h.Events {
 		if e := &h.Events[i]; e.Err != "" && e.Kind != sim.KindCommandResult {
 			e.Err = strings.ReplaceAll(e.Err, file+": ", builtin+": ")
+			n++
 		}
 	}
+	return n
 }
 
 // lossy is s with lost requests and replies, uneven latency and a timeout.

@@ -163,19 +163,7 @@ func TestShardsMergeToTheSameResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := whole.Report("", true)
-	var lines []Report
-	for k := range 3 {
-		o.Shard = Shard{k, 3}
-		r, err := explorer(t, o).Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, _ := r.Report("", true)
-		if rep.Shard != fmt.Sprintf("%d/3", k) {
-			t.Errorf("shard field %q", rep.Shard)
-		}
-		lines = append(lines, rep)
-	}
+	lines := shardLines(t, o, 3)
 	// Any order of lines merges the same.
 	lines[0], lines[2] = lines[2], lines[0]
 	got, err := Merge(lines)
@@ -203,6 +191,26 @@ func TestShardsMergeToTheSameResult(t *testing.T) {
 	if _, err := Merge([]Report{lines[0], lines[1], edited}); err == nil || !strings.Contains(err.Error(), "another version of the algorithm file") {
 		t.Errorf("merging shards of two versions of a lock: %v", err)
 	}
+}
+
+// shardLines runs o as n shards and returns their report lines, in shard
+// order, each checked to name its shard.
+func shardLines(t *testing.T, o Options, n int) []Report {
+	t.Helper()
+	var lines []Report
+	for k := range n {
+		o.Shard = Shard{k, n}
+		r, err := explorer(t, o).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, _ := r.Report("", true)
+		if rep.Shard != fmt.Sprintf("%d/%d", k, n) {
+			t.Errorf("shard field %q", rep.Shard)
+		}
+		lines = append(lines, rep)
+	}
+	return lines
 }
 
 func TestReadReports(t *testing.T) {

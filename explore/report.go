@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -295,8 +296,8 @@ func Merge(lines []Report) (Report, error) {
 		if !l.Found || l.FirstFoundAfterRuns == nil || *l.FirstFoundAfterRuns-1 > stop {
 			continue
 		}
-		// The worst verdict, then its first run.
-		if win == nil || Severity(l.Verdict) < Severity(win.Verdict) ||
+		// The worst verdict (model.Rank), then its first run.
+		if win == nil || model.Rank(l.Verdict) > model.Rank(win.Verdict) ||
 			(l.Verdict == win.Verdict && *l.FirstFoundAfterRuns < *win.FirstFoundAfterRuns) {
 			win = l
 		}

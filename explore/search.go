@@ -19,7 +19,7 @@ import (
 func (e *Explorer) counts(verdict string) bool {
 	if len(e.opts.Verdicts) == 0 {
 		// A run cut at a cap that found nothing (incomplete) is not a find.
-		return Severity(verdict) < len(WorstFirst)
+		return slices.Contains(WorstFirst, verdict)
 	}
 	return slices.Contains(e.opts.Verdicts, verdict)
 }
@@ -33,17 +33,10 @@ func (e *Explorer) stops(verdict string) bool {
 	return slices.Contains(e.opts.Verdicts, verdict)
 }
 
-// WorstFirst is every failing verdict, worst first (model's precedence).
+// WorstFirst is every failing verdict, worst first: the verdicts that
+// model.Rank puts above incomplete, in falling Rank (a test holds the two
+// together). The search keeps the first run of each by its index here.
 var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError}
-
-// Severity ranks a verdict: 0 for unsafe, higher for lesser ones, and
-// len(WorstFirst) for safe or anything else.
-func Severity(verdict string) int {
-	if i := slices.Index(WorstFirst, verdict); i >= 0 {
-		return i
-	}
-	return len(WorstFirst)
-}
 
 // Found is the first run of one verdict kind.
 type Found struct {
@@ -88,9 +81,9 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		next     atomic.Int64
 		executed atomic.Int64
 		stop     atomic.Int64 // lowest run index that stops the search so far
-		worst    atomic.Int64 // severity of the worst verdict met so far, for progress
+		worst    atomic.Int64 // WorstFirst index of the worst verdict met so far, for progress
 		mu       sync.Mutex
-		met      = make([]*Found, len(WorstFirst)) // by severity
+		met      = make([]*Found, len(WorstFirst)) // by index in WorstFirst
 		seenAt   = make([]time.Duration, len(WorstFirst))
 		firstErr error
 		errIndex = math.MaxInt
@@ -128,8 +121,8 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					}
 					storeMin(&stop, int64(i))
 				case v.Verdict != model.VerdictSafe:
-					k := Severity(v.Verdict)
-					if k < len(met) && (met[k] == nil || i < met[k].Index) {
+					k := slices.Index(WorstFirst, v.Verdict)
+					if k >= 0 && (met[k] == nil || i < met[k].Index) {
 						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
 						seenAt[k] = time.Since(start)
 						storeMin(&worst, int64(k))

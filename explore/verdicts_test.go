@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/model"
 )
 
 func metText(sr *SearchResult) string {
@@ -110,16 +113,7 @@ func TestShardsMergeEveryVerdict(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := whole.Report("", false)
-		var lines []Report
-		for k := range 3 {
-			o.Shard = Shard{k, 3}
-			r, err := explorer(t, o).Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, _ := r.Report("", true)
-			lines = append(lines, rep)
-		}
+		lines := shardLines(t, o, 3)
 		got, err := Merge(lines)
 		if err != nil {
 			t.Fatal(err)
@@ -149,4 +143,21 @@ func stopText(p *int) string {
 		return "none"
 	}
 	return fmt.Sprint(*p)
+}
+
+// WorstFirst is model.Rank's order of the failing verdicts: every verdict
+// ranked above incomplete, each worse than the next.
+func TestWorstFirstIsModelRank(t *testing.T) {
+	all := []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError,
+		model.VerdictIncomplete, model.VerdictSafe}
+	var want []string
+	for _, v := range all {
+		if model.Rank(v) > model.Rank(model.VerdictIncomplete) {
+			want = append(want, v)
+		}
+	}
+	slices.SortFunc(want, func(a, b string) int { return model.Rank(b) - model.Rank(a) })
+	if !slices.Equal(WorstFirst, want) {
+		t.Errorf("WorstFirst %v, model.Rank orders %v", WorstFirst, want)
+	}
 }

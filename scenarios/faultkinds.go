@@ -97,6 +97,21 @@ func FaultKinds() []string {
 	return out
 }
 
+// OutsideTTL reports whether a fault of this kind, aimed at a node or at a
+// client, always breaks a TTL lock's assumptions (InsideTTL refuses it):
+// the generator never draws it when it keeps inside the TTL.
+func OutsideTTL(kind string, onNode bool) bool {
+	k := fileFaultOf(kind)
+	if k == nil || k.outsideTTL == nil {
+		return false
+	}
+	f := Fault{Kind: kind}
+	if onNode {
+		f.Node = new(int)
+	}
+	return k.outsideTTL(&f) != ""
+}
+
 // takersOf names the kinds that take a field, for "only a … has …".
 func takersOf(has func(k *fileFault) bool) string {
 	var out []string

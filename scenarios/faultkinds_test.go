@@ -45,3 +45,23 @@ func TestFaultKindsComplete(t *testing.T) {
 		}
 	}
 }
+
+// OutsideTTL names exactly the kinds and targets InsideTTL refuses outright.
+func TestOutsideTTL(t *testing.T) {
+	for _, c := range []struct {
+		kind   string
+		onNode bool
+		want   bool
+	}{
+		{FaultPause, false, false}, // counted against the TTL, not refused
+		{FaultCrash, false, false},
+		{FaultClockJump, false, false},
+		{FaultClockJump, true, true},
+		{FaultNodeRestart, true, true},
+		{"no-such-kind", true, false},
+	} {
+		if got := OutsideTTL(c.kind, c.onNode); got != c.want {
+			t.Errorf("OutsideTTL(%s, node %v) = %v, want %v", c.kind, c.onNode, got, c.want)
+		}
+	}
+}

@@ -80,8 +80,9 @@ func (s *Scenario) LockWords() string {
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // validateLock checks the lock fields: at most one, each well formed. It
-// returns the registered algorithm when the scenario names one.
-func (s *Scenario) validateLock() (algo locks.Algorithm, registered bool, err error) {
+// returns the registered algorithm when the scenario names one (Algorithm
+// set), else the zero Algorithm.
+func (s *Scenario) validateLock() (algo locks.Algorithm, err error) {
 	var named []string
 	if s.Algorithm != "" {
 		named = append(named, "algorithm")
@@ -93,32 +94,32 @@ func (s *Scenario) validateLock() (algo locks.Algorithm, registered bool, err er
 		named = append(named, "go_lock")
 	}
 	if len(named) > 1 {
-		return algo, false, fieldError(named[1], "the scenario also has %s: it names one lock (algorithm, algorithm_file or go_lock), or none", named[0])
+		return algo, fieldError(named[1], "the scenario also has %s: it names one lock (algorithm, algorithm_file or go_lock), or none", named[0])
 	}
 	switch {
 	case s.Algorithm != "":
 		algo, err = locks.Lookup(s.Algorithm)
 		if err != nil {
-			return algo, false, fieldError("algorithm", "%v", err)
+			return algo, fieldError("algorithm", "%v", err)
 		}
-		return algo, true, nil
+		return algo, nil
 	case s.AlgorithmFile != nil:
 		f := s.AlgorithmFile
 		if f.Path == "" {
-			return algo, false, fieldError("algorithm_file.path", "required: the algorithm file, relative to this file's folder")
+			return algo, fieldError("algorithm_file.path", "required: the algorithm file, relative to this file's folder")
 		}
 		if err := printable(f.Path, 4096); err != nil {
-			return algo, false, fieldError("algorithm_file.path", "%v", err)
+			return algo, fieldError("algorithm_file.path", "%v", err)
 		}
 		if !sha256Hex.MatchString(f.SHA256) {
-			return algo, false, fieldError("algorithm_file.sha256", "want the file's sha256: 64 hex digits, lower case")
+			return algo, fieldError("algorithm_file.sha256", "want the file's sha256: 64 hex digits, lower case")
 		}
 	case s.GoLock != "":
 		if err := printable(s.GoLock, 256); err != nil {
-			return algo, false, fieldError("go_lock", "%v", err)
+			return algo, fieldError("go_lock", "%v", err)
 		}
 	}
-	return algo, false, nil
+	return algo, nil
 }
 
 // printable refuses what a one-line message cannot show.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -27,7 +28,8 @@ const (
 )
 
 // Verdicts a scenario may expect.
-var Verdicts = []string{"safe", "unsafe", "stuck", "stale", "client-error", "incomplete"}
+var Verdicts = []string{model.VerdictSafe, model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale,
+	model.VerdictClientError, model.VerdictIncomplete}
 
 var clientName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
 
@@ -39,10 +41,11 @@ func fieldError(field, format string, args ...any) error {
 // Validate checks every field against its rule; the error names the first
 // field that breaks one.
 func (s *Scenario) Validate() error {
-	algo, registered, err := s.validateLock()
+	algo, err := s.validateLock()
 	if err != nil {
 		return err
 	}
+	registered := s.Algorithm != "" // else the lock is checked when it is loaded
 	if err := s.validateParams(algo, registered); err != nil {
 		return err
 	}

@@ -14,9 +14,7 @@ import (
 type genFault struct {
 	kind   string // as a file writes it: a scenarios.Fault* constant
 	class  string // the fault class that switches it on
-	onNode bool   // aimed at a node (else a client)
-	// outsideOnly: never drawn when the generator keeps inside the TTL.
-	outsideOnly bool
+	onNode bool   // aimed at a node (else a client); drawnInside says whether it is drawn inside the TTL
 	// draw sets Kind and the length fields. It must draw the same values
 	// in the same order for ever: explore's digests depend on it.
 	draw func(fg faultGen, t *rapid.T) scenarios.Fault
@@ -39,11 +37,22 @@ var genFaults = []genFault{
 		return f
 	}},
 	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, draw: drawJump},
-	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, onNode: true, outsideOnly: true, draw: drawJump},
-	{kind: scenarios.FaultNodeRestart, class: scenarios.ClassRestart, onNode: true, outsideOnly: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
+	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, onNode: true, draw: drawJump},
+	{kind: scenarios.FaultNodeRestart, class: scenarios.ClassRestart, onNode: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultNodeRestart, For: scenarios.Duration(drawDur(t, "down", 0, fg.ttl, 10*time.Millisecond))}
 	}},
 }
+
+// drawnInside says, by genFaults index, whether the generator may draw that
+// entry when it keeps inside the TTL: scenarios' table decides
+// (scenarios.OutsideTTL), worked out once and not on every draw.
+var drawnInside = func() []bool {
+	in := make([]bool, len(genFaults))
+	for i, k := range genFaults {
+		in[i] = !scenarios.OutsideTTL(k.kind, k.onNode)
+	}
+	return in
+}()
 
 // drawJump draws a clock jump in quarters of the TTL, so that jumps past the
 // TTL are common; it shrinks towards the largest jump forwards.

@@ -142,15 +142,21 @@ func TestTokenLockInsideAssumptionsIsSafe(t *testing.T) {
 		if err := s.InsideTTL(); err != nil {
 			rt.Fatalf("the Inside generator left the assumptions: %v", err)
 		}
-		o, err := s.Execute("", model.Options{SkipPorcupine: true})
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if o.Verdict.Verdict == model.VerdictUnsafe {
-			data, _ := scenarios.Marshal(s)
-			rt.Fatalf("unsafe inside the assumptions: %+v\n%s", o.Verdict.Violations, data)
-		}
+		notUnsafe(rt, s)
 	})
+}
+
+// notUnsafe runs s (a run inside the TTL's assumptions) and fails rt, with
+// the scenario, if it is unsafe.
+func notUnsafe(rt *rapid.T, s *scenarios.Scenario) {
+	o, err := s.Execute("", model.Options{SkipPorcupine: true})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if o.Verdict.Verdict == model.VerdictUnsafe {
+		data, _ := scenarios.Marshal(s)
+		rt.Fatalf("unsafe inside the assumptions: %+v\n%s", o.Verdict.Violations, data)
+	}
 }
 
 // The same claim on the unconstrained generator: whenever a drawn run
@@ -165,14 +171,7 @@ func TestTokenLockSafeWheneverInside(t *testing.T) {
 			return
 		}
 		inside++
-		o, err := s.Execute("", model.Options{SkipPorcupine: true})
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if o.Verdict.Verdict == model.VerdictUnsafe {
-			data, _ := scenarios.Marshal(s)
-			rt.Fatalf("unsafe inside the assumptions: %+v\n%s", o.Verdict.Violations, data)
-		}
+		notUnsafe(rt, s)
 	})
 	t.Logf("%d runs were inside the assumptions", inside)
 }
