@@ -46,22 +46,20 @@ type simNode struct {
 }
 
 type runner struct {
-	cfg    *Config
-	now    Time
-	q      queue
-	procs  []*process
-	nodes  []simNode
-	hist   recorder
-	arena  arena // requests and argument lists
-	stats  Stats
-	reqID  uint64
-	live   int // processes alive or waiting to restart
-	maxEv  int
-	cut    string
-	limit  Time
-	fired  []bool
-	counts []int
-	byProc [][]int // trigger faults by the process they watch
+	cfg   *Config
+	now   Time
+	q     queue
+	procs []*process
+	nodes []simNode
+	hist  recorder
+	arena arena // requests and argument lists
+	stats Stats
+	reqID uint64
+	live  int // processes alive or waiting to restart
+	maxEv int
+	cut   string
+	limit Time
+	triggers
 	// resource is what the lock protects: a counter that, with fencing,
 	// refuses a fencing number lower than the highest it has seen.
 	resource struct{ value, maxFence int64 }
@@ -102,15 +100,10 @@ func Run(cfg Config) (*Result, error) {
 		r.q.push(event{at: Time(spec.Start), kind: evStart, proc: int32(i)})
 		r.live++
 	}
-	r.fired = make([]bool, len(cfg.Faults))
-	r.counts = make([]int, len(cfg.Faults))
-	r.byProc = make([][]int, len(cfg.Procs))
-	for i, f := range cfg.Faults {
-		if f.On.Point == PointAt {
-			r.q.push(event{at: Time(f.At), kind: evFault, fault: int32(i)})
-		} else {
-			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
-		}
+	var timed []int
+	r.triggers, timed = newTriggers(&cfg)
+	for _, i := range timed {
+		r.q.push(event{at: Time(cfg.Faults[i].At), kind: evFault, fault: int32(i)})
 	}
 	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
 	r.loop()
