@@ -143,6 +143,18 @@ func (r *recorder) add(e Event) {
 	r.size += eventBytes(&e)
 }
 
+// atLimit says whether the history has reached a run's bounds: maxEv events
+// or MaxHistoryBytes. Both engines stop there.
+func (r *recorder) atLimit(maxEv int) bool { return r.n >= maxEv || r.size >= MaxHistoryBytes }
+
+// cut is why a history at its limit stopped its run.
+func (r *recorder) cut(maxEv int) string {
+	if r.n >= maxEv {
+		return fmt.Sprintf("event limit %d reached", maxEv)
+	}
+	return fmt.Sprintf("history size limit %d MiB reached", MaxHistoryBytes>>20)
+}
+
 func (r *recorder) events() []Event {
 	if len(r.full) == 0 {
 		return r.cur
@@ -178,12 +190,8 @@ func (r *runner) loop() {
 			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
 			return
 		}
-		if r.hist.n >= r.maxEv {
-			r.cut = fmt.Sprintf("event limit %d reached", r.maxEv)
-			return
-		}
-		if r.hist.size >= MaxHistoryBytes {
-			r.cut = fmt.Sprintf("history size limit %d MiB reached", MaxHistoryBytes>>20)
+		if r.hist.atLimit(r.maxEv) {
+			r.cut = r.hist.cut(r.maxEv)
 			return
 		}
 		e := r.q.pop()

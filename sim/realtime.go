@@ -261,8 +261,8 @@ func (r *rtRunner) recordLocked(e Event, inc int) {
 		e.Incarnation = inc
 	}
 	r.hist.add(e)
-	if r.hist.n >= r.maxEv {
-		r.ended, r.cut, r.end = true, fmt.Sprintf("event limit %d reached", r.maxEv), e.At
+	if r.hist.atLimit(r.maxEv) {
+		r.ended, r.cut, r.end = true, r.hist.cut(r.maxEv), e.At
 		close(r.done)
 		for _, c := range r.conns {
 			c.Close() // ends a read in flight; it does not wait for the reader
