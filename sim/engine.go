@@ -60,9 +60,7 @@ type runner struct {
 	cut   string
 	limit Time
 	triggers
-	// resource is what the lock protects: a counter that, with fencing,
-	// refuses a fencing number lower than the highest it has seen.
-	resource struct{ value, maxFence int64 }
+	resource resource
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -294,11 +292,7 @@ func (r *runner) begin(p *process) {
 		r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
 		r.resume(p)
 	case effWrite:
-		accepted := p.fence == 0 || p.fence >= r.resource.maxFence
-		if accepted {
-			r.resource.value = p.value
-			r.resource.maxFence = max(r.resource.maxFence, p.fence)
-		}
+		accepted := r.resource.write(p.value, p.fence)
 		r.record(Event{Kind: KindResourceWrite, Proc: p.id, Node: -1, Value: p.value, Fence: p.fence, Accepted: accepted})
 		r.resume(p)
 	}
@@ -341,4 +335,19 @@ func (cfg *Config) result(events []Event, stats Stats, end Time, cut string) *Re
 		End:     end,
 		Cut:     cut,
 	}
+}
+
+// resource is what the lock protects, in either engine: a counter that, with
+// fencing, refuses a fencing number lower than the highest it has seen.
+type resource struct{ value, maxFence int64 }
+
+// write stores v unless fence (0: none) is below the highest seen; it says
+// whether it did.
+func (res *resource) write(v, fence int64) (accepted bool) {
+	if fence != 0 && fence < res.maxFence {
+		return false
+	}
+	res.value = v
+	res.maxFence = max(res.maxFence, fence)
+	return true
 }

@@ -140,7 +140,7 @@ type rtRunner struct {
 	downUntil []Time
 	triggers
 	conns    []Conn // every connection opened, closed at the end
-	resource struct{ value, maxFence int64 }
+	resource resource
 }
 
 // rtSlot is one client across its incarnations.

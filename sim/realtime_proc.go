@@ -144,12 +144,7 @@ func (p *rtProc) readResource() int64 {
 func (p *rtProc) writeResource(v, fence int64) {
 	p.unpaused()
 	p.lock()
-	res := &p.r.resource
-	accepted := fence == 0 || fence >= res.maxFence
-	if accepted {
-		res.value = v
-		res.maxFence = max(res.maxFence, fence)
-	}
+	accepted := p.r.resource.write(v, fence)
 	p.r.recordLocked(Event{Kind: KindResourceWrite, Proc: p.s.id, Node: -1, Value: v, Fence: fence, Accepted: accepted}, p.inc)
 	p.r.mu.Unlock()
 	p.unpaused()
