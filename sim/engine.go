@@ -26,6 +26,15 @@ type Stats struct {
 	Commands int `json:"commands"`
 }
 
+// count counts one acquire that returned: held, or not.
+func (s *Stats) count(acquired bool) {
+	if acquired {
+		s.Acquired++
+	} else {
+		s.Failed++
+	}
+}
+
 // request is one command in flight.
 type request struct {
 	id        uint64

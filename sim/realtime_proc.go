@@ -123,11 +123,7 @@ func (p *rtProc) triggerCmd(point Point, cmd string) {
 
 func (p *rtProc) count(acquired bool) {
 	p.lock()
-	if acquired {
-		p.r.stats.Acquired++
-	} else {
-		p.r.stats.Failed++
-	}
+	p.r.stats.count(acquired)
 	p.r.mu.Unlock()
 }
 
