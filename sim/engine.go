@@ -26,6 +26,15 @@ type Stats struct {
 	Commands int `json:"commands"`
 }
 
+// count counts one acquire that returned: held, or not.
+func (s *Stats) count(acquired bool) {
+	if acquired {
+		s.Acquired++
+	} else {
+		s.Failed++
+	}
+}
+
 // request is one command in flight.
 type request struct {
 	id        uint64
@@ -46,25 +55,21 @@ type simNode struct {
 }
 
 type runner struct {
-	cfg    *Config
-	now    Time
-	q      queue
-	procs  []*process
-	nodes  []simNode
-	hist   recorder
-	arena  arena // requests and argument lists
-	stats  Stats
-	reqID  uint64
-	live   int // processes alive or waiting to restart
-	maxEv  int
-	cut    string
-	limit  Time
-	fired  []bool
-	counts []int
-	byProc [][]int // trigger faults by the process they watch
-	// resource is what the lock protects: a counter that, with fencing,
-	// refuses a fencing number lower than the highest it has seen.
-	resource struct{ value, maxFence int64 }
+	cfg   *Config
+	now   Time
+	q     queue
+	procs []*process
+	nodes []simNode
+	hist  recorder
+	arena arena // requests and argument lists
+	stats Stats
+	reqID uint64
+	live  int // processes alive or waiting to restart
+	maxEv int
+	cut   string
+	limit Time
+	triggers
+	resource resource
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -102,15 +107,10 @@ func Run(cfg Config) (*Result, error) {
 		r.q.push(event{at: Time(spec.Start), kind: evStart, proc: int32(i)})
 		r.live++
 	}
-	r.fired = make([]bool, len(cfg.Faults))
-	r.counts = make([]int, len(cfg.Faults))
-	r.byProc = make([][]int, len(cfg.Procs))
-	for i, f := range cfg.Faults {
-		if f.On.Point == PointAt {
-			r.q.push(event{at: Time(f.At), kind: evFault, fault: int32(i)})
-		} else {
-			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
-		}
+	var timed []int
+	r.triggers, timed = newTriggers(&cfg)
+	for _, i := range timed {
+		r.q.push(event{at: Time(cfg.Faults[i].At), kind: evFault, fault: int32(i)})
 	}
 	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
 	r.loop()
@@ -150,6 +150,18 @@ func (r *recorder) add(e Event) {
 	r.size += eventBytes(&e)
 }
 
+// atLimit says whether the history has reached a run's bounds: maxEv events
+// or MaxHistoryBytes. Both engines stop there.
+func (r *recorder) atLimit(maxEv int) bool { return r.n >= maxEv || r.size >= MaxHistoryBytes }
+
+// cut is why a history at its limit stopped its run.
+func (r *recorder) cut(maxEv int) string {
+	if r.n >= maxEv {
+		return fmt.Sprintf("event limit %d reached", maxEv)
+	}
+	return fmt.Sprintf("history size limit %d MiB reached", MaxHistoryBytes>>20)
+}
+
 func (r *recorder) events() []Event {
 	if len(r.full) == 0 {
 		return r.cur
@@ -185,12 +197,8 @@ func (r *runner) loop() {
 			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
 			return
 		}
-		if r.hist.n >= r.maxEv {
-			r.cut = fmt.Sprintf("event limit %d reached", r.maxEv)
-			return
-		}
-		if r.hist.size >= MaxHistoryBytes {
-			r.cut = fmt.Sprintf("history size limit %d MiB reached", MaxHistoryBytes>>20)
+		if r.hist.atLimit(r.maxEv) {
+			r.cut = r.hist.cut(r.maxEv)
 			return
 		}
 		e := r.q.pop()
@@ -293,11 +301,7 @@ func (r *runner) begin(p *process) {
 		r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
 		r.resume(p)
 	case effWrite:
-		accepted := p.fence == 0 || p.fence >= r.resource.maxFence
-		if accepted {
-			r.resource.value = p.value
-			r.resource.maxFence = max(r.resource.maxFence, p.fence)
-		}
+		accepted := r.resource.write(p.value, p.fence)
 		r.record(Event{Kind: KindResourceWrite, Proc: p.id, Node: -1, Value: p.value, Fence: p.fence, Accepted: accepted})
 		r.resume(p)
 	}
@@ -340,4 +344,19 @@ func (cfg *Config) result(events []Event, stats Stats, end Time, cut string) *Re
 		End:     end,
 		Cut:     cut,
 	}
+}
+
+// resource is what the lock protects, in either engine: a counter that, with
+// fencing, refuses a fencing number lower than the highest it has seen.
+type resource struct{ value, maxFence int64 }
+
+// write stores v unless fence (0: none) is below the highest seen; it says
+// whether it did.
+func (res *resource) write(v, fence int64) (accepted bool) {
+	if fence != 0 && fence < res.maxFence {
+		return false
+	}
+	res.value = v
+	res.maxFence = max(res.maxFence, fence)
+	return true
 }

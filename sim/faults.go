@@ -2,16 +2,46 @@ package sim
 
 import "time"
 
+// triggers is what both engines (Run and RunReal) keep of a run's
+// triggered faults: which have fired and how often each one's point has come.
+type triggers struct {
+	fired  []bool
+	counts []int
+	byProc [][]int // trigger faults by the process they watch
+}
+
+// newTriggers files cfg's triggered faults by the process they watch and
+// returns the timed ones (PointAt), in plan order, for the caller to schedule.
+func newTriggers(cfg *Config) (t triggers, timed []int) {
+	t.fired = make([]bool, len(cfg.Faults))
+	t.counts = make([]int, len(cfg.Faults))
+	t.byProc = make([][]int, len(cfg.Procs))
+	for i, f := range cfg.Faults {
+		if f.On.Point == PointAt {
+			timed = append(timed, i)
+		} else {
+			t.byProc[f.On.Proc] = append(t.byProc[f.On.Proc], i)
+		}
+	}
+	return t, timed
+}
+
+// reached counts an occurrence of point (running command cmd) against fault
+// i, which watches the process it happened in, and says whether it is the
+// occurrence the fault was waiting for.
+func (t *triggers) reached(f *Fault, i int, point Point, cmd string) bool {
+	if t.fired[i] || f.On.Point != point || (f.On.Cmd != "" && !equalFold(f.On.Cmd, cmd)) {
+		return false
+	}
+	t.counts[i]++
+	return t.counts[i] == f.On.N
+}
+
 // trigger counts an event of process p at point and fires the faults that
 // were waiting for its Nth occurrence.
 func (r *runner) trigger(point Point, p *process, cmd string) {
 	for _, i := range r.byProc[p.id] {
-		f := &r.cfg.Faults[i]
-		if r.fired[i] || f.On.Point != point || (f.On.Cmd != "" && !equalFold(f.On.Cmd, cmd)) {
-			continue
-		}
-		r.counts[i]++
-		if r.counts[i] == f.On.N {
+		if r.reached(&r.cfg.Faults[i], i, point, cmd) {
 			r.fire(i)
 		}
 	}

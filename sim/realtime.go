@@ -87,17 +87,8 @@ func RunReal(cfg Config, w Wire) (*Result, error) {
 		r.maxEv = DefaultMaxEvents
 	}
 	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
-	r.fired = make([]bool, len(cfg.Faults))
-	r.counts = make([]int, len(cfg.Faults))
-	r.byProc = make([][]int, len(cfg.Procs))
 	var timed []int
-	for i, f := range cfg.Faults {
-		if f.On.Point == PointAt {
-			timed = append(timed, i)
-		} else {
-			r.byProc[f.On.Proc] = append(r.byProc[f.On.Proc], i)
-		}
-	}
+	r.triggers, timed = newTriggers(&cfg)
 	// Equal times fire in plan order, as the simulation's queue does.
 	sort.SliceStable(timed, func(a, b int) bool { return cfg.Faults[timed[a]].At < cfg.Faults[timed[b]].At })
 	r.slots = make([]*rtSlot, len(cfg.Procs))
@@ -147,11 +138,9 @@ type rtRunner struct {
 	live      int
 	slots     []*rtSlot
 	downUntil []Time
-	fired     []bool
-	counts    []int
-	byProc    [][]int
-	conns     []Conn // every connection opened, closed at the end
-	resource  struct{ value, maxFence int64 }
+	triggers
+	conns    []Conn // every connection opened, closed at the end
+	resource resource
 }
 
 // rtSlot is one client across its incarnations.
@@ -272,8 +261,8 @@ func (r *rtRunner) recordLocked(e Event, inc int) {
 		e.Incarnation = inc
 	}
 	r.hist.add(e)
-	if r.hist.n >= r.maxEv {
-		r.ended, r.cut, r.end = true, fmt.Sprintf("event limit %d reached", r.maxEv), e.At
+	if r.hist.atLimit(r.maxEv) {
+		r.ended, r.cut, r.end = true, r.hist.cut(r.maxEv), e.At
 		close(r.done)
 		for _, c := range r.conns {
 			c.Close() // ends a read in flight; it does not wait for the reader
@@ -285,12 +274,7 @@ func (r *rtRunner) recordLocked(e Event, inc int) {
 func (r *rtRunner) trigger(point Point, s *rtSlot, cmd string) int {
 	restart := -1
 	for _, i := range r.byProc[s.id] {
-		f := &r.cfg.Faults[i]
-		if r.fired[i] || f.On.Point != point || (f.On.Cmd != "" && !equalFold(f.On.Cmd, cmd)) {
-			continue
-		}
-		r.counts[i]++
-		if r.counts[i] == f.On.N {
+		if r.reached(&r.cfg.Faults[i], i, point, cmd) {
 			if n := r.fire(i); n >= 0 {
 				restart = n
 			}

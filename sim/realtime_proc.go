@@ -123,11 +123,7 @@ func (p *rtProc) triggerCmd(point Point, cmd string) {
 
 func (p *rtProc) count(acquired bool) {
 	p.lock()
-	if acquired {
-		p.r.stats.Acquired++
-	} else {
-		p.r.stats.Failed++
-	}
+	p.r.stats.count(acquired)
 	p.r.mu.Unlock()
 }
 
@@ -144,12 +140,7 @@ func (p *rtProc) readResource() int64 {
 func (p *rtProc) writeResource(v, fence int64) {
 	p.unpaused()
 	p.lock()
-	res := &p.r.resource
-	accepted := fence == 0 || fence >= res.maxFence
-	if accepted {
-		res.value = v
-		res.maxFence = max(res.maxFence, fence)
-	}
+	accepted := p.r.resource.write(v, fence)
 	p.r.recordLocked(Event{Kind: KindResourceWrite, Proc: p.s.id, Node: -1, Value: v, Fence: fence, Accepted: accepted}, p.inc)
 	p.r.mu.Unlock()
 	p.unpaused()

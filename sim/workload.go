@@ -136,10 +136,4 @@ func (p *process) procID() int         { return p.id }
 func (p *process) procSpec() *ProcSpec { return p.spec }
 func (p *process) record(e Event)      { p.r.record(e) }
 func (p *process) trigger(point Point) { p.r.trigger(point, p, "") }
-func (p *process) count(acquired bool) {
-	if acquired {
-		p.r.stats.Acquired++
-	} else {
-		p.r.stats.Failed++
-	}
-}
+func (p *process) count(acquired bool) { p.r.stats.count(acquired) }

@@ -200,27 +200,45 @@ func (c *conn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) 
 		ks, err := c.key(key)
 		return r, ks, err
 	}
-	b := resp.AppendCommand(nil, "MULTI")
-	b = resp.AppendCommand(b, args...)
-	b = resp.AppendCommand(b, "EXISTS", key)
-	b = resp.AppendCommand(b, "GET", key)
-	b = resp.AppendCommand(b, "PTTL", key)
-	b = resp.AppendCommand(b, "EXEC")
-	replies, err := c.pipeline(b, 6)
-	if err != nil {
+	queued, elems, err := c.withKey(key, args)
+	switch {
+	case err != nil:
 		return sim.Reply{}, sim.KeyState{}, err
-	}
-	queued, exec := replies[1], replies[5]
-	if exec.Kind == node.Error {
+	case elems == nil:
 		// EXECABORT: the command was refused before it could run (wrong
 		// arity, unknown command): its own error is the reply.
 		ks, err := c.key(key)
 		return queued, ks, err
 	}
-	if exec.Kind != node.Array || len(exec.Elems) != 4 {
-		return sim.Reply{}, sim.KeyState{}, fmt.Errorf("unexpected EXEC reply %v", exec)
+	return elems[0], keyState(elems[1:]), nil
+}
+
+// withKey sends MULTI, args (none for a bare read), EXISTS, GET and PTTL of
+// key, EXEC in one write. It returns the reply to queueing args and EXEC's
+// replies, nil when EXEC aborted the transaction for args.
+func (c *conn) withKey(key string, args []string) (queued sim.Reply, elems []sim.Reply, err error) {
+	n := 5 // MULTI, EXISTS, GET, PTTL, EXEC
+	b := resp.AppendCommand(nil, "MULTI")
+	if len(args) > 0 {
+		b = resp.AppendCommand(b, args...)
+		n++
 	}
-	return exec.Elems[0], keyState(exec.Elems[1:]), nil
+	b = resp.AppendCommand(b, "EXISTS", key)
+	b = resp.AppendCommand(b, "GET", key)
+	b = resp.AppendCommand(b, "PTTL", key)
+	b = resp.AppendCommand(b, "EXEC")
+	rs, err := c.pipeline(b, n)
+	if err != nil {
+		return sim.Reply{}, nil, err
+	}
+	exec := rs[n-1]
+	if exec.Kind == node.Error && len(args) > 0 {
+		return rs[1], nil, nil
+	}
+	if exec.Kind != node.Array || len(exec.Elems) != n-2 {
+		return sim.Reply{}, nil, fmt.Errorf("unexpected EXEC reply %v", exec)
+	}
+	return rs[1], exec.Elems, nil
 }
 
 func (c *conn) do(args ...string) (sim.Reply, error) {
@@ -233,23 +251,13 @@ func (c *conn) do(args ...string) (sim.Reply, error) {
 
 // key reads the watched key on its own (not atomic with the command).
 func (c *conn) key(key string) (sim.KeyState, error) {
-	b := resp.AppendCommand(nil, "MULTI")
-	b = resp.AppendCommand(b, "EXISTS", key)
-	b = resp.AppendCommand(b, "GET", key)
-	b = resp.AppendCommand(b, "PTTL", key)
-	b = resp.AppendCommand(b, "EXEC")
-	rs, err := c.pipeline(b, 5)
+	_, elems, err := c.withKey(key, nil)
 	if err != nil {
 		return sim.KeyState{}, err
 	}
-	if rs[4].Kind != node.Array || len(rs[4].Elems) != 3 {
-		return sim.KeyState{}, fmt.Errorf("unexpected EXEC reply %v", rs[4])
-	}
-	return keyState(rs[4].Elems), nil
+	return keyState(elems), nil
 }
 
-// keyState reads EXISTS, GET, PTTL replies as the simulated node's Key does:
-// value "" for a key of another type, TTL -1 when there is none.
 func keyState(r []sim.Reply) sim.KeyState {
 	if r[0].Int == 0 {
 		return sim.KeyState{TTL: -1}
