@@ -319,17 +319,25 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 	}
 	t.endWant(s, p, s.wantTo)
 	s.acquiring = false
+	t.endHold(s, p, i, at, how)
+	if s.releasing >= 0 {
+		t.lockOps[s.releasing].ret = at
+		s.releasing = -1
+	}
+	s.extending = -1
+}
+
+// endHold ends p's hold, if any, at at, event i, without a Release call (a
+// crash, a stop, a failed extend): a release is synthesized so the mutex
+// model sees the lock freed, and a critical section without its write is
+// dropped (see resourceOps).
+func (t *trace) endHold(s *procState, p, i int, at sim.Time, how endKind) {
 	if s.holding >= 0 {
 		t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = at, i, how
 		t.lockOps = append(t.lockOps, lockOp{proc: p, call: at, ret: at, note: how.String()})
 		s.holding = -1
 	}
-	if s.releasing >= 0 {
-		t.lockOps[s.releasing].ret = at
-		s.releasing = -1
-	}
 	s.reading = false
-	s.extending = -1
 }
 
 // finish closes what is still open when the run ends: a hold stays open
