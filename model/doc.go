@@ -16,7 +16,7 @@
 // Liveness is judged against legitimate leases only (lease.go). A lease that
 // may legitimately keep others waiting is: a hold (Acquire returned held)
 // until its Release is called, or for one lifetime (the TTL) after its holder
-// crashed or stopped; a release lost on the network, for one lifetime; and a
+// crashed or stopped or a failed extend ended it; a release lost on the network, for one lifetime; and a
 // write of the lock key whose writer cannot know the outcome (its reply was
 // lost or timed out, it died before Acquire returned, or the clean-up of its
 // failed try got no reply), for one lifetime from the write; a successful

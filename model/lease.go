@@ -12,7 +12,8 @@ import (
 // legitimately keep others out, and no others:
 //
 //   - a hold (Acquire returned held), until its Release is called, or for one
-//     lifetime after its holder crashed or stopped (abandonedLeases);
+//     lifetime after its holder crashed or stopped or a failed extend ended
+//     it (abandonedLeases);
 //   - a release lost on the network (a command of it got no reply, or its
 //     process died or the run ended inside it), for one lifetime from the
 //     Release call: a TTL lock is built to outlive a lost release;

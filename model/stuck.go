@@ -116,12 +116,13 @@ func holdSpans(t *trace) []span {
 	return unionOwned(busy)
 }
 
-// abandonedLeases is, for each hold that ended in a crash or a stop, the time
-// its lease still kept the lock from others.
+// abandonedLeases is, for each hold that ended without a Release call (a
+// crash, a stop, a failed extend), the time its lease still kept the lock
+// from others.
 func abandonedLeases(t *trace, ttl time.Duration) []span {
 	var out []span
 	for _, h := range t.holds {
-		if h.end == endCrashed || h.end == endStopped || h.end == endLost {
+		if h.end != endReleased && h.end != endOpen {
 			out = append(out, span{h.to, h.to + sim.Time(ttl)})
 		}
 	}
