@@ -17,7 +17,7 @@ func Check(h sim.History, o Options) Verdict {
 	vs = append(vs, lost...)
 	ci := &lazyCalls{t: t}
 	vs = append(vs, stuckViolations(t, ci, o, w)...)
-	stale, notes := staleViolations(t, ci, o, w)
+	stale, notes := staleViolations(t, o, w)
 	vs = append(vs, stale...)
 	vs = append(vs, clientErrorViolations(t, w)...)
 

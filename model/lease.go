@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -60,15 +59,6 @@ type call struct {
 // concerns.
 type nodeEvent struct{ node, idx int }
 
-func (c *call) lostOn(n int) bool {
-	for _, l := range c.lost {
-		if l.node == n {
-			return true
-		}
-	}
-	return false
-}
-
 // Outcomes of a write's command, as its client saw them.
 const (
 	resultNone  uint8 = iota // no result (yet): the client crashed, or waits for ever
@@ -91,16 +81,6 @@ type keyWrite struct {
 type callIndex struct {
 	calls  []call
 	writes []keyWrite
-	// releases lists each Release that returned, by its return's event
-	// index (ascending), with its call.
-	releases []nodeEvent // node: the call; idx: the return's event index
-}
-
-// releaseLost says whether the Release that returned at event index i had
-// a command on node n that got no reply.
-func (ci *callIndex) releaseLost(i, n int) bool {
-	k, ok := slices.BinarySearchFunc(ci.releases, i, func(r nodeEvent, i int) int { return cmp.Compare(r.idx, i) })
-	return ok && ci.calls[ci.releases[k].node].lostOn(n)
 }
 
 // lazyCalls builds the call index on first use: a clean run, with no wait
@@ -134,9 +114,6 @@ func indexCalls(t *trace) *callIndex {
 	closeCall := func(p, i int, how callEnd) {
 		if c := cur[p]; c >= 0 {
 			ci.calls[c].to, ci.calls[c].end = i, how
-			if !ci.calls[c].acquire && how == callReturned {
-				ci.releases = append(ci.releases, nodeEvent{c, i})
-			}
 			cur[p] = -1
 		}
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/locksim/locksim/sim"
@@ -109,7 +110,8 @@ type trace struct {
 type keyLeft struct {
 	rel  int // index in releases
 	node int
-	cmd  int // event index of the releaser's last command on node
+	cmd  int  // event index of the releaser's last command on node
+	lost bool // a command of the release on node got no reply
 }
 
 func (t *trace) name(p int) string {
@@ -134,6 +136,7 @@ type procState struct {
 	read      section
 	extending int   // index in renewals of an extend with no return yet; -1
 	lastCmd   []int // per node: the event index of its last command there, or -1
+	relLost   []int // nodes where a command of the release in flight got no reply
 }
 
 // extract walks the history once. The events are large (a long history is
@@ -184,7 +187,7 @@ func (t *trace) growProcs(n int) {
 		k := len(t.ps)
 		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.paused) {
 			t.ps, t.wants, t.paused = t.ps[:k+1], t.wants[:k+1], t.paused[:k+1]
-			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0]}
+			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0], relLost: t.ps[k].relLost[:0]}
 			t.wants[k], t.paused[k] = t.wants[k][:0], t.paused[k][:0]
 		} else {
 			t.ps = append(t.ps, procState{})
@@ -225,7 +228,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 	case sim.KindReleaseInvoke:
 		// The hold ends when Release is called, whatever Release returns: from
 		// then on the process does no protected work.
-		s.relHeld, s.relToken = s.holding >= 0, e.Token
+		s.relHeld, s.relToken, s.relLost = s.holding >= 0, e.Token, s.relLost[:0]
 		if s.relHeld {
 			if s.relToken == "" {
 				s.relToken = t.holds[s.holding].token
@@ -253,6 +256,12 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 				s.lastCmd = append(s.lastCmd, -1)
 			}
 			s.lastCmd[e.Node] = i
+		}
+	case sim.KindCommandResult:
+		// A result with an error is a timeout: the request or the reply was
+		// lost, or too slow.
+		if s.releasing >= 0 && e.Err != "" {
+			s.relLost = append(s.relLost, e.Node)
 		}
 	case sim.KindResourceRead:
 		s.reading = true
@@ -295,7 +304,7 @@ func (t *trace) leftoversOf(s *procState, r int) {
 			continue
 		}
 		if k := &t.h.Events[c].Key; k.Exists && (tok == "" || k.Value == tok) {
-			t.leftovers = append(t.leftovers, keyLeft{r, n, c})
+			t.leftovers = append(t.leftovers, keyLeft{r, n, c, slices.Contains(s.relLost, n)})
 		}
 	}
 }
