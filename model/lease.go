@@ -83,20 +83,6 @@ type callIndex struct {
 	writes []keyWrite
 }
 
-// lazyCalls builds the call index on first use: a clean run, with no wait
-// to explain, never pays for the second walk of its history.
-type lazyCalls struct {
-	t  *trace
-	ci *callIndex
-}
-
-func (l *lazyCalls) get() *callIndex {
-	if l.ci == nil {
-		l.ci = indexCalls(l.t)
-	}
-	return l.ci
-}
-
 func indexCalls(t *trace) *callIndex {
 	ci := &callIndex{calls: make([]call, 0, len(t.lockOps))}
 	procs := len(t.wants)
@@ -251,8 +237,9 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 
 // legitimateLeases is the spans, beyond the holds and abandoned holds, in
 // which the lock may legitimately be taken: lost releases and unknowable
-// writes, each for one lifetime.
-func legitimateLeases(t *trace, ci *callIndex, ttl time.Duration) []span {
+// writes, each for one lifetime. It walks the history again (indexCalls).
+func legitimateLeases(t *trace, ttl time.Duration) []span {
+	ci := indexCalls(t)
 	var out []span
 	life := sim.Time(ttl)
 	for i := range ci.calls {

@@ -22,7 +22,7 @@ import (
 // else: a failed try's own write of the key explains no waiting. Nor is
 // waiting counted while too many nodes are down to acquire (outage.go).
 
-func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violation {
+func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	n := 0
 	for _, ws := range t.wants {
 		n += len(ws)
@@ -52,7 +52,7 @@ func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violati
 		// The other leases only shrink the idle time: look for them (a
 		// second walk of the history) only when there is a window to shrink.
 		if idle = subtract(all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
-			busy = unionOwned(append(busy, legitimateLeases(t, ci.get(), o.TTL)...))
+			busy = unionOwned(append(busy, legitimateLeases(t, o.TTL)...))
 			idle = subtract(all, busy)
 		}
 	} else {
