@@ -98,6 +98,7 @@ type trace struct {
 	clientErr []int // event indexes of ProcEnd with Err
 	renewals  []renewal
 	faults    []int // event indexes of KindFault, in order
+	refused   []int // event indexes of resource writes the resource refused, in order
 	// leftovers is, for each successful release, each node where the
 	// releaser's last command before the release returned left the key
 	// holding the lease: what the stale check must explain. In release
@@ -142,7 +143,8 @@ type procState struct {
 // extract walks the history once. The events are large (a long history is
 // megabytes of them), so each walk costs about as much as all the work done
 // on what it finds: what a later check would walk the events again for
-// (fault events, each release's leftover keys) is picked up here.
+// (fault events, refused resource writes, each release's leftover keys) is
+// picked up here.
 func extract(h *sim.History) *trace { return new(trace).extract(h) }
 
 // traces keeps the buffers of finished checks: a search checks thousands of
@@ -156,15 +158,18 @@ func (t *trace) extract(h *sim.History) *trace {
 	*t = trace{h: h, names: h.Procs, nodes: h.Nodes,
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
 		wants: t.wants[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
-		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], leftovers: t.leftovers[:0],
+		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
 		ps: t.ps[:0]}
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
 		t.end = max(t.end, e.At)
 		t.nodes = max(t.nodes, e.Node+1)
-		if e.Kind == sim.KindFault {
+		switch {
+		case e.Kind == sim.KindFault:
 			t.faults = append(t.faults, i)
+		case e.Kind == sim.KindResourceWrite && !e.Accepted:
+			t.refused = append(t.refused, i)
 		}
 		if e.Proc < 0 {
 			continue
