@@ -15,9 +15,8 @@ func Check(h sim.History, o Options) Verdict {
 	lockFound := len(vs)
 	lost := lostUpdateViolations(t, w)
 	vs = append(vs, lost...)
-	ci := &lazyCalls{t: t}
-	vs = append(vs, stuckViolations(t, ci, o, w)...)
-	stale, notes := staleViolations(t, ci, o, w)
+	vs = append(vs, stuckViolations(t, o, w)...)
+	stale, notes := staleViolations(t, o, w)
 	vs = append(vs, stale...)
 	vs = append(vs, clientErrorViolations(t, w)...)
 

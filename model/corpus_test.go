@@ -271,6 +271,20 @@ func normalize(line string) (string, error) {
 	return strings.Join(f, " "), nil
 }
 
+// normalizeAll is each want line through normalize.
+func normalizeAll(t *testing.T, lines []string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range lines {
+		n, err := normalize(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 func TestCorpus(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.yaml"))
 	if err != nil {
@@ -291,32 +305,18 @@ func TestCorpus(t *testing.T) {
 			if v.Verdict != c.Want.Verdict {
 				t.Errorf("verdict %s, want %s", v.Verdict, c.Want.Verdict)
 			}
-			var got, want []string
+			var got []string
 			for _, x := range v.Violations {
 				got = append(got, window(x.Kind, x.Processes, x.From, x.To))
 			}
-			for _, line := range c.Want.Violations {
-				n, err := normalize(line)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want = append(want, n)
-			}
-			if !slices.Equal(got, want) {
+			if want := normalizeAll(t, c.Want.Violations); !slices.Equal(got, want) {
 				t.Errorf("violations\n got  %q\n want %q", got, want)
 			}
-			got, want = nil, nil
+			got = nil
 			for _, x := range v.Notes {
 				got = append(got, window("", x.Processes, x.From, x.To))
 			}
-			for _, line := range c.Want.Notes {
-				n, err := normalize(line)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want = append(want, n)
-			}
-			if !slices.Equal(got, want) {
+			if want := normalizeAll(t, c.Want.Notes); !slices.Equal(got, want) {
 				t.Errorf("notes\n got  %q\n want %q", got, want)
 			}
 			if v.Linearizable.String() != c.Want.Lock || v.ResourceLinearizable.String() != c.Want.Resource {

@@ -16,16 +16,17 @@
 // Liveness is judged against legitimate leases only (lease.go). A lease that
 // may legitimately keep others waiting is: a hold (Acquire returned held)
 // until its Release is called, or for one lifetime (the TTL) after its holder
-// crashed or stopped; a release lost on the network, for one lifetime; and a
-// write of the lock key whose writer cannot know the outcome (its reply was
-// lost or timed out, it died before Acquire returned, or the clean-up of its
-// failed try got no reply), for one lifetime from the write; a successful
-// extend, for one lifetime from its return (an unanswered one from its call). A write by a
-// process that got its reply and whose try then failed, or that a release
-// made, forgives nothing: a lock whose failing waiters write the key is stuck
-// when its holder dies, however often they write.
-// Waiting while too many nodes are down to acquire (outage.go) is the
-// deployment's unavailability and is not counted either.
+// crashed or stopped or a failed extend ended it; a release lost on the
+// network, for one lifetime; a write of the lock key whose writer cannot
+// know the outcome (its reply was lost or timed out, it died before Acquire
+// returned, or the clean-up of its failed try got no reply), for one
+// lifetime from the write; and a successful extend, for one lifetime from
+// its return (an unanswered one from its call). A write by a process that
+// got its reply and whose try then failed, or that a release made, forgives
+// nothing: a lock whose failing waiters write the key is stuck when its
+// holder dies, however often they write. Waiting while too many nodes are
+// down to acquire (outage.go) is the deployment's unavailability and is not
+// counted either.
 //
 // Stale splits by cause: a released key that stays is stale when the
 // release's commands ran and their replies came back, or when the lock has no

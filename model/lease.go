@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -12,7 +11,8 @@ import (
 // legitimately keep others out, and no others:
 //
 //   - a hold (Acquire returned held), until its Release is called, or for one
-//     lifetime after its holder crashed or stopped (abandonedLeases);
+//     lifetime after its holder crashed or stopped or a failed extend ended
+//     it (abandonedLeases);
 //   - a release lost on the network (a command of it got no reply, or its
 //     process died or the run ended inside it), for one lifetime from the
 //     Release call: a TTL lock is built to outlive a lost release;
@@ -59,15 +59,6 @@ type call struct {
 // concerns.
 type nodeEvent struct{ node, idx int }
 
-func (c *call) lostOn(n int) bool {
-	for _, l := range c.lost {
-		if l.node == n {
-			return true
-		}
-	}
-	return false
-}
-
 // Outcomes of a write's command, as its client saw them.
 const (
 	resultNone  uint8 = iota // no result (yet): the client crashed, or waits for ever
@@ -90,30 +81,6 @@ type keyWrite struct {
 type callIndex struct {
 	calls  []call
 	writes []keyWrite
-	// releases lists each Release that returned, by its return's event
-	// index (ascending), with its call.
-	releases []nodeEvent // node: the call; idx: the return's event index
-}
-
-// releaseLost says whether the Release that returned at event index i had
-// a command on node n that got no reply.
-func (ci *callIndex) releaseLost(i, n int) bool {
-	k, ok := slices.BinarySearchFunc(ci.releases, i, func(r nodeEvent, i int) int { return cmp.Compare(r.idx, i) })
-	return ok && ci.calls[ci.releases[k].node].lostOn(n)
-}
-
-// lazyCalls builds the call index on first use: a clean run, with no wait
-// to explain, never pays for the second walk of its history.
-type lazyCalls struct {
-	t  *trace
-	ci *callIndex
-}
-
-func (l *lazyCalls) get() *callIndex {
-	if l.ci == nil {
-		l.ci = indexCalls(l.t)
-	}
-	return l.ci
 }
 
 func indexCalls(t *trace) *callIndex {
@@ -133,9 +100,6 @@ func indexCalls(t *trace) *callIndex {
 	closeCall := func(p, i int, how callEnd) {
 		if c := cur[p]; c >= 0 {
 			ci.calls[c].to, ci.calls[c].end = i, how
-			if !ci.calls[c].acquire && how == callReturned {
-				ci.releases = append(ci.releases, nodeEvent{c, i})
-			}
 			cur[p] = -1
 		}
 	}
@@ -273,8 +237,9 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 
 // legitimateLeases is the spans, beyond the holds and abandoned holds, in
 // which the lock may legitimately be taken: lost releases and unknowable
-// writes, each for one lifetime.
-func legitimateLeases(t *trace, ci *callIndex, ttl time.Duration) []span {
+// writes, each for one lifetime. It walks the history again (indexCalls).
+func legitimateLeases(t *trace, ttl time.Duration) []span {
+	ci := indexCalls(t)
 	var out []span
 	life := sim.Time(ttl)
 	for i := range ci.calls {

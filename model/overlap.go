@@ -93,9 +93,9 @@ func overlapViolations(t *trace, w *witnesses) []Violation {
 // one's hold.
 func refusedWrites(t *trace, from sim.Time, holds ...hold) []int {
 	var out []int
-	for i := range t.h.Events {
+	for _, i := range t.refused {
 		e := &t.h.Events[i]
-		if e.Kind != sim.KindResourceWrite || e.Accepted || e.At < from {
+		if e.At < from {
 			continue
 		}
 		for _, h := range holds {

@@ -46,12 +46,8 @@ func (t *trace) extend(s *procState, p, i int, e *sim.Event) {
 	if (e.Held && e.Err == "") || s.holding < 0 {
 		return
 	}
-	// The first failed extend ends the hold: a release is synthesized so the
-	// mutex model sees the lock freed, as for a crash.
-	t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = e.At, i, endLost
-	t.lockOps = append(t.lockOps, lockOp{proc: p, call: e.At, ret: e.At, note: endLost.String()})
-	s.holding = -1
-	s.reading = false // a section without its write is dropped (resourceOps)
+	// The first failed extend ends the hold, as a crash does.
+	t.endHold(s, p, i, e.At, endLost)
 }
 
 // renewalLeases is the time each extend may have kept the lock taken.

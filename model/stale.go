@@ -27,7 +27,7 @@ import (
 // lives out its TTL as a TTL lock is designed to: that is a note on the run,
 // not a violation.
 
-func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violation, []Note) {
+func staleViolations(t *trace, o Options, w *witnesses) ([]Violation, []Note) {
 	// Only a release that left the key behind (extract found each one) has
 	// anything to explain: a clean run stops here.
 	if len(t.leftovers) == 0 {
@@ -69,7 +69,7 @@ func staleViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) ([]Violat
 			if m <= sim.Time(o.StaleBound) {
 				continue
 			}
-			if o.TTL > 0 && k.TTL >= 0 && ci.get().releaseLost(r.idx, n) {
+			if o.TTL > 0 && k.TTL >= 0 && l.lost {
 				lostNodes, lostGone = append(lostNodes, n), max(lostGone, g)
 				continue
 			}

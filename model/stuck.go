@@ -22,7 +22,7 @@ import (
 // else: a failed try's own write of the key explains no waiting. Nor is
 // waiting counted while too many nodes are down to acquire (outage.go).
 
-func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violation {
+func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	n := 0
 	for _, ws := range t.wants {
 		n += len(ws)
@@ -52,7 +52,7 @@ func stuckViolations(t *trace, ci *lazyCalls, o Options, w *witnesses) []Violati
 		// The other leases only shrink the idle time: look for them (a
 		// second walk of the history) only when there is a window to shrink.
 		if idle = subtract(all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
-			busy = unionOwned(append(busy, legitimateLeases(t, ci.get(), o.TTL)...))
+			busy = unionOwned(append(busy, legitimateLeases(t, o.TTL)...))
 			idle = subtract(all, busy)
 		}
 	} else {
@@ -116,12 +116,13 @@ func holdSpans(t *trace) []span {
 	return unionOwned(busy)
 }
 
-// abandonedLeases is, for each hold that ended in a crash or a stop, the time
-// its lease still kept the lock from others.
+// abandonedLeases is, for each hold that ended without a Release call (a
+// crash, a stop, a failed extend), the time its lease still kept the lock
+// from others.
 func abandonedLeases(t *trace, ttl time.Duration) []span {
 	var out []span
 	for _, h := range t.holds {
-		if h.end == endCrashed || h.end == endStopped || h.end == endLost {
+		if h.end != endReleased && h.end != endOpen {
 			out = append(out, span{h.to, h.to + sim.Time(ttl)})
 		}
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/locksim/locksim/sim"
@@ -97,6 +98,7 @@ type trace struct {
 	clientErr []int // event indexes of ProcEnd with Err
 	renewals  []renewal
 	faults    []int // event indexes of KindFault, in order
+	refused   []int // event indexes of resource writes the resource refused, in order
 	// leftovers is, for each successful release, each node where the
 	// releaser's last command before the release returned left the key
 	// holding the lease: what the stale check must explain. In release
@@ -109,7 +111,8 @@ type trace struct {
 type keyLeft struct {
 	rel  int // index in releases
 	node int
-	cmd  int // event index of the releaser's last command on node
+	cmd  int  // event index of the releaser's last command on node
+	lost bool // a command of the release on node got no reply
 }
 
 func (t *trace) name(p int) string {
@@ -134,12 +137,14 @@ type procState struct {
 	read      section
 	extending int   // index in renewals of an extend with no return yet; -1
 	lastCmd   []int // per node: the event index of its last command there, or -1
+	relLost   []int // nodes where a command of the release in flight got no reply
 }
 
 // extract walks the history once. The events are large (a long history is
 // megabytes of them), so each walk costs about as much as all the work done
 // on what it finds: what a later check would walk the events again for
-// (fault events, each release's leftover keys) is picked up here.
+// (fault events, refused resource writes, each release's leftover keys) is
+// picked up here.
 func extract(h *sim.History) *trace { return new(trace).extract(h) }
 
 // traces keeps the buffers of finished checks: a search checks thousands of
@@ -153,15 +158,18 @@ func (t *trace) extract(h *sim.History) *trace {
 	*t = trace{h: h, names: h.Procs, nodes: h.Nodes,
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
 		wants: t.wants[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
-		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], leftovers: t.leftovers[:0],
+		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
 		ps: t.ps[:0]}
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
 		t.end = max(t.end, e.At)
 		t.nodes = max(t.nodes, e.Node+1)
-		if e.Kind == sim.KindFault {
+		switch {
+		case e.Kind == sim.KindFault:
 			t.faults = append(t.faults, i)
+		case e.Kind == sim.KindResourceWrite && !e.Accepted:
+			t.refused = append(t.refused, i)
 		}
 		if e.Proc < 0 {
 			continue
@@ -184,7 +192,7 @@ func (t *trace) growProcs(n int) {
 		k := len(t.ps)
 		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.paused) {
 			t.ps, t.wants, t.paused = t.ps[:k+1], t.wants[:k+1], t.paused[:k+1]
-			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0]}
+			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0], relLost: t.ps[k].relLost[:0]}
 			t.wants[k], t.paused[k] = t.wants[k][:0], t.paused[k][:0]
 		} else {
 			t.ps = append(t.ps, procState{})
@@ -225,7 +233,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 	case sim.KindReleaseInvoke:
 		// The hold ends when Release is called, whatever Release returns: from
 		// then on the process does no protected work.
-		s.relHeld, s.relToken = s.holding >= 0, e.Token
+		s.relHeld, s.relToken, s.relLost = s.holding >= 0, e.Token, s.relLost[:0]
 		if s.relHeld {
 			if s.relToken == "" {
 				s.relToken = t.holds[s.holding].token
@@ -253,6 +261,12 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 				s.lastCmd = append(s.lastCmd, -1)
 			}
 			s.lastCmd[e.Node] = i
+		}
+	case sim.KindCommandResult:
+		// A result with an error is a timeout: the request or the reply was
+		// lost, or too slow.
+		if s.releasing >= 0 && e.Err != "" {
+			s.relLost = append(s.relLost, e.Node)
 		}
 	case sim.KindResourceRead:
 		s.reading = true
@@ -295,7 +309,7 @@ func (t *trace) leftoversOf(s *procState, r int) {
 			continue
 		}
 		if k := &t.h.Events[c].Key; k.Exists && (tok == "" || k.Value == tok) {
-			t.leftovers = append(t.leftovers, keyLeft{r, n, c})
+			t.leftovers = append(t.leftovers, keyLeft{r, n, c, slices.Contains(s.relLost, n)})
 		}
 	}
 }
@@ -319,17 +333,25 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 	}
 	t.endWant(s, p, s.wantTo)
 	s.acquiring = false
+	t.endHold(s, p, i, at, how)
+	if s.releasing >= 0 {
+		t.lockOps[s.releasing].ret = at
+		s.releasing = -1
+	}
+	s.extending = -1
+}
+
+// endHold ends p's hold, if any, at at, event i, without a Release call (a
+// crash, a stop, a failed extend): a release is synthesized so the mutex
+// model sees the lock freed, and a critical section without its write is
+// dropped (see resourceOps).
+func (t *trace) endHold(s *procState, p, i int, at sim.Time, how endKind) {
 	if s.holding >= 0 {
 		t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = at, i, how
 		t.lockOps = append(t.lockOps, lockOp{proc: p, call: at, ret: at, note: how.String()})
 		s.holding = -1
 	}
-	if s.releasing >= 0 {
-		t.lockOps[s.releasing].ret = at
-		s.releasing = -1
-	}
 	s.reading = false
-	s.extending = -1
 }
 
 // finish closes what is still open when the run ends: a hold stays open
