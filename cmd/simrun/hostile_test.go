@@ -26,14 +26,8 @@ const hostileCeiling = 300 << 20
 // outcome it should have: exit 2 and one line naming the file (and the field
 // where there is one), or a client-error finding and exit 1.
 func TestHostileInputs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := builtSimrun(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "simrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -173,14 +167,8 @@ func TestHostileInputs(t *testing.T) {
 // exits 1. Each worker may hold one script's budget at a time, so the
 // ceiling is hostileCeiling plus 100 MiB for the second worker.
 func TestExploreMemoryBomb(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := builtSimrun(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "simrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	algo := filepath.Join(dir, "bomb.yaml")
 	body := "name: bomb\nkey: k\nttl: 30s\nacquire:\n  script: \"local s = 'x' for i=1,40 do s = s .. s end return 1\"\n" +
 		"  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n"
