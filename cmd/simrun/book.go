@@ -19,10 +19,6 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// bookAlgorithms are the book's matrix rows; nil: every registered
-// algorithm. Tests narrow it to keep them fast.
-var bookAlgorithms []string
-
 // cmdBook gathers what the book shows (every built-in scenario run, the
 // matrix searched and shrunk, each counterexample replayed, each
 // algorithm's code) and has package book render it into a directory.
@@ -65,7 +61,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 		b.Scenarios = append(b.Scenarios, o)
 	}
 
-	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: bookAlgorithms,
+	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: matrixAlgorithms,
 		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
 	if err != nil {
 		return fail(stderr, "book", err) // every option RunMatrix checks is checked above

@@ -17,8 +17,9 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// matrixAlgorithms are the matrix's rows; nil: every registered algorithm.
-// Tests narrow it to keep them fast.
+// matrixAlgorithms are the rows of simrun matrix and of the book's matrix;
+// nil: every registered algorithm. Tests narrow it (narrowMatrix) to keep
+// them fast.
 var matrixAlgorithms []string
 
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
