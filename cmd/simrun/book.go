@@ -25,10 +25,8 @@ import (
 func cmdBook(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("book", flag.ContinueOnError)
 	out := fs.String("o", "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
-	runs := fs.Int("runs", explore.DefaultMatrixRuns, "matrix runs per cell, as simrun matrix --runs")
-	seed := fs.Uint64("seed", 1, "matrix seed, as simrun matrix --seed")
+	runs, seed, workers := addMatrixFlags(fs, "site")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs")
-	workers := fs.Int("workers", 0, "matrix cells searched at once (0: one per core); the site does not depend on it")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -42,11 +40,8 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	case *out == "":
 		return fail(stderr, "book", fmt.Errorf("-o: give the directory to write the site into"))
 	}
-	if name, err := firstBad(
-		flagCheck{"runs", explore.CheckRuns(*runs)},
-		flagCheck{"workers", explore.CheckWorkers(*workers)},
-		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "a counterexample page shows the shrunk run")},
-	); err != nil {
+	if name, err := checkMatrixFlags(*runs, *workers,
+		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "a counterexample page shows the shrunk run")}); err != nil {
 		return bad(name, err)
 	}
 	start := time.Now() // for the summary line only
