@@ -66,16 +66,3 @@ func Cite(id string) string {
 	}
 	return fmt.Sprintf("%s: %s", d.ID, strings.Join(parts, ", "))
 }
-
-// CiteShort is one source by id and title only, for one-line listings.
-func CiteShort(id string) string {
-	d, ok := LookupDocument(id)
-	if !ok {
-		return id
-	}
-	title := d.Title
-	if d.English != "" {
-		title = d.English
-	}
-	return d.ID + ": " + title
-}

@@ -19,20 +19,14 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// bookAlgorithms are the book's matrix rows; nil: every registered
-// algorithm. Tests narrow it to keep them fast.
-var bookAlgorithms []string
-
 // cmdBook gathers what the book shows (every built-in scenario run, the
 // matrix searched and shrunk, each counterexample replayed, each
 // algorithm's code) and has package book render it into a directory.
 func cmdBook(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("book", flag.ContinueOnError)
 	out := fs.String("o", "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
-	runs := fs.Int("runs", explore.DefaultMatrixRuns, "matrix runs per cell, as simrun matrix --runs")
-	seed := fs.Uint64("seed", 1, "matrix seed, as simrun matrix --seed")
+	runs, seed, workers := addMatrixFlags(fs, "site")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs")
-	workers := fs.Int("workers", 0, "matrix cells searched at once (0: one per core); the site does not depend on it")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -46,11 +40,8 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	case *out == "":
 		return fail(stderr, "book", fmt.Errorf("-o: give the directory to write the site into"))
 	}
-	if name, err := firstBad(
-		flagCheck{"runs", explore.CheckRuns(*runs)},
-		flagCheck{"workers", explore.CheckWorkers(*workers)},
-		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "a counterexample page shows the shrunk run")},
-	); err != nil {
+	if name, err := checkMatrixFlags(*runs, *workers,
+		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "a counterexample page shows the shrunk run")}); err != nil {
 		return bad(name, err)
 	}
 	start := time.Now() // for the summary line only
@@ -65,7 +56,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 		b.Scenarios = append(b.Scenarios, o)
 	}
 
-	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: bookAlgorithms,
+	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: matrixAlgorithms,
 		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
 	if err != nil {
 		return fail(stderr, "book", err) // every option RunMatrix checks is checked above

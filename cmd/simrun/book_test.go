@@ -15,13 +15,6 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// narrowBook keeps the book's matrix to two rows for the length of a test.
-func narrowBook(t *testing.T) {
-	t.Helper()
-	bookAlgorithms = []string{"setnx-del-recover", "set-nx-px-token"}
-	t.Cleanup(func() { bookAlgorithms = nil })
-}
-
 // readSite reads every file under dir, by slash path.
 func readSite(t *testing.T, dir string) []book.File {
 	t.Helper()
@@ -49,7 +42,7 @@ var porcupineSrcdoc = regexp.MustCompile(`srcdoc="[^"]*"`)
 // page), every link resolves, the course and every counterexample is
 // there, and each counterexample's scenario file replays its cell.
 func TestBookSite(t *testing.T) {
-	narrowBook(t)
+	narrowMatrix(t)
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for i, dir := range dirs {
 		code, out, errOut := simrun("book", "-o", dir, "--runs", "100", "--shrink-tries", "300", "--workers", []string{"1", "2"}[i])
@@ -84,7 +77,7 @@ func TestBookSite(t *testing.T) {
 			t.Errorf("no page for scenario %s", name)
 		}
 	}
-	for _, name := range bookAlgorithms {
+	for _, name := range matrixAlgorithms {
 		if has["algorithms/"+name+".html"] == nil {
 			t.Errorf("no page for algorithm %s", name)
 		}
@@ -148,8 +141,8 @@ func TestBookBadUsage(t *testing.T) {
 		}
 	}
 	// A file where the directory should be: one line naming -o.
-	narrowBook(t)
-	bookAlgorithms = bookAlgorithms[:1]
+	narrowMatrix(t)
+	matrixAlgorithms = matrixAlgorithms[:1]
 	code, _, errOut := simrun("book", "-o", file, "--runs", "5", "--shrink-tries", "10")
 	if code != exitUsage || !strings.HasPrefix(errOut, "simrun book: -o: ") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("-o FILE: exit %d, stderr %q", code, errOut)

@@ -26,14 +26,8 @@ const hostileCeiling = 300 << 20
 // outcome it should have: exit 2 and one line naming the file (and the field
 // where there is one), or a client-error finding and exit 1.
 func TestHostileInputs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := builtSimrun(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "simrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -170,17 +164,10 @@ func TestHostileInputs(t *testing.T) {
 
 // explore with a memory-bomb algorithm file finds the client-error, stays
 // under a ceiling while it runs and shrinks the bomb again and again, and
-// exits 1. Each worker may hold one script's budget at a time, so the
-// ceiling is hostileCeiling plus 100 MiB for the second worker.
+// exits 1. The ceiling is simrun's own soft memory limit (why: below).
 func TestExploreMemoryBomb(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := builtSimrun(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "simrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	algo := filepath.Join(dir, "bomb.yaml")
 	body := "name: bomb\nkey: k\nttl: 30s\nacquire:\n  script: \"local s = 'x' for i=1,40 do s = s .. s end return 1\"\n" +
 		"  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n"
@@ -213,8 +200,8 @@ func TestExploreMemoryBomb(t *testing.T) {
 	const ceiling = softMemoryLimit
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		t.Logf("peak resident memory %d MiB", ru.Maxrss>>10)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > ceiling {
-		t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", ru.Maxrss>>10, ceiling>>20)
+		if ru.Maxrss*1024 > ceiling {
+			t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", ru.Maxrss>>10, ceiling>>20)
+		}
 	}
 }

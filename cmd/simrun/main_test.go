@@ -3,12 +3,55 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// TestMain removes the binary builtSimrun made, once every test is done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// builtSimrun builds the simrun binary once for the whole package and
+// returns its path: the tests that need a real process (signals, rusage,
+// GOMAXPROCS, memory limits) share one build instead of each paying for
+// its own. It skips under -short, where no test builds.
+func builtSimrun(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "simrun-test")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "simrun")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
 
 func simrun(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
@@ -153,13 +196,7 @@ func TestListJSON(t *testing.T) {
 // Two separate processes with different GOMAXPROCS give the same digest:
 // nothing in a run depends on the host.
 func TestDigestAcrossProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "simrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := builtSimrun(t)
 	var digests []string
 	for _, procs := range []string{"1", "2"} {
 		cmd := exec.Command(bin, "run", "del-race", "--json")

@@ -17,15 +17,35 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// matrixAlgorithms are the matrix's rows; nil: every registered algorithm.
-// Tests narrow it to keep them fast.
+// matrixAlgorithms are the rows of simrun matrix and of the book's matrix;
+// nil: every registered algorithm. Tests narrow it (narrowMatrix) to keep
+// them fast.
 var matrixAlgorithms []string
+
+// addMatrixFlags declares the flags simrun matrix and simrun book share,
+// with one name, default and meaning: the matrix's run space (--seed,
+// --runs) and the cells searched at once (--workers). --shrink-tries is
+// each command's own: book cannot do without shrinking, matrix can.
+func addMatrixFlags(fs *flag.FlagSet, output string) (runs *int, seed *uint64, workers *int) {
+	runs = fs.Int("runs", explore.DefaultMatrixRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
+	seed = fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
+	workers = fs.Int("workers", 0, "cells searched at once (0: one per core); the "+output+" does not depend on it")
+	return runs, seed, workers
+}
+
+// checkMatrixFlags makes explore's own checks of --runs and --workers here,
+// where the flag is known, then the command's check of --shrink-tries.
+func checkMatrixFlags(runs, workers int, shrinkTries flagCheck) (string, error) {
+	return firstBad(
+		flagCheck{"runs", explore.CheckRuns(runs)},
+		flagCheck{"workers", explore.CheckWorkers(workers)},
+		shrinkTries,
+	)
+}
 
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
-	runs := fs.Int("runs", explore.DefaultMatrixRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
-	seed := fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
-	workers := fs.Int("workers", 0, "cells searched at once (0: one per core); the matrix does not depend on it")
+	runs, seed, workers := addMatrixFlags(fs, "matrix")
 	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs (0: do not shrink)")
 	af := addAlgoFlags(fs, "one row: this registered algorithm (default: every one)")
 	asJSON := fs.Bool("json", false, "print the matrix as JSON instead of Markdown")
@@ -43,12 +63,8 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	// explore's own checks, made once, here, where the flag is known.
-	if name, err := firstBad(
-		flagCheck{"runs", explore.CheckRuns(*runs)},
-		flagCheck{"workers", explore.CheckWorkers(*workers)},
-		flagCheck{"shrink-tries", notNegative(*shrinkTries, "do not shrink")},
-	); err != nil {
+	if name, err := checkMatrixFlags(*runs, *workers,
+		flagCheck{"shrink-tries", notNegative(*shrinkTries, "do not shrink")}); err != nil {
 		return bad(name, err)
 	}
 

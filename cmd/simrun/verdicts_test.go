@@ -135,13 +135,7 @@ func TestMergeStreams(t *testing.T) {
 
 // Ctrl-C during explore prints the summary of the runs so far and exits 130.
 func TestExploreInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "simrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := builtSimrun(t)
 	// php-eval under net is never unsafe (stale at run 11, client-error at
 	// run 0): the search runs until it is stopped.
 	cmd := exec.Command(bin, "explore", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
