@@ -56,6 +56,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 		b.Scenarios = append(b.Scenarios, o)
 	}
 
+	*workers = clampWorkers("book", *workers, matrixCells(nil), "cells", stderr)
 	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: matrixAlgorithms,
 		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
 	if err != nil {

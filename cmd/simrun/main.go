@@ -169,10 +169,7 @@ func commandHelp(w io.Writer, fs *flag.FlagSet) {
 		case "string", "value":
 			arg = "VALUE"
 		}
-		name := "--" + f.Name
-		if len(f.Name) == 1 {
-			name = "-" + f.Name
-		}
+		name := dashed(f.Name)
 		if arg != "" {
 			name += " " + arg
 		}
@@ -220,17 +217,25 @@ func flagError(fs *flag.FlagSet, err error) string {
 				}
 			}
 		}
-		return fmt.Sprintf("--%s: %q %s", name, value, why)
+		return fmt.Sprintf("%s: %q %s", dashed(name), value, why)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		var names []string
-		fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-		return fmt.Sprintf("unknown flag --%s (valid: %s)", name, strings.Join(names, ", "))
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, dashed(f.Name)) })
+		return fmt.Sprintf("unknown flag %s (valid: %s)", dashed(name), strings.Join(names, ", "))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("--%s needs a value", name)
+		return fmt.Sprintf("%s needs a value", dashed(name))
 	}
 	return text.FirstLine(msg)
+}
+
+// dashed is a flag's name as the README writes it: -o, --seed.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // badValue matches the flag package's "invalid value" errors.

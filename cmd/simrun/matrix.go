@@ -33,6 +33,19 @@ func addMatrixFlags(fs *flag.FlagSet, output string) (runs *int, seed *uint64, w
 	return runs, seed, workers
 }
 
+// matrixCells counts the cells a matrix of rows searches (no rows: every
+// algorithm, or matrixAlgorithms when a test narrows it), for clampWorkers.
+func matrixCells(rows []locks.Algorithm) int {
+	n := len(rows)
+	if n == 0 {
+		n = len(locks.All())
+		if matrixAlgorithms != nil {
+			n = len(matrixAlgorithms)
+		}
+	}
+	return n * len(scenarios.FaultClasses)
+}
+
 // checkMatrixFlags makes explore's own checks of --runs and --workers here,
 // where the flag is known, then the command's check of --shrink-tries.
 func checkMatrixFlags(runs, workers int, shrinkTries flagCheck) (string, error) {
@@ -126,14 +139,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
 	}
 
-	nRows := len(rows)
-	if nRows == 0 {
-		nRows = len(locks.All())
-		if matrixAlgorithms != nil {
-			nRows = len(matrixAlgorithms)
-		}
-	}
-	*workers = clampWorkers("matrix", *workers, nRows*len(scenarios.FaultClasses), "cells", stderr)
+	*workers = clampWorkers("matrix", *workers, matrixCells(rows), "cells", stderr)
 	o := explore.MatrixOptions{Algorithms: matrixAlgorithms, Locks: rows, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
 	if *shrinkTries == 0 {
 		o.ShrinkTries = -1

@@ -84,3 +84,13 @@ func TestExploreKeepsAShrinkAllCounterexample(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// book clamps --workers as matrix does: its matrix is searched cell by cell.
+func TestBookClampsWorkers(t *testing.T) {
+	narrowMatrix(t) // two rows: 14 cells
+	code, _, errOut := simrun("book", "-o", t.TempDir(), "--runs", "2", "--workers", "99")
+	want := "simrun book: --workers 99 clamped to " + strconv.Itoa(min(14, runtime.GOMAXPROCS(0))) + " (14 cells,"
+	if code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+}
