@@ -56,7 +56,7 @@ bench() {
 cli() {
 	local out
 	out=$(env "$3" "$tmp/$1-simrun" explore --algo set-nx-px-token --faults all --runs 3000 --verdict client-error \
-		--workers 2 --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true # exit 1: the client-error it stops at
+		--workers 2 --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
 	# explore exits 1 on the client-error it is told to stop at; no figure
 	# at all means simrun itself failed.
 	if [ -z "$out" ]; then
