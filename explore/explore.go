@@ -147,7 +147,8 @@ type Result struct {
 	Outcome        *scenarios.Outcome // the counterexample run with all checks (porcupine too)
 	Shrink         ShrinkStats
 	// Others are the other verdicts met (Search.Met but Found), worst
-	// first; each is shrunk only with Options.ShrinkAll.
+	// first; each failing one is shrunk only with Options.ShrinkAll, an
+	// incomplete one never.
 	Others []Other
 	_      struct{} // grows: callers name the fields they set
 }
@@ -194,6 +195,11 @@ func (e *Explorer) Run(ctx context.Context) (*Result, error) {
 	if o.ShrinkAll {
 		for i := range r.Others {
 			x := &r.Others[i]
+			if x.Found.Verdict == model.VerdictIncomplete {
+				// A cut run is not shrunk: it failed nothing, and its
+				// candidates run to the cap. Its index says where it is.
+				continue
+			}
 			if x.Counterexample, x.Outcome, x.Shrink, err = e.shrinkAndFinish(ctx, &x.Found); err != nil {
 				return nil, err
 			}

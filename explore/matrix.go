@@ -3,12 +3,14 @@ package explore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -233,6 +235,10 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		cell.Runs = j.sr.Runs
 		if f := j.sr.Found; f != nil {
 			cell.Verdict, cell.First, cell.Counterexample = f.Verdict, f.Index, f.Scenario
+		} else if k := slices.IndexFunc(j.sr.Met, isIncomplete); k >= 0 {
+			// Nothing failed, but a run was cut before it ended: not safe.
+			// Not shrunk: nothing failed.
+			cell.Verdict, cell.First = model.VerdictIncomplete, j.sr.Met[k].Index
 		}
 		for _, f := range j.sr.Met {
 			if f.Verdict != cell.Verdict {
@@ -269,3 +275,5 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
 }
+
+func isIncomplete(f Found) bool { return f.Verdict == model.VerdictIncomplete }

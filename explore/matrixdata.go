@@ -125,7 +125,7 @@ func (m *MatrixJSON) Table() reports.MatrixTable {
 		t.Cells = append(t.Cells, row)
 	}
 	for _, c := range m.Cells {
-		if c.FirstFailingRun != nil {
+		if slices.Contains(WorstFirst, c.Verdict) {
 			t.Failing++
 		}
 		if c.ShrinkCapped {

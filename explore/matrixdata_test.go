@@ -238,3 +238,27 @@ func FuzzReadMatrix(f *testing.F) {
 		}
 	})
 }
+
+// An incomplete cell (nothing failed, a run was cut) reads back as written
+// and is not counted among the failing cells, nor as safe.
+func TestMatrixIncompleteCell(t *testing.T) {
+	four, seven := 4, 7
+	cells := []MatrixCell{
+		{Algorithm: "a", Fault: "net", Verdict: "incomplete", FirstFailingRun: &four},
+		{Algorithm: "a", Fault: "crash", Verdict: "unsafe", FirstFailingRun: &seven, Others: []MatrixOther{{Verdict: "incomplete", FirstRun: 2}}},
+	}
+	for i, want := range []string{"incomplete #4", "unsafe #7 · incomplete #2"} {
+		text := MatrixCellText(cells[i])
+		if text != want {
+			t.Errorf("cell %d: %q, want %q", i, text, want)
+		}
+		back, err := parseMatrixCell(text)
+		if err != nil || MatrixCellText(back) != text {
+			t.Errorf("cell %d: %q reads back as %q, %v", i, text, MatrixCellText(back), err)
+		}
+	}
+	m := MatrixJSON{Algorithms: []string{"a"}, Faults: []string{"net", "crash"}, Cells: cells}
+	if tb := m.Table(); tb.Failing != 1 {
+		t.Errorf("%d failing cells, want 1 (incomplete does not fail)", tb.Failing)
+	}
+}

@@ -38,9 +38,16 @@ type Report struct {
 	// unsafe one, or the first of the --verdict kinds); null when the search
 	// ran out of runs.
 	StoppedAt *int `json:"stopped_at"`
-	// Verdicts is every failing verdict met, by name, at its first run;
+	// Verdicts is every failing verdict met, by name, at its first run,
+	// and incomplete when a run was cut at a cap before it found anything;
 	// the fields beside it describe the worst one.
 	Verdicts map[string]VerdictReport `json:"verdicts,omitempty"`
+	// IncompleteRuns counts the runs (up to StoppedAt) cut at a cap before
+	// they found anything: what they show covers only their prefixes, so a
+	// search that found nothing else is incomplete (verdict "incomplete"),
+	// not safe. IncompleteAt lists them on a shard's line, for merge.
+	IncompleteRuns int   `json:"incomplete_runs"`
+	IncompleteAt   []int `json:"incomplete_at,omitempty"`
 	// FirstFoundAfterRuns is the worst verdict's first run index + 1: its
 	// place in the whole run order, sharded or not.
 	FirstFoundAfterRuns *int     `json:"first_found_after_runs"`
@@ -73,6 +80,9 @@ type Report struct {
 // VerdictReport is one verdict met by a search.
 type VerdictReport struct {
 	FirstRun int `json:"first_run"` // the first run index with this verdict
+	// Cut is why that run stopped at a cap, when it did: "duration limit
+	// 14s reached" (always, for incomplete).
+	Cut string `json:"cut,omitempty"`
 	// Counterexample is the path of its shrunk scenario file, when one was
 	// written; Shrunk its size, when it was shrunk.
 	Counterexample *string `json:"counterexample"`
@@ -132,7 +142,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 		if rep.Verdicts == nil {
 			rep.Verdicts = map[string]VerdictReport{}
 		}
-		vr := VerdictReport{FirstRun: f.Index, Counterexample: pathOf(f.Verdict)}
+		vr := VerdictReport{FirstRun: f.Index, Cut: f.Cut, Counterexample: pathOf(f.Verdict)}
 		if c != nil {
 			vr.Shrunk = &Shrunk{Processes: len(c.Clients), Faults: len(c.Faults), Events: len(o.Result.History.Events)}
 			if withYAML {
@@ -151,7 +161,14 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 			return rep, err
 		}
 	}
+	rep.IncompleteRuns = sr.Incomplete
+	if r.Shard.Count > 1 {
+		rep.IncompleteAt = sr.IncompleteAt
+	}
 	if sr.Found == nil {
+		if _, cut := rep.Verdicts[model.VerdictIncomplete]; cut {
+			rep.Verdict = model.VerdictIncomplete
+		}
 		return rep, nil
 	}
 	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
@@ -279,6 +296,11 @@ func Merge(lines []Report) (Report, error) {
 		out.RunsPerSec += l.RunsPerSec // the shards ran side by side
 		out.Workers += l.Workers
 		out.Executed += l.Executed
+		for _, i := range l.IncompleteAt {
+			if i <= stop {
+				out.IncompleteRuns++
+			}
+		}
 		for v, vr := range l.Verdicts {
 			if vr.FirstRun > stop {
 				continue
@@ -305,6 +327,9 @@ func Merge(lines []Report) (Report, error) {
 	if stop != math.MaxInt {
 		s := stop
 		out.StoppedAt, out.Runs = &s, stop+1
+	}
+	if _, cut := out.Verdicts[model.VerdictIncomplete]; cut && win == nil {
+		out.Verdict = model.VerdictIncomplete
 	}
 	if win != nil {
 		out.Found = true

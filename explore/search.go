@@ -35,14 +35,22 @@ func (e *Explorer) stops(verdict string) bool {
 
 // WorstFirst is every failing verdict, worst first: the verdicts that
 // model.Rank puts above incomplete, in falling Rank (a test holds the two
-// together). The search keeps the first run of each by its index here.
+// together).
 var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError}
+
+// metOrder is every verdict the search records the first run of, by its
+// index here: the failing ones, then incomplete. An incomplete run (cut at
+// a cap before it found anything) is never a find and never stops the
+// search, but it is not a pass either: a search that met one and found
+// nothing is incomplete, not safe.
+var metOrder = append(slices.Clone(WorstFirst), model.VerdictIncomplete)
 
 // Found is the first run of one verdict kind.
 type Found struct {
 	Index    int
 	Verdict  string
 	Scenario *scenarios.Scenario
+	Cut      string // why the run stopped at a cap, when it did (sim.Result.Cut)
 }
 
 // SearchResult is what Search found.
@@ -51,8 +59,14 @@ type SearchResult struct {
 	// first run that had it; nil: no run in the space counted.
 	Found *Found
 	// Met is the first run of every failing verdict met, worst first,
-	// Found's among them; only runs up to Stop are looked at.
+	// Found's among them, then the first incomplete run; only runs up to
+	// Stop are looked at.
 	Met []Found
+	// Incomplete counts the runs up to Stop that were cut at a cap
+	// (events, duration) before they found anything: nothing found covers
+	// only their prefixes. The same whatever the workers.
+	Incomplete   int
+	IncompleteAt []int // their indices, in increasing order
 	// Stop is the run index that ended the search (unsafe, or a --verdict
 	// kind); -1 when the search ran out of runs.
 	Stop int
@@ -83,8 +97,9 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		stop     atomic.Int64 // lowest run index that stops the search so far
 		worst    atomic.Int64 // WorstFirst index of the worst verdict met so far, for progress
 		mu       sync.Mutex
-		met      = make([]*Found, len(WorstFirst)) // by index in WorstFirst
-		seenAt   = make([]time.Duration, len(WorstFirst))
+		met      = make([]*Found, len(metOrder)) // by index in metOrder
+		seenAt   = make([]time.Duration, len(metOrder))
+		cutRuns  []int // indices of incomplete runs, some perhaps past the stop
 		firstErr error
 		errIndex = math.MaxInt
 		done     []bool // by m: whether the shard's m-th run finished (for an interrupted search)
@@ -107,7 +122,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					return
 				}
 				s := e.Scenario(i)
-				v, _, err := e.Verdict(s)
+				v, res, err := e.Verdict(s)
 				executed.Add(1)
 				mu.Lock()
 				for len(done) <= m {
@@ -121,11 +136,16 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					}
 					storeMin(&stop, int64(i))
 				case v.Verdict != model.VerdictSafe:
-					k := slices.Index(WorstFirst, v.Verdict)
+					if v.Verdict == model.VerdictIncomplete {
+						cutRuns = append(cutRuns, i)
+					}
+					k := slices.Index(metOrder, v.Verdict)
 					if k >= 0 && (met[k] == nil || i < met[k].Index) {
-						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s}
+						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s, Cut: res.Cut}
 						seenAt[k] = time.Since(start)
-						storeMin(&worst, int64(k))
+						if k < len(WorstFirst) {
+							storeMin(&worst, int64(k))
+						}
 					}
 					if e.stops(v.Verdict) {
 						storeMin(&stop, int64(i))
@@ -190,6 +210,13 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 			r.Found, r.ToFirst = f, seenAt[k]
 		}
 	}
+	slices.Sort(cutRuns)
+	for _, i := range cutRuns {
+		if i <= last {
+			r.IncompleteAt = append(r.IncompleteAt, i)
+		}
+	}
+	r.Incomplete = len(r.IncompleteAt)
 	r.Runs = shardRuns(o.Shard, last)
 	return r, ctxErr
 }

@@ -117,6 +117,8 @@ func WriteMatrix(w io.Writer, m MatrixTable) error {
 	b.WriteString("  that never expires: nobody got it again before the run ended).\n")
 	b.WriteString("- `stale`: a release returned, yet its key stayed over 1 s while another process waited.\n")
 	b.WriteString("- `client-error`: the algorithm's own code failed where the original program would throw.\n")
+	b.WriteString("- `incomplete`: no run failed, but a run was cut at a cap (events, duration) before it ended,\n")
+	b.WriteString("  so nothing found covers only its prefix: not a pass. Shown with its first run, not shrunk.\n")
 	b.WriteString("- `safe`: none of the above in any run.\n")
 	b.WriteString("\nFault classes:\n\n")
 	for _, f := range m.Faults {

@@ -2,6 +2,7 @@ package simtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,8 +46,9 @@ type Failure struct {
 
 // Check explores newLocker under the options' fault classes and, on a
 // violation whose verdict is in FailOn, reports the shrunk counterexample
-// with t.Errorf and returns false; the test goes on. It returns true when
-// no run failed.
+// with t.Errorf and returns false; the test goes on. Runs cut at a cap
+// with nothing found fail it too (ErrIncomplete). It returns true when no
+// run failed and every run ended.
 func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	t.Helper()
 	c, err := newConfig(opts)
@@ -70,7 +72,7 @@ func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 }
 
 // Explore is Check without a test: it returns the failure, or nil when no
-// run failed. The counterexample is written as DIR/NAME-seedS.yaml.
+// run failed (ErrIncomplete when some were cut at a cap). The counterexample is written as DIR/NAME-seedS.yaml.
 func Explore(newLocker NewLocker, opts ...Option) (*Failure, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -116,7 +118,7 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 		return nil, err
 	}
 	if r.Counterexample == nil {
-		return nil, nil
+		return nil, incomplete(r.Search)
 	}
 	f := &Failure{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Outcome: r.Outcome}
 	ce := r.Counterexample
@@ -139,6 +141,28 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 	}
 	f.Message = message(f, r, c, path, saveErr)
 	return f, nil
+}
+
+// ErrIncomplete is what Check and Explore return when no run failed but
+// some were cut at a cap (events, duration) before they ended: nothing
+// found covers only their prefixes, which is not a pass.
+var ErrIncomplete = errors.New("runs cut at a cap: incomplete, not a pass")
+
+// incomplete is ErrIncomplete with the runs it names, or nil.
+func incomplete(sr *explore.SearchResult) error {
+	if sr.Incomplete == 0 {
+		return nil
+	}
+	first := sr.IncompleteAt[0]
+	why := ""
+	for _, f := range sr.Met {
+		if f.Index == first {
+			why = ", " + f.Cut
+		}
+	}
+	return fmt.Errorf("%w: %s of %d ended at a cap with nothing found (first: run %d%s); "+
+		"a lock that never returns from Acquire or Release keeps its run from ending",
+		ErrIncomplete, text.Count(sr.Incomplete, "run", "s"), sr.Runs, first, why)
 }
 
 // marshal writes the counterexample recording the Go lock (go_lock:), the

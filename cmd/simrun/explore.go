@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 	"golang.org/x/term"
@@ -144,11 +145,20 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "explore", err)
 	}
+	return exploreExit(rep, interrupted)
+}
+
+// exploreExit is explore's exit status: 130 interrupted, 1 a violation
+// found, 3 nothing found but some runs were cut at a cap (nothing found in
+// a prefix is not a pass), 0 nothing found.
+func exploreExit(rep explore.Report, interrupted bool) int {
 	switch {
 	case interrupted:
 		return exitInterrupted
 	case rep.Found:
 		return exitViolation
+	case rep.IncompleteRuns > 0:
+		return exitIncomplete
 	}
 	return exitOK
 }
@@ -256,6 +266,9 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 	}
 	if !r.Found {
 		b.WriteString("found      nothing\n")
+		if r.IncompleteRuns > 0 {
+			b.WriteString("verdict    INCOMPLETE, not safe\n")
+		}
 	} else {
 		fmt.Fprintf(b, "found      %s at run %d", strings.ToUpper(r.Verdict), *r.FirstFoundAfterRuns-1)
 		if r.SecondsToFirst != nil && *r.SecondsToFirst > 0 {
@@ -277,6 +290,11 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		default:
 			fmt.Fprintf(b, " (not shrunk: --shrink all shrinks it)\n")
 		}
+	}
+	if x, ok := r.Verdicts[model.VerdictIncomplete]; ok && r.IncompleteRuns > 0 {
+		// Said even when something worse was found: a cut run may hide more.
+		fmt.Fprintf(b, "cut        %s ended at a cap with nothing found: run %d first, %s\n",
+			text.Count(r.IncompleteRuns, "run", "s"), x.FirstRun, x.Cut)
 	}
 	if !r.Found {
 		_, err := io.WriteString(w, b.String())

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/explore"
 )
 
 // The JSON fields the issue names are a contract; the counterexample
@@ -123,5 +125,35 @@ func TestExploreBadInput(t *testing.T) {
 		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.flag+":") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %s", c.args, code, errOut, c.flag)
 		}
+	}
+}
+
+// A search that found nothing but met runs cut at a cap says so and exits
+// 3: nothing found in a prefix is not a pass. One that found a violation
+// exits 1 and still names the cut runs.
+func TestExploreIncompleteRuns(t *testing.T) {
+	cut := explore.Report{Algorithm: "mine", Faults: []string{"net"}, Seed: 1, RunsLimit: 10, Runs: 10,
+		Verdict: "incomplete", IncompleteRuns: 2,
+		Verdicts: map[string]explore.VerdictReport{"incomplete": {FirstRun: 4, Cut: "duration limit 14s reached"}}}
+	var b strings.Builder
+	if err := writeExploreSummary(&b, cut, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"found      nothing\n", "verdict    INCOMPLETE, not safe\n",
+		"cut        2 runs ended at a cap with nothing found: run 4 first, duration limit 14s reached\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	if code := exploreExit(cut, false); code != exitIncomplete {
+		t.Errorf("exit %d, want %d", code, exitIncomplete)
+	}
+	found := cut
+	found.Found, found.Verdict = true, "unsafe"
+	if code := exploreExit(found, false); code != exitViolation {
+		t.Errorf("found: exit %d, want %d", code, exitViolation)
+	}
+	if code := exploreExit(explore.Report{}, false); code != exitOK {
+		t.Errorf("nothing: exit %d, want %d", code, exitOK)
 	}
 }
