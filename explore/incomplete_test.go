@@ -4,31 +4,19 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
+	"github.com/locksim/locksim/internal/locktest"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
-// sleepyRelease releases as set-nx-px-token does, then sleeps for a day
-// inside Release: its hold ended at the Release call, so no checker
-// blames it, but no run ever ends before the duration cap. Every run is
-// cut having found nothing: incomplete.
-type sleepyRelease struct{ sim.Locker }
-
-func (l sleepyRelease) Release(p sim.Proc, lease sim.Lease) error {
-	if err := l.Locker.Release(p, lease); err != nil {
-		return err
-	}
-	p.Sleep(24 * time.Hour)
-	return nil
-}
-
+// sleepyLock is set-nx-px-token that never returns from Release: every
+// run is cut with nothing found.
 func sleepyLock(t *testing.T) locks.Algorithm {
 	a := unregistered(t, "set-nx-px-token", "sleepy-release")
 	inner := a.New
-	a.New = func(p locks.Params) sim.Locker { return sleepyRelease{inner(p)} }
+	a.New = func(p locks.Params) sim.Locker { return locktest.NeverReturns(inner(p)) }
 	return a
 }
 
@@ -73,12 +61,12 @@ func TestSearchCountsIncompleteRuns(t *testing.T) {
 
 // Runs past the one that stopped the search are not counted, whichever
 // worker ran them: the same incomplete runs, all below the stop, for 1 and
-// 3 workers. setnx-del-recover with a sleepy release: every run is cut, and
+// 3 workers. setnx-del-recover that never returns from Release: every run is cut, and
 // a crash still breaks it (an unsafe run that was cut is unsafe).
 func TestIncompleteRunsPastTheStopAreNotCounted(t *testing.T) {
 	a := unregistered(t, "setnx-del-recover", "sleepy-recover")
 	inner := a.New
-	a.New = func(p locks.Params) sim.Locker { return sleepyRelease{inner(p)} }
+	a.New = func(p locks.Params) sim.Locker { return locktest.NeverReturns(inner(p)) }
 	var want []int
 	for _, w := range []int{1, 3} {
 		e, err := New(Options{Lock: a, Classes: classes(t, "crash"), Seed: 1, Runs: 2000, Workers: w})

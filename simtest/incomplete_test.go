@@ -4,28 +4,16 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/locksim/locksim/internal/locktest"
 	"github.com/locksim/locksim/sim"
 )
-
-// neverReturns releases as its inner lock does, then never returns from
-// Release: no run ends before its duration.
-type neverReturns struct{ sim.Locker }
-
-func (l neverReturns) Release(p sim.Proc, lease sim.Lease) error {
-	if err := l.Locker.Release(p, lease); err != nil {
-		return err
-	}
-	p.Sleep(24 * time.Hour)
-	return nil
-}
 
 // A lock whose runs never end is not passed: every run is cut at its
 // duration with nothing found, and Check fails the test saying so.
 func TestCheckFailsOnIncompleteRuns(t *testing.T) {
 	inner := builtin(t, "set-nx-px-token")
-	lock := func(p Params) sim.Locker { return neverReturns{inner(p)} }
+	lock := func(p Params) sim.Locker { return locktest.NeverReturns(inner(p)) }
 	rec := &Recorder{TB: t}
 	if Check(rec, lock, Faults("none"), Runs(5)) || !rec.Failed() {
 		t.Fatal("Check passed a lock whose every run was cut")
