@@ -14,7 +14,7 @@ func RestartLoss(e sim.Event) string {
 	if mode == sim.PersistNone {
 		return "data lost"
 	}
-	kept := "key lost"
+	kept := "no key"
 	if e.Key.Exists {
 		kept = "key kept"
 	}
