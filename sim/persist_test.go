@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,44 @@ func TestPersistenceValidated(t *testing.T) {
 	cfg.Nodes[0] = NodeSpec{RestartDelay: -time.Second}
 	if _, err := Run(cfg); err == nil {
 		t.Error("a negative restart delay accepted")
+	}
+}
+
+func TestCheckRealRefusesPersistence(t *testing.T) {
+	cfg := standardConfig(1)
+	cfg.Nodes = []NodeSpec{{RestartDelay: time.Second}} // a delay is honoured
+	if err := CheckReal(&cfg); err != nil {
+		t.Fatalf("restart delay refused: %v", err)
+	}
+	cfg.Nodes[0].Persistence = PersistEverysec
+	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].persistence: ") {
+		t.Fatalf("persistence: %v, want a refusal naming nodes[0].persistence", err)
+	}
+}
+
+// The real-time backend honours a restart delay: down 20 ms plus 200 ms, a
+// command at 100 ms finds the node down, and the event says 220 ms.
+func TestRunRealRestartDelay(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Start = 100 * time.Millisecond
+	cfg.Procs[0].Iterations = 1
+	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
+	cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond}}
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "k", "v")
+			return Lease{}, nil
+		}}
+	}
+	res, err := RunReal(cfg, newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := eventsOf(res.History, KindCommandResult); len(rs) != 1 || rs[0].Err != "timeout: node down" {
+		t.Errorf("results %+v, want one timeout: node down", rs)
+	}
+	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Dur != 220*time.Millisecond {
+		t.Errorf("faults %+v, want one down 220ms", fs)
 	}
 }
