@@ -44,7 +44,7 @@ func CheckReal(cfg *Config) error {
 			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot be offset or drift (simulation only)", i)
 		}
 		if n.Persistence != PersistNone {
-			return fmt.Errorf("nodes[%d].persistence: a real server's restart is a FLUSHALL; %s runs only in simulation", i, n.Persistence)
+			return fmt.Errorf("nodes[%d].persistence: a real node's restart keeps nothing (FLUSHDB, or a server without persistence); %s runs only in simulation", i, n.Persistence)
 		}
 	}
 	for i, p := range cfg.Procs {
