@@ -172,3 +172,23 @@ func TestParsePersistence(t *testing.T) {
 		t.Error("rdb parsed")
 	}
 }
+
+// BenchmarkRestartAlways10k is one restart of an aof-always node that has
+// run 10,000 commands (SET NX PX and its release script, as a lock does):
+// the replay's cost.
+func BenchmarkRestartAlways10k(b *testing.B) {
+	n := New(1)
+	n.SetPersistence(PersistAlways)
+	script := `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
+	for i := 0; i < 5000; i++ {
+		now := at(time.Duration(i) * time.Millisecond)
+		n.Exec(0, now, []string{"SET", "lock", "tok", "NX", "PX", "10000"})
+		n.Exec(0, now, []string{"EVAL", script, "1", "lock", "tok"})
+	}
+	log := n.aof.log
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n.aof.log = log[:len(log):len(log)]
+		n.Restart(at(10 * time.Second))
+	}
+}
