@@ -1,8 +1,11 @@
 package node
 
 import (
+	"strconv"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 // base is a whole second of node time: the everysec fsync points are at
@@ -191,4 +194,56 @@ func BenchmarkRestartAlways10k(b *testing.B) {
 		n.aof.log = log[:len(log):len(log)]
 		n.Restart(at(10 * time.Second))
 	}
+}
+
+// Property: a node rebuilt by Restart holds exactly what a twin holds that
+// ran only the commands its persistence keeps (all of them for always; for
+// everysec those in an earlier whole second of node time than the restart),
+// read at the restart's node time.
+func TestRestartKeepsExactlyTheRule(t *testing.T) {
+	keys := []string{"a", "b", "c"}
+	rapid.Check(t, func(t *rapid.T) {
+		mode := rapid.SampledFrom([]Persistence{PersistEverysec, PersistAlways}).Draw(t, "mode")
+		type cmdAt struct {
+			at   time.Duration
+			args []string
+		}
+		var cmds []cmdAt
+		var now time.Duration
+		for i, n := 0, rapid.IntRange(0, 30).Draw(t, "commands"); i < n; i++ {
+			now += time.Duration(rapid.IntRange(0, 700).Draw(t, "gap ms")) * time.Millisecond
+			k := rapid.SampledFrom(keys).Draw(t, "key")
+			var args []string
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
+			case 0:
+				args = []string{"SET", k, strconv.Itoa(i), "NX", "PX", strconv.Itoa(rapid.IntRange(1, 3000).Draw(t, "ttl"))}
+			case 1:
+				args = []string{"SET", k, strconv.Itoa(i)}
+			case 2:
+				args = []string{"DEL", k}
+			case 3:
+				args = []string{"INCR", k + "n"}
+			case 4:
+				args = []string{"PEXPIRE", k, strconv.Itoa(rapid.IntRange(1, 3000).Draw(t, "ttl"))}
+			}
+			cmds = append(cmds, cmdAt{now, args})
+		}
+		restart := now + time.Duration(rapid.IntRange(0, 1500).Draw(t, "restart after ms"))*time.Millisecond
+		n, twin := New(3), New(3)
+		n.SetPersistence(mode)
+		for _, c := range cmds {
+			n.Exec(0, at(c.at), c.args)
+			if mode == PersistAlways || unixSecond(at(c.at)) < unixSecond(at(restart)) {
+				twin.Exec(0, at(c.at), c.args)
+			}
+		}
+		n.Restart(at(restart))
+		for _, k := range append(keys, "an", "bn", "cn") {
+			e1, v1, ttl1 := n.Key(at(restart), k)
+			e2, v2, ttl2 := twin.Key(at(restart), k)
+			if e1 != e2 || v1 != v2 || ttl1 != ttl2 {
+				t.Fatalf("%s: restarted %v %q %v, twin %v %q %v", k, e1, v1, ttl1, e2, v2, ttl2)
+			}
+		}
+	})
 }
