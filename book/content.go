@@ -37,8 +37,11 @@ var Chapters = []Chapter{
 		"token makes the protected resource refuse the late write.",
 		[]string{"token-pause", "fenced-pause"}},
 	{"Redlock", "Five independent nodes and a majority. A node that forgets (a restart without " +
-		"persistence) or whose clock jumps lets a second client win a majority too.",
-		[]string{"redlock-node-restart", "redlock-clock-jump"}},
+		"persistence) or whose clock jumps lets a second client win a majority too. The page's own " +
+		"remedies hold: a restart delayed past the longest TTL, or AOF with fsync always; " +
+		"AOF's default fsync every second still loses a lock taken in the last second.",
+		[]string{"redlock-node-restart", "redlock-delayed-restart", "redlock-aof-everysec", "redlock-aof-always",
+			"redlock-clock-jump"}},
 	{"Leases kept alive", "Production locks renew: redsync's Extend, Redisson's watchdog every third of the TTL, " +
 		"often with a re-entrant hash of owner → count. A renewal lets a holder work past one TTL, and a " +
 		"failed one tells it to stop writing; neither survives a pause longer than the TTL between two " +

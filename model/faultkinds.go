@@ -22,7 +22,7 @@ var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, 
 	sim.FaultProcJump: func(e sim.Event) (string, sim.Time, string) { return "clock " + signed(e.Dur), e.At, colorJump },
 	sim.FaultNodeJump: func(e sim.Event) (string, sim.Time, string) { return "clock " + signed(e.Dur), e.At, colorJump },
 	sim.FaultNodeRestart: func(e sim.Event) (string, sim.Time, string) {
-		return fmt.Sprintf("restart, data lost, down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
+		return "restart, " + RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
 	},
 }
 

@@ -175,9 +175,10 @@ func indexCalls(t *trace) *callIndex {
 				closeCall(p, i, callDied)
 			}
 			if e.Fault.LosesData() && e.Node >= 0 && e.Node < t.nodes {
-				// The node lost the key: the next write there is a new
-				// version even if it writes the old value.
-				last[e.Node] = sim.KeyState{}
+				// The node lost the key (the event's Key is zero): the next
+				// write there is a new version even if it writes the old
+				// value. A node that persisted the key keeps it (Key).
+				last[e.Node] = e.Key
 			}
 		case sim.KindProcEnd:
 			if inRange {

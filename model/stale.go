@@ -104,19 +104,24 @@ func staleViolations(t *trace, o Options, w *witnesses) ([]Violation, []Note) {
 }
 
 // keyGone is when the key that command c left on node n went away, at the
-// latest the end of the run.
+// latest the end of the run. A node restart loses it, unless the node
+// persisted it: the restart's event then carries the key as the reload
+// left it, and is read like a command.
 func keyGone(t *trace, w *witnesses, n, c int) sim.Time {
 	value := t.h.Events[c].Key.Value
 	deadline := expiry(t.h.Events[c])
-	reset := forever // a node restart loses the key
-	if i := firstAfter(w.resets[n], c); i >= 0 {
-		reset = t.h.Events[i].At
-	}
-	cmds := w.byNode[n]
+	cmds, resets := w.byNode[n], w.resets[n]
 	k, _ := slices.BinarySearch(cmds, c+1)
-	for _, d := range cmds[k:] {
+	r, _ := slices.BinarySearch(resets, c+1)
+	for k < len(cmds) || r < len(resets) {
+		var d int
+		if r == len(resets) || k < len(cmds) && cmds[k] < resets[r] {
+			d, k = cmds[k], k+1
+		} else {
+			d, r = resets[r], r+1
+		}
 		e := t.h.Events[d]
-		if min(deadline, reset) <= e.At {
+		if deadline <= e.At {
 			break
 		}
 		if !e.Key.Exists || e.Key.Value != value {
@@ -124,7 +129,7 @@ func keyGone(t *trace, w *witnesses, n, c int) sim.Time {
 		}
 		deadline = expiry(e) // the TTL may have been extended
 	}
-	return min(deadline, reset, t.end)
+	return min(deadline, t.end)
 }
 
 // expiry is when the watched key runs out by its TTL as e saw it.

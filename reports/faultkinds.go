@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -35,7 +36,7 @@ var faultDrawings = map[sim.FaultKind]faultDrawing{
 	sim.FaultProcJump: {mark: jumpMark},
 	sim.FaultNodeJump: {mark: jumpMark, shifts: true},
 	sim.FaultNodeRestart: {down: true, mark: func(e sim.Event) mark {
-		return mark{e.At, markNodeRestart, fmt.Sprintf("restart: data lost, down %v", e.Dur)}
+		return mark{e.At, markNodeRestart, "restart: " + model.RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur)}
 	}},
 }
 

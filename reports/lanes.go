@@ -384,7 +384,9 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			d := faultDrawings[e.Fault]
 			if d.down {
 				closeAt(e.At)
-				l.spans = append(l.spans, keySpan{from: e.At, to: min(e.At+sim.Time(e.Dur), p.end), v: -1, down: true})
+				back := min(e.At+sim.Time(e.Dur), p.end)
+				l.spans = append(l.spans, keySpan{from: e.At, to: back, v: -1, down: true})
+				keptAfterRestart(e, &prev, had, &present, &from, &expires, back)
 			}
 			if d.shifts && present && expires >= 0 {
 				// Node time running ahead makes the TTL run out sooner in true time.

@@ -251,7 +251,7 @@ func (w *eventWriter) event(e sim.Event) string {
 			target = fmt.Sprintf("node%d", e.Node)
 		}
 		if e.Dur != 0 {
-			return fmt.Sprintf("%-12s %-4s %s %s", at, target, e.Fault, e.Dur)
+			return fmt.Sprintf("%-12s %-4s %s %s%s", at, target, e.Fault, e.Dur, reloaded(e))
 		}
 		return fmt.Sprintf("%-12s %-4s %s", at, target, e.Fault)
 	case sim.KindProcEnd:

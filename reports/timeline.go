@@ -379,7 +379,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 	}
 	parts = []string{key + ": A-Z its versions (below)", ". absent"}
 	if nodeUsed[glyphDown] {
-		parts = append(parts, "X restart (data lost)  x down")
+		parts = append(parts, restartLegend(p.faults))
 	}
 	if nodeUsed[glyphJumpFwd] || nodeUsed[glyphJumpBack] {
 		parts = append(parts, "> < clock jumps")

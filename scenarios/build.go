@@ -74,7 +74,7 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 		},
 	}
 	for _, n := range nodes {
-		cfg.Nodes = append(cfg.Nodes, sim.NodeSpec{Clock: n.Clock.spec()})
+		cfg.Nodes = append(cfg.Nodes, n.spec())
 	}
 	for _, c := range s.Clients {
 		cfg.Procs = append(cfg.Procs, sim.ProcSpec{Name: c.Name, Clock: c.Clock.spec(), Start: c.Start.D(),

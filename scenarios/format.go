@@ -49,6 +49,11 @@ type Clock struct {
 // Node is one Redis server.
 type Node struct {
 	Clock Clock `yaml:"clock,omitempty"`
+	// Persistence is what a node-restart keeps (persistence.go): none (the
+	// default: every key is lost), aof-everysec or aof-always.
+	Persistence string `yaml:"persistence,omitempty"`
+	// RestartDelay keeps a restarted node unavailable this much longer.
+	RestartDelay Duration `yaml:"restart_delay,omitempty"`
 }
 
 // Client is one process and its workload.

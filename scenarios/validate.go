@@ -68,6 +68,9 @@ func (s *Scenario) Validate() error {
 		if err := n.Clock.validate(fmt.Sprintf("nodes[%d].clock", i)); err != nil {
 			return err
 		}
+		if err := n.validateRestart(fmt.Sprintf("nodes[%d]", i)); err != nil {
+			return err
+		}
 	}
 	if err := s.validateClients(); err != nil {
 		return err

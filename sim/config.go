@@ -24,6 +24,12 @@ const DefaultMaxEvents = 1_000_000
 // NodeSpec is one Redis node.
 type NodeSpec struct {
 	Clock ClockSpec
+	// Persistence is what a node restart keeps (node.Persistence; zero:
+	// nothing, every key is lost). RestartDelay keeps a restarted node
+	// unavailable that much longer than the restart's own Dur (redis.io's
+	// delayed restart). See persist.go.
+	Persistence  Persistence
+	RestartDelay time.Duration
 }
 
 // ProcSpec is one client process and its workload.

@@ -91,6 +91,9 @@ func Run(cfg Config) (*Result, error) {
 	r.nodes = make([]simNode, len(cfg.Nodes))
 	for i, ns := range cfg.Nodes {
 		r.nodes[i] = simNode{n: takeNode(int64(mix(cfg.Seed, uint64(i)+1<<32))), clock: clock{spec: ns.Clock}}
+		if ns.Persistence != PersistNone {
+			r.nodes[i].n.SetPersistence(ns.Persistence)
+		}
 	}
 	defer func() {
 		for _, n := range r.nodes {

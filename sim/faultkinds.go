@@ -46,7 +46,10 @@ type faultSpec struct {
 	// Facts the checkers read instead of naming kinds.
 	endsLife  bool // the process's life is over at the event
 	pauses    bool // the process is stopped for Dur
-	losesData bool // the node forgets every key and is down for Dur
+	losesData bool // the node forgets its keys (persist.go) and is down for Dur
+	// before, when set, runs in Run before the event is recorded and
+	// completes it (a node restart: what the node kept, the delay).
+	before func(r *runner, f *Fault, ev *Event)
 	// apply fires a planned fault in Run, after the event is recorded;
 	// a process target is live.
 	apply func(r *runner, f *Fault)
@@ -95,13 +98,12 @@ var faultSpecs = [...]faultSpec{
 		realRefusal: "a node clock jump cannot be applied to a real server (simulation only)",
 		apply:       func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur }},
 	FaultNodeRestart: {name: "node-restart", target: TargetNode, planned: true, losesData: true,
+		before: restartNode,
 		apply: func(r *runner, f *Fault) {
-			n := &r.nodes[f.Node]
-			n.n.Flush()
-			n.downUntil = r.now + Time(f.Dur)
+			r.nodes[f.Node].downUntil = r.now + Time(r.cfg.downFor(f))
 		},
 		applyReal: func(r *rtRunner, f *Fault) int {
-			r.downUntil[f.Node] = r.now() + Time(f.Dur)
+			r.downUntil[f.Node] = r.now() + Time(r.cfg.downFor(f))
 			return f.Node // the flush is I/O: done after unlocking
 		}},
 }
@@ -144,6 +146,7 @@ func (f FaultKind) EndsLife() bool { return f.spec().endsLife }
 // Pauses reports whether the process is stopped for the event's Dur.
 func (f FaultKind) Pauses() bool { return f.spec().pauses }
 
-// LosesData reports whether the node forgets every key and is down for the
-// event's Dur.
+// LosesData reports whether the node forgets its keys and is down for the
+// event's Dur: every key, unless the node persists them (persist.go), when
+// the event's Key is the watched key as the restart left it.
 func (f FaultKind) LosesData() bool { return f.spec().losesData }

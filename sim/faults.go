@@ -67,6 +67,9 @@ func (r *runner) fire(i int) {
 	case TargetNode:
 		ev.Node = f.Node
 	}
+	if spec.before != nil {
+		spec.before(r, f, &ev)
+	}
 	r.record(ev)
 	spec.apply(r, f)
 }

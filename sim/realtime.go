@@ -43,6 +43,9 @@ func CheckReal(cfg *Config) error {
 		if n.Clock != (ClockSpec{}) {
 			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot be offset or drift (simulation only)", i)
 		}
+		if n.Persistence != PersistNone {
+			return fmt.Errorf("nodes[%d].persistence: a real node's restart keeps nothing (FLUSHDB, or a server without persistence); %s runs only in simulation", i, n.Persistence)
+		}
 	}
 	for i, p := range cfg.Procs {
 		if p.RenewEvery > 0 || p.Reenter > 0 {
@@ -306,6 +309,7 @@ func (r *rtRunner) fire(i int) int {
 		ev.Proc, inc = f.Proc, p.inc
 	case TargetNode:
 		ev.Node = f.Node
+		ev.Dur = r.cfg.downFor(f)
 	}
 	r.recordLocked(ev, inc)
 	return spec.applyReal(r, f)

@@ -21,6 +21,11 @@ func (c *Config) validate() error {
 	case c.MaxEvents < 0:
 		return errors.New("sim: max events must not be negative")
 	}
+	for i, n := range c.Nodes {
+		if n.Persistence > PersistAlways || n.RestartDelay < 0 {
+			return fmt.Errorf("sim: nodes[%d]: persistence %d is not a mode, or the restart delay is negative", i, n.Persistence)
+		}
+	}
 	for i, p := range c.Procs {
 		if p.Iterations < 0 || p.Work < 0 || p.Think < 0 || p.Start < 0 || p.RenewEvery < 0 || p.Reenter < 0 {
 			return fmt.Errorf("sim: procs[%d]: iterations, work, think, start, renew every and reenter must not be negative", i)

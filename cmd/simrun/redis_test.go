@@ -18,6 +18,8 @@ func TestRedisFlagErrors(t *testing.T) {
 		{[]string{"run", "del-race", "--redis", "127.0.0.1:1"}, "simrun run: --redis: node 0 (127.0.0.1:1): dial tcp"},
 		{[]string{"run", "redlock-clock-jump", "--redis", "127.0.0.1:1"},
 			"simrun run: --redis: scenario redlock-clock-jump: faults[2]: a node clock jump cannot be applied to a real server"},
+		{[]string{"run", "redlock-aof-always", "--redis", "127.0.0.1:1"},
+			"simrun run: --redis: scenario redlock-aof-always: nodes[0].persistence: a real node's restart keeps nothing (FLUSHDB, or a server without persistence); aof-always runs only in simulation"},
 		{[]string{"explore", "--algo", "setnx-getset", "--redis", "127.0.0.1:1"},
 			"simrun explore: --runs: 10000: with --redis at most 200"},
 		{[]string{"explore", "--algo", "setnx-getset", "--redis", "start", "--runs", "5"},

@@ -40,6 +40,8 @@ type Node struct {
 	last    *compiled         // the last script run, remembered in scripts
 	lastSrc string            // its source
 	vm      *luaVM            // made by the first script, dropped by Flush
+
+	aof aof // what a Restart keeps (persist.go)
 }
 
 // New makes a node whose random commands are seeded with seed.
@@ -77,6 +79,7 @@ func (n *Node) Reset(seed int64) {
 	n.peers, n.multi = nil, nil
 	n.forgetScripts()
 	n.out.Reset()
+	n.aof = aof{}
 }
 
 // Exec runs one command from client conn at node time now.
@@ -84,6 +87,9 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 	n.setTime(now)
 	if len(args) == 0 {
 		return errorReply("ERR empty command")
+	}
+	if n.aof.mode != PersistNone {
+		n.aof.logged(conn, n.now, args)
 	}
 	p := n.peer(conn)
 	name := commandName(args[0])

@@ -1,0 +1,148 @@
+package node
+
+import (
+	"fmt"
+	"time"
+)
+
+// Persistence is what a node keeps across a restart: Redis's appendonly and
+// appendfsync settings. Whatever it keeps, a restart loses every connection
+// (an open MULTI is discarded) and the script cache (Redis does not persist
+// scripts loaded with SCRIPT LOAD).
+type Persistence uint8
+
+const (
+	// PersistNone: no AOF, no RDB. A restart loses every key (Flush).
+	PersistNone Persistence = iota
+	// PersistEverysec: appendfsync everysec. The AOF is fsynced at every
+	// whole second of node time; a restart keeps the commands run before
+	// the last fsync point and loses the rest. A command run at node time t
+	// survives a restart at node time R iff a whole second s has been
+	// reached with t < s <= R. The restart is modelled as the machine's (a
+	// power loss): a crash of the redis-server process alone would keep the
+	// written but unsynced tail in the OS page cache, as always does. A
+	// node clock that jumps backwards fsyncs again only once it passes the
+	// highest whole second it had reached.
+	PersistEverysec
+	// PersistAlways: appendfsync always. Every command is on disk before
+	// its reply is sent: a restart keeps everything.
+	PersistAlways
+)
+
+var persistNames = [...]string{"none", "aof-everysec", "aof-always"}
+
+func (p Persistence) String() string {
+	if int(p) < len(persistNames) {
+		return persistNames[p]
+	}
+	return fmt.Sprintf("persistence(%d)", uint8(p))
+}
+
+// PersistenceNames lists the modes as files write them, in number order.
+func PersistenceNames() []string { return append([]string(nil), persistNames[:]...) }
+
+// ParsePersistence reads a mode as files write it.
+func ParsePersistence(s string) (Persistence, bool) {
+	for i, name := range persistNames {
+		if s == name {
+			return Persistence(i), true
+		}
+	}
+	return 0, false
+}
+
+// aof is a node's append-only file. It logs every command the node runs,
+// reads included, with its connection and node time: a restart rebuilds the
+// node by replaying the kept prefix of the log into a node Reset to the same
+// seed. Replaying reads too makes the rebuild exact (the same commands at the
+// same node times from the same seed give the same keys, TTLs and random
+// state); Redis logs only the writes, and the keys a reload leaves are the
+// same. Keys whose TTL ran out by the restart's node time are expired at once
+// after the replay, as Redis does not serve them after a reload.
+type aof struct {
+	mode   Persistence
+	log    []aofEntry
+	synced int   // entries covered by the last fsync (everysec)
+	second int64 // highest whole second of node time reached; aofNever before any
+}
+
+// aofEntry is one logged command, or a restart (args nil).
+type aofEntry struct {
+	conn int
+	at   int64 // node time, Unix nanoseconds
+	args []string
+}
+
+const aofNever = -1 << 63
+
+// SetPersistence sets what the node keeps across Restart. It is called on a
+// new or Reset node, before its first command.
+func (n *Node) SetPersistence(p Persistence) {
+	n.aof = aof{mode: p, second: aofNever}
+}
+
+// Persistence is the node's mode.
+func (n *Node) Persistence() Persistence { return n.aof.mode }
+
+// unixSecond is the whole second of t, rounded down.
+func unixSecond(t time.Time) int64 {
+	ns := t.UnixNano()
+	s := ns / 1e9
+	if ns%1e9 < 0 {
+		s--
+	}
+	return s
+}
+
+// fsync is the everysec fsync: when now is in a whole second the node clock
+// has not reached before, every command logged so far is on disk.
+func (a *aof) fsync(now time.Time) {
+	if s := unixSecond(now); s > a.second {
+		a.second = s
+		a.synced = len(a.log)
+	}
+}
+
+// logged records a command about to run at node time now.
+func (a *aof) logged(conn int, now time.Time, args []string) {
+	a.fsync(now)
+	a.log = append(a.log, aofEntry{conn: conn, at: now.UnixNano(), args: args})
+}
+
+// Restart is a restart of the server at node time now: what the node's
+// persistence keeps stays, the rest is lost, and every connection and the
+// script cache are gone. Without persistence it is Flush.
+func (n *Node) Restart(now time.Time) {
+	a := n.aof
+	keep := len(a.log)
+	switch a.mode {
+	case PersistNone:
+		n.Flush()
+		return
+	case PersistEverysec:
+		a.fsync(now)
+		keep = a.synced
+	}
+	log := a.log[:keep:keep]
+	budget := n.ScriptBudget
+	n.Reset(n.seed) // mode none: the replay below logs nothing
+	n.ScriptBudget = budget
+	for _, e := range log {
+		if e.args == nil {
+			n.restarted()
+			continue
+		}
+		n.Exec(e.conn, time.Unix(0, e.at), e.args)
+	}
+	n.restarted()
+	n.setTime(now)
+	a.log = append(log, aofEntry{})
+	a.synced = len(a.log)
+	n.aof = a
+}
+
+// restarted drops what a restart loses whatever the persistence.
+func (n *Node) restarted() {
+	n.peers, n.multi = nil, nil
+	n.forgetScripts()
+}

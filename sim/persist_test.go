@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// persistRun: one process SETs k at 1.2 s and k2 at 1.9 s of true time,
+// node 0 restarts at restartAt, the process GETs both at 5 s. The node clock
+// runs offset ahead of true time, so whole seconds of node time are not
+// those of true time.
+func persistRun(t *testing.T, mode Persistence, offset, restartAt time.Duration) (k, k2 bool, fault Event) {
+	t.Helper()
+	var r1, r2 Reply
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		p.Sleep(1200 * time.Millisecond)
+		p.Do(0, "SET", "k", "v", "PX", "60000")
+		p.Sleep(700 * time.Millisecond)
+		p.Do(0, "SET", "k2", "v")
+		p.Sleep(5*time.Second - 1900*time.Millisecond)
+		r1, _ = p.Do(0, "GET", "k")
+		r2, _ = p.Do(0, "GET", "k2")
+		return Lease{}, nil
+	}, func(cfg *Config) {
+		cfg.Nodes[0] = NodeSpec{Persistence: mode, Clock: ClockSpec{Offset: offset}}
+		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: restartAt, Dur: 100 * time.Millisecond}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := eventsOf(res.History, KindFault)
+	if len(faults) != 1 {
+		t.Fatalf("%d fault events, want 1", len(faults))
+	}
+	return r1.Kind == node.Bulk, r2.Kind == node.Bulk, faults[0]
+}
+
+func TestNodeRestartPersistence(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name      string
+		mode      Persistence
+		offset    time.Duration
+		restartAt time.Duration
+		k, k2     bool
+	}{
+		{"none loses all", PersistNone, 0, 2500 * ms, false, false},
+		{"always keeps all", PersistAlways, 0, 1950 * ms, true, true},
+		// Node time = true time: writes at 1.2 s and 1.9 s, restart at 1.95 s,
+		// the fsync at 1 s came before both.
+		{"everysec same second", PersistEverysec, 0, 1950 * ms, false, false},
+		// Restart at 2.5 s: the fsync at 2 s covered both.
+		{"everysec next second", PersistEverysec, 0, 2500 * ms, true, true},
+		// Node clock 300 ms ahead: writes at node 1.5 s and 2.2 s, restart at
+		// node 2.25 s; the fsync at node 2 s covered k, not k2.
+		{"everysec by node time", PersistEverysec, 300 * ms, 1950 * ms, true, false},
+	}
+	for _, tt := range tests {
+		k, k2, ev := persistRun(t, tt.mode, tt.offset, tt.restartAt)
+		if k != tt.k || k2 != tt.k2 {
+			t.Errorf("%s: k kept %v, k2 kept %v; want %v, %v", tt.name, k, k2, tt.k, tt.k2)
+		}
+		if ev.RestartPersistence() != tt.mode {
+			t.Errorf("%s: event says %s, want %s", tt.name, ev.RestartPersistence(), tt.mode)
+		}
+		// The event shows the watched key as the restart left it.
+		if ev.Key.Exists != (tt.mode != PersistNone && tt.k) {
+			t.Errorf("%s: event key %+v, k kept %v", tt.name, ev.Key, tt.k)
+		}
+		if tt.mode == PersistNone && ev.Key != (KeyState{}) {
+			t.Errorf("%s: a restart without persistence records no key, got %+v", tt.name, ev.Key)
+		}
+	}
+}
+
+func TestRestartDelay(t *testing.T) {
+	// Down 100 ms, then 2 s of restart delay (2.1 s in all): a command at
+	// 2 s times out as for a node that is down, one at 2.15 s runs.
+	var mid, after error
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		p.Sleep(2 * time.Second)
+		_, mid = p.Do(0, "GET", "k") // times out at 2.05 s
+		p.Sleep(100 * time.Millisecond)
+		_, after = p.Do(0, "GET", "k")
+		return Lease{}, nil
+	}, func(cfg *Config) {
+		cfg.Network.Timeout = 50 * time.Millisecond
+		cfg.Nodes[0].RestartDelay = 2 * time.Second
+		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 100 * time.Millisecond}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(mid, ErrTimeout) || after != nil {
+		t.Fatalf("during the delay: %v (want a timeout); after it: %v (want none)", mid, after)
+	}
+	ev := eventsOf(res.History, KindFault)[0]
+	if ev.Dur != 2100*time.Millisecond {
+		t.Fatalf("the restart event's Dur is %v, want the whole time down, 2.1s", ev.Dur)
+	}
+}
+
+func TestPooledNodesAreFreshWithPersistence(t *testing.T) {
+	for s := uint64(0); s < 10; s++ {
+		cfg := faultyConfig(s)
+		cfg.Nodes[0].Persistence = Persistence(s%2 + 1)
+		cfg.Faults = append(cfg.Faults, Fault{Kind: FaultNodeRestart, Node: 0, At: 1300 * time.Millisecond, Dur: time.Millisecond})
+		pooled := digestOf(t, cfg)
+		freshNodes = true
+		fresh := digestOf(t, cfg)
+		freshNodes = false
+		if pooled != fresh {
+			t.Fatalf("seed %d: pooled node gave %s, a new node %s", s, pooled, fresh)
+		}
+		// A pooled node that persisted must not persist in the next run.
+		if digestOf(t, faultyConfig(s)) != digestOf(t, faultyConfig(s)) {
+			t.Fatal("a run after a persisting one differs")
+		}
+	}
+}
+
+func TestPersistenceValidated(t *testing.T) {
+	cfg := standardConfig(1)
+	cfg.Nodes[0].Persistence = 9
+	if _, err := Run(cfg); err == nil {
+		t.Error("persistence 9 accepted")
+	}
+	cfg.Nodes[0] = NodeSpec{RestartDelay: -time.Second}
+	if _, err := Run(cfg); err == nil {
+		t.Error("a negative restart delay accepted")
+	}
+}
+
+func TestCheckRealRefusesPersistence(t *testing.T) {
+	cfg := standardConfig(1)
+	cfg.Nodes = []NodeSpec{{RestartDelay: time.Second}} // a delay is honoured
+	if err := CheckReal(&cfg); err != nil {
+		t.Fatalf("restart delay refused: %v", err)
+	}
+	cfg.Nodes[0].Persistence = PersistEverysec
+	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].persistence: ") {
+		t.Fatalf("persistence: %v, want a refusal naming nodes[0].persistence", err)
+	}
+}
+
+// The real-time backend honours a restart delay: down 20 ms plus 200 ms, a
+// command at 100 ms finds the node down, and the event says 220 ms.
+func TestRunRealRestartDelay(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Start = 100 * time.Millisecond
+	cfg.Procs[0].Iterations = 1
+	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
+	cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond}}
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "k", "v")
+			return Lease{}, nil
+		}}
+	}
+	res, err := RunReal(cfg, newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := eventsOf(res.History, KindCommandResult); len(rs) != 1 || rs[0].Err != "timeout: node down" {
+		t.Errorf("results %+v, want one timeout: node down", rs)
+	}
+	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Dur != 220*time.Millisecond {
+		t.Errorf("faults %+v, want one down 220ms", fs)
+	}
+}
