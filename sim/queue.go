@@ -10,6 +10,7 @@ const (
 	evArrive                   // a request reaches its node
 	evReply                    // the client gets its reply, or its timeout
 	evFault                    // a timed fault fires
+	evReplicate                // a replica applies its next stream entry (proc: node, fault: lane, inc: epoch)
 )
 
 // event is one entry of the scheduler's queue. Ties on at are broken by seq,
