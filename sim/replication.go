@@ -28,9 +28,9 @@ import (
 
 // entry is one write of the replication stream.
 type entry struct {
-	conn int      // the client connection that wrote it
-	req  uint64   // the command that wrote it
-	at   Time     // the primary's node time when it ran
+	conn int    // the client connection that wrote it
+	req  uint64 // the command that wrote it
+	at   Time   // the primary's node time when it ran
 	cmds [][]string
 }
 

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"github.com/locksim/locksim/sim/node"
+	"testing"
+	"time"
+)
+
+// withReplica gives node 0 one replica with a fixed lag.
+func withReplica(lag time.Duration) func(*Config) {
+	return func(c *Config) {
+		c.Nodes[0].Replicas = 1
+		c.Nodes[0].ReplicationLag = Latency{Min: lag, Max: lag}
+	}
+}
+
+// TestReplicaFollowsAfterLag: a write reaches the replica after the lag, a
+// read does not go down the stream, and a script replicates its writes.
+func TestReplicaFollowsAfterLag(t *testing.T) {
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		p.Do(0, "SET", "k", "v1", "PX", "10000")
+		p.Do(0, "GET", "k")
+		p.Do(0, "EVAL", `redis.call("get", KEYS[1]); return redis.call("set", KEYS[1], "v2")`, "1", "k")
+		p.Sleep(time.Second)
+		return Lease{}, nil
+	}, withReplica(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := eventsOf(res.History, KindReplicate)
+	if len(reps) != 2 {
+		t.Fatalf("got %d replicate events, want 2 (SET, the script's SET): %+v", len(reps), reps)
+	}
+	cmds := eventsOf(res.History, KindCommand)
+	if got := reps[0].At - cmds[0].At; got != Time(50*time.Millisecond) {
+		t.Errorf("first write applied %v after it ran, want the 50ms lag", time.Duration(got))
+	}
+	if reps[0].Node != 1 || res.History.Nodes != 1 || len(res.History.Replicas) != 1 || res.History.Replicas[0] != 0 {
+		t.Errorf("replica lane %d, history nodes %d replicas %v: want lane 1 replicating node 0", reps[0].Node, res.History.Nodes, res.History.Replicas)
+	}
+	if !reps[0].Key.Exists || reps[0].Key.Value != "v1" || reps[1].Key.Value != "v2" {
+		t.Errorf("replica's key: %+v then %+v, want v1 then v2", reps[0].Key, reps[1].Key)
+	}
+	if len(reps[1].Args) != 3 || reps[1].Args[0] != "SET" {
+		t.Errorf("script replicated as %q, want its SET only", reps[1].Args)
+	}
+}
+
+// TestWait: WAIT blocks until the replica has the client's last write, or
+// times out with fewer; with no replica it answers 0 at its timeout.
+func TestWait(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		lag       time.Duration
+		replicas  int
+		timeoutMs string
+		want      int64
+		took      time.Duration
+	}{
+		{"acknowledged", 30 * time.Millisecond, 1, "100", 1, 30 * time.Millisecond},
+		{"lag beyond the timeout", 300 * time.Millisecond, 1, "100", 0, 100 * time.Millisecond},
+		{"no replica", 0, 0, "100", 0, 100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got int64
+			var took time.Duration
+			res, err := oneProc(func(p Proc) (Lease, error) {
+				p.Do(0, "SET", "k", "v")
+				t0 := p.Now()
+				r, err := p.Do(0, "WAIT", "1", tc.timeoutMs)
+				if err != nil {
+					t.Errorf("WAIT: %v", err)
+				}
+				got, took = r.Int, p.Now().Sub(t0)
+				return Lease{}, nil
+			}, func(c *Config) {
+				c.Nodes[0].Replicas = tc.replicas
+				c.Nodes[0].ReplicationLag = Latency{Min: tc.lag, Max: tc.lag}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want || took != tc.took {
+				t.Errorf("WAIT = %d after %v, want %d after %v", got, took, tc.want, tc.took)
+			}
+			_ = res
+		})
+	}
+}
+
+// TestFailoverLosesUnreplicatedWrite: the write the replica had not applied
+// is gone after the promotion; the one it had stays, with its TTL.
+func TestFailoverLosesUnreplicatedWrite(t *testing.T) {
+	var before, after Reply
+	var afterErr error
+	_, err := oneProc(func(p Proc) (Lease, error) {
+		p.Do(0, "SET", "old", "1", "PX", "60000")
+		p.Sleep(200 * time.Millisecond) // replicated
+		p.Do(0, "SET", "k", "v")        // not yet: the primary dies 10ms later
+		p.Sleep(time.Second)
+		before, _ = p.Do(0, "GET", "old")
+		after, afterErr = p.Do(0, "GET", "k")
+		return Lease{}, nil
+	}, func(c *Config) {
+		withReplica(100 * time.Millisecond)(c)
+		c.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 210 * time.Millisecond, Dur: 500 * time.Millisecond}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if afterErr != nil || after.Kind != node.Nil {
+		t.Errorf("GET k after the failover = %v, %v: want nil (the write was lost)", after, afterErr)
+	}
+	if before.Str != "1" {
+		t.Errorf("GET old after the failover = %v: want 1 (it was replicated)", before)
+	}
+}
+
+// TestFailoverInFlight: a command sent to the primary as it fails times out
+// (its reply is lost), and commands during the detection delay too.
+func TestFailoverInFlight(t *testing.T) {
+	var errs []error
+	_, err := oneProc(func(p Proc) (Lease, error) {
+		for range 3 {
+			_, err := p.Do(0, "SET", "k", "v")
+			errs = append(errs, err)
+		}
+		return Lease{}, nil
+	}, func(c *Config) {
+		withReplica(time.Millisecond)(c)
+		c.Network.Request = Latency{Min: 10 * time.Millisecond, Max: 10 * time.Millisecond}
+		c.Network.Reply = c.Network.Request
+		c.Network.Timeout = 100 * time.Millisecond
+		// The first SET ran at 10ms; its reply is due at 20ms.
+		c.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 15 * time.Millisecond, Dur: 150 * time.Millisecond}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 3 || errs[0] != ErrTimeout || errs[1] != ErrTimeout || errs[2] != nil {
+		t.Errorf("errors %v: want timeout (reply lost), timeout (detection), then success", errs)
+	}
+}
+
+// TestReplicationDeterministic: replicas and a failover keep runs repeatable.
+func TestReplicationDeterministic(t *testing.T) {
+	cfg := standardConfig(3)
+	cfg.Nodes[0].Replicas = 2
+	cfg.Nodes[0].ReplicationLag = Latency{Min: time.Millisecond, Max: 40 * time.Millisecond}
+	cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 300 * time.Millisecond, Dur: 100 * time.Millisecond}}
+	a, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Run(cfg)
+	if a.History.Digest() != b.History.Digest() {
+		t.Error("same config, different digests")
+	}
+	if len(eventsOf(a.History, KindReplicate)) == 0 {
+		t.Error("no replicate events")
+	}
+}
