@@ -74,7 +74,8 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 		},
 	}
 	for _, n := range nodes {
-		cfg.Nodes = append(cfg.Nodes, sim.NodeSpec{Clock: n.Clock.spec()})
+		cfg.Nodes = append(cfg.Nodes, sim.NodeSpec{Clock: n.Clock.spec(), Replicas: n.Replicas,
+			ReplicationLag: sim.Latency{Min: n.ReplicationLag.Min.D(), Max: n.ReplicationLag.Max.D()}})
 	}
 	for _, c := range s.Clients {
 		cfg.Procs = append(cfg.Procs, sim.ProcSpec{Name: c.Name, Clock: c.Clock.spec(), Start: c.Start.D(),
