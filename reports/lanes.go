@@ -129,7 +129,8 @@ type picture struct {
 	faults   []sim.Event
 	points   []sim.Time // every instant at which something on the picture changes
 	vidx     map[versionKey]int
-	ev       eventWriter // renders commands and events
+	writer   map[uint64]int // request id -> its process: whose write a replica applies
+	ev       eventWriter    // renders commands and events
 }
 
 // versionLabels skips x and X, which draw crashes and down nodes.
@@ -151,6 +152,7 @@ func newPicture(o *scenarios.Outcome) *picture {
 	p.versionIndex(h)
 	for n := range nodes {
 		p.nodes = append(p.nodes, p.nodeLane(h, n))
+		p.nodes[n].name = laneName(h, n)
 	}
 	for _, v := range o.Verdict.Violations {
 		p.windows = append(p.windows, window{v.Kind, v.From, v.To, v.Processes, v.Detail})
@@ -173,6 +175,39 @@ func procName(h *sim.History, i int) string {
 }
 
 func nodeName(n int) string { return fmt.Sprintf("node%d", n) }
+
+// laneName names node lane n: a node, or a replica (History.Replicas) as
+// its node and its number among that node's replicas, from 1.
+func laneName(h *sim.History, n int) string {
+	k := n - h.Nodes
+	if k < 0 || k >= len(h.Replicas) {
+		return nodeName(n)
+	}
+	num := 1
+	for j := range k {
+		if h.Replicas[j] == h.Replicas[k] {
+			num++
+		}
+	}
+	return fmt.Sprintf("node%d.r%d", h.Replicas[k], num)
+}
+
+// keyWriter says whether e leaves the watched key's state on a lane, and
+// which process wrote that state: a command's own process, or for a
+// replica's entry the process whose command wrote it on the primary.
+func (p *picture) keyWriter(e *sim.Event) (proc int, ok bool) {
+	switch e.Kind {
+	case sim.KindCommand:
+		return e.Proc, true
+	case sim.KindReplicate:
+		w, ok := p.writer[e.Req]
+		if !ok {
+			w = -1
+		}
+		return w, true
+	}
+	return 0, false
+}
 
 // procLane walks one process's events. Its holds are the checker's
 // (model.Holds): each begins and ends at the events the checker names.
@@ -302,9 +337,14 @@ func newVersion(prev sim.KeyState, had bool, now sim.KeyState) bool {
 // they first appear.
 func (p *picture) versionIndex(h *sim.History) {
 	p.vidx = map[versionKey]int{} // looked up only: the order comes from the events
+	p.writer = map[uint64]int{}
 	last := map[int]sim.KeyState{}
 	for _, e := range h.Events {
-		if e.Kind != sim.KindCommand {
+		if e.Kind == sim.KindCommand {
+			p.writer[e.Req] = e.Proc
+		}
+		writer, ok := p.keyWriter(&e)
+		if !ok {
 			continue
 		}
 		prev, had := last[e.Node]
@@ -312,7 +352,7 @@ func (p *picture) versionIndex(h *sim.History) {
 		if !newVersion(prev, had, e.Key) {
 			continue
 		}
-		k := versionKey{e.Key.Value, e.Proc}
+		k := versionKey{e.Key.Value, writer}
 		v, ok := p.vidx[k]
 		if !ok {
 			v = len(p.versions)
@@ -326,9 +366,9 @@ func (p *picture) versionIndex(h *sim.History) {
 				cmd = strings.ToUpper(e.Args[0])
 			}
 			p.versions = append(p.versions, keyVersion{label: label, value: e.Key.Value, ttl: e.Key.TTL,
-				by: procName(h, e.Proc), cmd: cmd, at: e.At})
+				by: procName(h, writer), cmd: cmd, at: e.At})
 		}
-		if !slices.Contains(p.versions[v].nodes, e.Node) {
+		if e.Kind == sim.KindCommand && !slices.Contains(p.versions[v].nodes, e.Node) {
 			p.versions[v].nodes = append(p.versions[v].nodes, e.Node)
 		}
 	}
@@ -359,8 +399,9 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			continue
 		}
 		expireBefore(e.At)
+		writer, keyed := p.keyWriter(&e)
 		switch {
-		case e.Kind == sim.KindCommand:
+		case keyed:
 			isNew := newVersion(prev, had, e.Key)
 			prev, had = e.Key, true
 			if !e.Key.Exists {
@@ -369,7 +410,7 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			}
 			if isNew {
 				closeAt(e.At)
-				v = p.vidx[versionKey{e.Key.Value, e.Proc}]
+				v = p.vidx[versionKey{e.Key.Value, writer}]
 			}
 			if !present {
 				// New, or the same version seen again after its TTL seemed

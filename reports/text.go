@@ -223,6 +223,12 @@ func (w *eventWriter) event(e sim.Event) string {
 	switch e.Kind {
 	case sim.KindCommand:
 		return fmt.Sprintf("%-12s %-4s node%d  %s → %s", at, who, e.Node, w.args(e.Args), shortTokens(e.Reply.String()))
+	case sim.KindReplicate:
+		key := "absent"
+		if e.Key.Exists {
+			key = shortTokens(e.Key.Value)
+		}
+		return fmt.Sprintf("%-12s %-4s %s  applies %s (key: %s)", at, "", laneName(h, e.Node), w.args(e.Args), key)
 	case sim.KindCommandResult:
 		if e.Err != "" {
 			return fmt.Sprintf("%-12s %-4s %s", at, who, e.Err)

@@ -406,7 +406,10 @@ func (v keyVersion) describe() string {
 	if v.ttl > 0 {
 		ttl = "TTL " + v.ttl.String()
 	}
-	where := nodeName(v.nodes[0])
+	where := "a replica"
+	if len(v.nodes) > 0 {
+		where = nodeName(v.nodes[0])
+	}
 	if len(v.nodes) > 1 {
 		var ns []string
 		for _, n := range v.nodes {
