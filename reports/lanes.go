@@ -139,7 +139,7 @@ const versionLabels = "ABCDEFGHIJKLMNOPQRSTUVWYZabcdefghijklmnopqrstuvwyz"
 func newPicture(o *scenarios.Outcome) *picture {
 	h := &o.Result.History
 	p := &picture{end: o.Result.End, key: h.WatchKey, ev: eventWriter{h: h, scripts: o.Prepared.Algorithm.Scripts}}
-	procs, nodes := len(h.Procs), h.Nodes
+	procs, nodes := len(h.Procs), h.Nodes+len(h.Replicas)
 	for i := range h.Events {
 		e := &h.Events[i]
 		p.end = max(p.end, e.At)
@@ -394,8 +394,15 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			closeAt(expires)
 		}
 	}
+	promoted := false
 	for _, e := range h.Events {
-		if e.Node != n {
+		if promoted {
+			break
+		}
+		if e.Node != n && !(e.Kind == sim.KindFault && e.Fault == sim.FaultFailover) {
+			continue
+		}
+		if e.Node != n && e.Value != int64(n) {
 			continue
 		}
 		expireBefore(e.At)
@@ -421,11 +428,32 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			if e.Key.TTL > 0 {
 				expires = e.At + sim.Time(e.Key.TTL)
 			}
+		case e.Kind == sim.KindFault && e.Fault == sim.FaultFailover && e.Value == int64(n) && n > 0:
+			// This replica is the node's primary from now on: its copy of
+			// the key shows on the node's lane.
+			closeAt(e.At)
+			promoted = true
 		case e.Kind == sim.KindFault:
 			d := faultDrawings[e.Fault]
 			if d.down {
 				closeAt(e.At)
 				l.spans = append(l.spans, keySpan{from: e.At, to: min(e.At+sim.Time(e.Dur), p.end), v: -1, down: true})
+			}
+			if e.Fault == sim.FaultFailover && e.Value > 0 {
+				// The promoted replica's copy is the node's key once the
+				// node answers again.
+				if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && k.Key.Exists {
+					w, _ := p.keyWriter(&k)
+					v = p.vidx[versionKey{k.Key.Value, w}]
+					present, from = true, e.At+sim.Time(e.Dur)
+					prev, had = k.Key, true
+					expires = -1
+					if k.Key.TTL > 0 {
+						expires = k.At + sim.Time(k.Key.TTL)
+					}
+				} else {
+					prev, had = sim.KeyState{}, true
+				}
 			}
 			if d.shifts && present && expires >= 0 {
 				// Node time running ahead makes the TTL run out sooner in true time.
@@ -488,4 +516,19 @@ func (p *picture) inOverlap(name string, from, to sim.Time) bool {
 		}
 	}
 	return false
+}
+
+// lastReplicated is the last entry replica lane applied before at.
+func (p *picture) lastReplicated(h *sim.History, lane int, at sim.Time) (sim.Event, bool) {
+	var last sim.Event
+	found := false
+	for _, e := range h.Events {
+		if e.At > at {
+			break
+		}
+		if e.Kind == sim.KindReplicate && e.Node == lane {
+			last, found = e, true
+		}
+	}
+	return last, found
 }

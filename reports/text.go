@@ -256,6 +256,9 @@ func (w *eventWriter) event(e sim.Event) string {
 		if e.Node >= 0 {
 			target = fmt.Sprintf("node%d", e.Node)
 		}
+		if e.Fault == sim.FaultFailover && e.Value > 0 {
+			return fmt.Sprintf("%-12s %-4s %s %s (%s promoted)", at, target, e.Fault, e.Dur, laneName(h, int(e.Value)))
+		}
 		if e.Dur != 0 {
 			return fmt.Sprintf("%-12s %-4s %s %s", at, target, e.Fault, e.Dur)
 		}

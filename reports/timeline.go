@@ -379,7 +379,11 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 	}
 	parts = []string{key + ": A-Z its versions (below)", ". absent"}
 	if nodeUsed[glyphDown] {
-		parts = append(parts, "X restart (data lost)  x down")
+		if p.failover() {
+			parts = append(parts, "X restart (data lost) or failover  x down")
+		} else {
+			parts = append(parts, "X restart (data lost)  x down")
+		}
 	}
 	if nodeUsed[glyphJumpFwd] || nodeUsed[glyphJumpBack] {
 		parts = append(parts, "> < clock jumps")
@@ -453,4 +457,14 @@ func quoteShort(s string, n int) string {
 		s = string(r[:n-3]) + "..."
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// failover says whether a failover is among the picture's faults.
+func (p *picture) failover() bool {
+	for _, e := range p.faults {
+		if e.Fault == sim.FaultFailover {
+			return true
+		}
+	}
+	return false
 }

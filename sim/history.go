@@ -24,7 +24,7 @@ const (
 	KindReleaseReturn // Release returned; Err if it failed
 	KindResourceRead  // the critical section read Value
 	KindResourceWrite // the critical section wrote Value with Fence; Accepted
-	KindFault         // a fault fired: Fault, Dur
+	KindFault         // a fault fired: Fault, Dur; a failover's Value is the replica lane promoted (0: none)
 	KindProcStart     // a process (or a fresh incarnation) started
 	KindProcEnd       // a process finished its workload or stopped on a client error
 	// The kinds below come after KindProcEnd so that the numbers above, which

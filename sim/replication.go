@@ -166,6 +166,8 @@ func (r *runner) failover(i int, detect time.Duration) {
 		}
 	}
 	pr := g.replicas[best]
+	// The failover's event, just recorded by fire, names the promoted lane.
+	r.hist.cur[len(r.hist.cur)-1].Value = int64(pr.lane)
 	g.replicas = slices.Delete(g.replicas, best, best+1)
 	g.stream = g.stream[:pr.applied] // what no replica applied is lost
 	for k := range g.woff {
