@@ -1,6 +1,9 @@
 package node
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Replication support: the engine (sim/replication.go) feeds a primary's
 // write stream to its replicas, which are Nodes like any other. A node only
@@ -30,6 +33,11 @@ func (n *Node) replicated(name string) bool {
 	}
 	return !n.srv.IsReadOnlyCommand(name)
 }
+
+// RunByEngine reports whether the engine, not the node, runs command cmd
+// (any case): WAIT, which waits on the replicas. A node refuses it (Exec,
+// and inside scripts as Redis does); a client's own WAIT goes to the engine.
+func RunByEngine(cmd string) bool { return strings.EqualFold(cmd, "WAIT") }
 
 // Disconnect drops every client connection (and its MULTI or WATCH state),
 // keeping the data: what clients see when a replica is promoted and they
