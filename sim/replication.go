@@ -216,7 +216,8 @@ func (r *runner) wait(i int, q *request) (Reply, Time) {
 	} else if int(want) <= len(acks) {
 		ready = acks[want-1]
 	}
-	if timeoutMs > 0 {
+	// A timeout beyond a century is for ever (and would overflow Time).
+	if timeoutMs > 0 && timeoutMs < 100*365*24*3600*1000 {
 		if limit := r.now + Time(timeoutMs)*Time(time.Millisecond); ready < 0 || ready > limit {
 			ready = limit
 		}

@@ -160,3 +160,28 @@ func TestReplicationDeterministic(t *testing.T) {
 		t.Error("no replicate events")
 	}
 }
+
+// A WAIT whose timeout is huge or zero waits for ever for a replica that
+// never comes: the client times out; bad arguments get Redis's error.
+func TestWaitEdges(t *testing.T) {
+	var errs []error
+	var bad Reply
+	_, err := oneProc(func(p Proc) (Lease, error) {
+		p.Do(0, "SET", "k", "v")
+		for _, tm := range []string{"0", "9223372036854775807"} {
+			_, err := p.Do(0, "WAIT", "2", tm)
+			errs = append(errs, err)
+		}
+		bad, _ = p.Do(0, "WAIT", "x", "1")
+		return Lease{}, nil
+	}, withReplica(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 2 || errs[0] != ErrTimeout || errs[1] != ErrTimeout {
+		t.Errorf("WAIT for 2 of 1 replica: %v, want two client timeouts", errs)
+	}
+	if bad.Kind != node.Error {
+		t.Errorf("WAIT x 1 = %v, want an error reply", bad)
+	}
+}
