@@ -185,3 +185,35 @@ func TestWaitEdges(t *testing.T) {
 		t.Errorf("WAIT x 1 = %v, want an error reply", bad)
 	}
 }
+
+// A replica applies each entry at the primary's node time of the write, so
+// right after it the watched key on the replica is what it was on the
+// primary right after the command: value, and TTL to the nanosecond.
+func TestReplicaMatchesPrimaryAtEachEntry(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		cfg := standardConfig(seed)
+		cfg.Network.LossReply = 0.1
+		cfg.Nodes[0].Replicas = 2
+		cfg.Nodes[0].ReplicationLag = Latency{Min: time.Millisecond, Max: 30 * time.Millisecond}
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := map[uint64]KeyState{} // looked up only
+		applied := 0
+		for _, e := range res.History.Events {
+			switch e.Kind {
+			case KindCommand:
+				after[e.Req] = e.Key
+			case KindReplicate:
+				applied++
+				if want, ok := after[e.Req]; !ok || want != e.Key {
+					t.Fatalf("seed %d: replica lane %d after req %d has %+v, the primary had %+v", seed, e.Node, e.Req, e.Key, want)
+				}
+			}
+		}
+		if applied == 0 {
+			t.Fatalf("seed %d: nothing replicated", seed)
+		}
+	}
+}
