@@ -46,8 +46,12 @@ type replica struct {
 }
 
 // group is a node's replication state; nil when it has no replicas.
+// Offsets into the stream are absolute: stream[0] is entry base. The
+// entries every replica has applied are dropped (trim): no failover or
+// WAIT needs them again.
 type group struct {
 	stream   []entry
+	base     int
 	replicas []*replica
 	gen      int32 // bumps at each failover: a reply of an older primary is lost
 	woff     []int // per connection: the stream's length after its last write
@@ -92,23 +96,23 @@ func (r *runner) releaseReplication() {
 func (r *runner) replicate(i int, q *request, nodeNow Time) {
 	g := r.nodes[i].g
 	eff := r.nodes[i].n.Effects()
-	if len(eff) == 0 {
-		return
+	if len(eff) == 0 || len(g.replicas) == 0 {
+		return // no replica left: nothing will read the stream
 	}
 	g.stream = append(g.stream, entry{conn: q.proc, req: q.id, at: nodeNow, cmds: slices.Clone(eff)})
 	for len(g.woff) <= q.proc {
 		g.woff = append(g.woff, 0)
 	}
-	g.woff[q.proc] = len(g.stream)
+	g.woff[q.proc] = g.end()
 	for _, rep := range g.replicas {
-		r.ship(i, rep, len(g.stream)-1)
+		r.ship(i, rep, g.end()-1)
 	}
 }
 
 // ship schedules entries from.. of node i's stream on rep.
 func (r *runner) ship(i int, rep *replica, from int) {
 	g := r.nodes[i].g
-	for off := from; off < len(g.stream); off++ {
+	for off := from; off < g.end(); off++ {
 		at := max(r.now+Time(latency(rep.rng, rep.lag)), rep.lastAt)
 		rep.lastAt = at
 		rep.due = append(rep.due, at)
@@ -126,10 +130,10 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 			rep = x
 		}
 	}
-	if rep == nil || rep.epoch != epoch || rep.applied >= len(g.stream) {
+	if rep == nil || rep.epoch != epoch || rep.applied >= g.end() {
 		return
 	}
-	e := &g.stream[rep.applied]
+	e := &g.stream[rep.applied-g.base]
 	rep.applied++
 	rep.due = rep.due[1:]
 	at := e.at.Std()
@@ -146,6 +150,30 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 		ev.Key.Exists, ev.Key.Value, ev.Key.TTL = rep.n.Key(at, r.cfg.WatchKey)
 	}
 	r.record(ev)
+	g.trim()
+}
+
+// end is the stream's length: the offset after its last entry.
+func (g *group) end() int { return g.base + len(g.stream) }
+
+// trimAt is how many entries the stream keeps before it drops those every
+// replica has applied (a variable for the test that compares both).
+var trimAt = 1024
+
+// trim drops the entries every replica has applied, once there are enough
+// of them: a long run keeps only what a failover or a WAIT can still need.
+func (g *group) trim() {
+	if len(g.stream) < trimAt || len(g.replicas) == 0 {
+		return
+	}
+	done := g.end()
+	for _, rep := range g.replicas {
+		done = min(done, rep.applied)
+	}
+	if n := done - g.base; n >= len(g.stream)/2 {
+		g.stream = append([]entry(nil), g.stream[n:]...)
+		g.base = done
+	}
 }
 
 // failover loses node i's primary and promotes its most advanced replica;
@@ -168,9 +196,9 @@ func (r *runner) failover(i int, detect time.Duration) {
 	// The failover's event, just recorded by fire, names the promoted lane.
 	r.hist.cur[len(r.hist.cur)-1].Value = int64(pr.lane)
 	g.replicas = slices.Delete(g.replicas, best, best+1)
-	g.stream = g.stream[:pr.applied] // what no replica applied is lost
+	g.stream = g.stream[:pr.applied-g.base] // what no replica applied is lost
 	for k := range g.woff {
-		g.woff[k] = min(g.woff[k], len(g.stream))
+		g.woff[k] = min(g.woff[k], g.end())
 	}
 	g.retired = append(g.retired, n.n)
 	n.n = pr.n

@@ -217,3 +217,41 @@ func TestReplicaMatchesPrimaryAtEachEntry(t *testing.T) {
 		}
 	}
 }
+
+// Dropping the entries every replica has applied changes nothing a run
+// does: a long run with WAITs and a failover has the same digest with the
+// whole stream kept.
+func TestStreamTrimKeepsDigest(t *testing.T) {
+	cfg := standardConfig(9)
+	for i := range cfg.Procs {
+		cfg.Procs[i].Iterations = 400
+	}
+	cfg.Nodes[0].Replicas = 3
+	cfg.Nodes[0].ReplicationLag = Latency{Min: time.Millisecond, Max: 20 * time.Millisecond}
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			l, err := tokenLock{ttl: time.Second}.Acquire(p)
+			p.Do(0, "WAIT", "2", "5")
+			return l, err
+		}}
+	}
+	cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 5 * time.Second, Dur: 100 * time.Millisecond}}
+	limit := 3 * trimAt
+	run := func() string {
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(eventsOf(res.History, KindReplicate)); n < limit {
+			t.Fatalf("only %d entries applied: the stream was never trimmed", n)
+		}
+		return res.History.Digest()
+	}
+	trimmed := run()
+	old := trimAt
+	trimAt = 1 << 30
+	defer func() { trimAt = old }()
+	if whole := run(); whole != trimmed {
+		t.Errorf("digest %s with the stream trimmed, %s kept whole", trimmed, whole)
+	}
+}
