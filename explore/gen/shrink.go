@@ -138,9 +138,11 @@ func (sh *shrinker) drops() bool {
 func (sh *shrinker) numbers() bool {
 	changed := false
 	// The lock's TTL: shorter, in whole seconds down to 1s (algorithms that
-	// write whole-second timestamps), then in tenths.
+	// write whole-second timestamps), then in tenths if it was not whole.
 	changed = sh.lowerTTL(time.Second) || changed
-	changed = sh.lowerTTL(100*time.Millisecond) || changed
+	if sh.cur.Params.TTL.D()%time.Second != 0 { // drawn in tenths: the algorithm takes them
+		changed = sh.lowerTTL(100*time.Millisecond) || changed
+	}
 	// The run: shorter, in whole seconds.
 	changed = sh.halve(func(c *scenarios.Scenario) *scenarios.Duration { return &c.Duration }, time.Second) || changed
 	// Clocks, network, nodes.
@@ -155,24 +157,12 @@ func (sh *shrinker) numbers() bool {
 		changed = sh.edit(func(c *scenarios.Scenario) {
 			c.Params.Nodes -= 2 // a majority needs an odd count
 			c.Nodes = c.Nodes[:min(len(c.Nodes), c.Params.Nodes)]
+			for j := range c.Faults { // a fault on a node gone: on the last left
+				if n := c.Faults[j].Node; n != nil && *n >= c.Params.Nodes {
+					*n = c.Params.Nodes - 1
+				}
+			}
 		}) || changed
-	}
-	// Clients.
-	for i := range sh.cur.Clients {
-		if i >= len(sh.cur.Clients) {
-			break
-		}
-		changed = sh.count(func(c *scenarios.Scenario) *int { return &c.Clients[i].Iterations }, 1) || changed
-		changed = sh.count(func(c *scenarios.Scenario) *int { return &c.Clients[i].Reenter }, 0) || changed
-		for _, d := range []func(c *scenarios.Scenario) *scenarios.Duration{
-			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].Start },
-			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].Work },
-			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].Think },
-			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].RenewEvery },
-		} {
-			changed = sh.halve(d, time.Millisecond) || changed
-		}
-		changed = sh.clock(func(c *scenarios.Scenario) *scenarios.Clock { return &c.Clients[i].Clock }) || changed
 	}
 	// Faults.
 	for i := range sh.cur.Faults {
@@ -206,9 +196,11 @@ func (sh *shrinker) numbers() bool {
 				}
 			}
 		}
-		// On an event of a client's instead of at a time: it then keeps
-		// its place in the story when clients, iterations and times go.
-		if sh.cur.Faults[i].On == nil {
+		// On the plainest event of a client's, the first time it got or
+		// released the lock, instead of at a time or on a later event: it
+		// then keeps its place in the story when clients, iterations and
+		// times go.
+		if on := sh.cur.Faults[i].On; on == nil || on.Point != scenarios.PointAcquired || on.N != 1 || on.Command != "" {
 		event:
 			for j := range sh.cur.Clients {
 				for _, point := range []string{scenarios.PointAcquired, scenarios.PointReleased} {
@@ -222,12 +214,6 @@ func (sh *shrinker) numbers() bool {
 				}
 			}
 		}
-		// The plainest event: the first time the client got the lock.
-		if on := sh.cur.Faults[i].On; on != nil && on.Point != scenarios.PointAcquired {
-			changed = sh.edit(func(c *scenarios.Scenario) {
-				c.Faults[i].On.Point, c.Faults[i].On.Command, c.Faults[i].On.N = scenarios.PointAcquired, "", 1
-			}) || changed
-		}
 		if sh.cur.Faults[i].On != nil {
 			changed = sh.count(func(c *scenarios.Scenario) *int { return &c.Faults[i].On.N }, 1) || changed
 			changed = sh.edit(func(c *scenarios.Scenario) { c.Faults[i].On.Command = "" }) || changed
@@ -237,6 +223,30 @@ func (sh *shrinker) numbers() bool {
 				return reflect.ValueOf(&c.Faults[i]).Elem().FieldByName(name).Addr().Interface().(*scenarios.Duration)
 			}, time.Millisecond) || changed
 		}
+	}
+	// Clients: every client's workload plainest at once (one iteration, no
+	// start delay, work or think), then each one's number by number.
+	changed = sh.edit(func(c *scenarios.Scenario) {
+		for i := range c.Clients {
+			cl := &c.Clients[i]
+			cl.Iterations, cl.Start, cl.Work, cl.Think = min(cl.Iterations, 1), 0, 0, 0
+		}
+	}) || changed
+	for i := range sh.cur.Clients {
+		if i >= len(sh.cur.Clients) {
+			break
+		}
+		changed = sh.count(func(c *scenarios.Scenario) *int { return &c.Clients[i].Iterations }, 1) || changed
+		changed = sh.count(func(c *scenarios.Scenario) *int { return &c.Clients[i].Reenter }, 0) || changed
+		for _, d := range []func(c *scenarios.Scenario) *scenarios.Duration{
+			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].Start },
+			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].Work },
+			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].Think },
+			func(c *scenarios.Scenario) *scenarios.Duration { return &c.Clients[i].RenewEvery },
+		} {
+			changed = sh.halve(d, time.Millisecond) || changed
+		}
+		changed = sh.clock(func(c *scenarios.Scenario) *scenarios.Clock { return &c.Clients[i].Clock }) || changed
 	}
 	changed = sh.edit(func(c *scenarios.Scenario) { c.Seed = 0 }) || changed
 	return changed
@@ -262,6 +272,10 @@ var faultLengths = func() []string {
 func (sh *shrinker) halve(field func(*scenarios.Scenario) *scenarios.Duration, unit time.Duration) bool {
 	if *field(sh.cur) == 0 {
 		return false
+	}
+	// Forwards before backwards (a clock jump): the generator's plainest.
+	if d := *field(sh.cur); d < 0 && sh.edit(func(c *scenarios.Scenario) { *field(c) = -d }) {
+		return true
 	}
 	if unit < time.Second && sh.edit(func(c *scenarios.Scenario) { *field(c) = 0 }) {
 		return true
