@@ -232,6 +232,20 @@ func (sh *shrinker) numbers() bool {
 			cl.Iterations, cl.Start, cl.Work, cl.Think = min(cl.Iterations, 1), 0, 0, 0
 		}
 	}) || changed
+	// The story earlier: the first client starts at 0, and faults at a
+	// time come as much earlier.
+	if shift := sh.firstStart(); shift > 0 {
+		changed = sh.edit(func(c *scenarios.Scenario) {
+			for i := range c.Clients {
+				c.Clients[i].Start -= shift
+			}
+			for i := range c.Faults {
+				if c.Faults[i].On == nil {
+					c.Faults[i].At = max(c.Faults[i].At-shift, 0)
+				}
+			}
+		}) || changed
+	}
 	for i := range sh.cur.Clients {
 		if i >= len(sh.cur.Clients) {
 			break
@@ -474,4 +488,13 @@ func withoutClient(s *scenarios.Scenario, i int) *scenarios.Scenario {
 		}
 	}
 	return c
+}
+
+// firstStart is when the first client starts.
+func (sh *shrinker) firstStart() scenarios.Duration {
+	first := sh.cur.Clients[0].Start
+	for _, c := range sh.cur.Clients {
+		first = min(first, c.Start)
+	}
+	return first
 }
