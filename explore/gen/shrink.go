@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"crypto/sha256"
 	"reflect"
 	"time"
 
@@ -23,34 +24,41 @@ import (
 // one candidate. rapid stays for generation (Generator.Example, which reads
 // rapid's flags and sets none) and for property tests.
 
-// Shrink returns a scenario no bigger than s for which fails still holds,
-// how many times it called fails, and whether it stopped because budget
-// calls were made (then the result is the smallest found within them). s
-// must fail; it is not modified.
+// Shrink returns a scenario with no more clients or faults than s for
+// which fails still holds, how many times it called fails, and whether it
+// stopped because budget calls were made (then the result is the smallest
+// found within them). s must fail; it is not modified. fails should refuse
+// what its caller does not want shrunk into (prove, say, a scenario outside
+// the TTL's assumptions); Shrink keeps the generator's own rules only where
+// a step could break them (the TTL stays above twice the longest work).
 //
 // It is greedy, to a fixpoint: it tries one simplification at a time and
 // keeps each after which fails holds, in a fixed order, so the result
 // depends only on s, fails and budget (not the machine, the time or the
-// workers), provided fails is a pure function of its scenario. The steps,
-// biggest first: drop a fault; drop a client (with the faults aimed at it
-// or waiting for it; the rest are renamed c1, c2, …); a shorter run; true
-// clocks, a quiet network (the generator's latencies, no loss), fewer
-// nodes; per client fewer iterations, no start delay, work, think, watchdog
-// or reentry, a right clock; per fault its first event (n: 1, any
-// command), and every length (each scenarios.Duration field of Fault, so a
-// new fault kind needs no change here) at zero. A number that cannot be
-// zero is halved while fails holds (not searched down to its boundary: a
-// counterexample keeps a margin). Then, when nothing of that helps, each
-// drop is tried again with every event trigger lowered by one and with
-// scenario seeds 0 to shrinkReseeds-1 (other network dice), and the cheap
-// steps run again.
+// workers), provided fails is a pure function of its scenario. Each round:
+// drop a fault, drop a client (with the faults aimed at it or waiting for
+// it; generated names are renumbered c1, c2, …); a shorter TTL and run;
+// true clocks, a quiet network (the generator's latencies, no loss), fewer
+// nodes; per fault an earlier client as target and trigger, the first node,
+// the plainest trigger (a client's first acquire or release, instead of a
+// time or a later event), and every length (each scenarios.Duration field
+// of Fault, so a new fault kind needs no change here) forwards, zero, or
+// halved; every client plain at once, the story shifted to start at 0, then
+// per client fewer iterations, no start delay, work, think, watchdog or
+// reentry, a right clock; seed 0. Lengths are halved while fails holds, not
+// searched down to their boundary: a counterexample keeps a margin. When a
+// round keeps nothing, each drop is tried again with every event trigger
+// lowered by one and with scenario seeds 0 to shrinkReseeds-1 (other
+// network dice), and the rounds go on if one of those is kept.
 //
 // A candidate equal to one already tried is not run again (the verdict is
-// a function of the scenario), and candidates that validation refuses
-// count as not failing.
+// a function of the scenario), and a candidate that validation refuses
+// counts as not failing (fails says so).
 func Shrink(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int) (shrunk *scenarios.Scenario, tries int, capped bool) {
-	sh := &shrinker{fails: fails, budget: budget, cur: s.Clone(), tried: map[string]bool{}}
-	sh.tried[sh.key(sh.cur)] = true
+	sh := &shrinker{fails: fails, budget: budget, cur: s.Clone(), tried: map[[sha256.Size]byte]bool{}}
+	if k, ok := sh.key(sh.cur); ok {
+		sh.tried[k] = true
+	}
 	for round := 0; round < shrinkRounds && !sh.capped; round++ {
 		changed := sh.drops()
 		changed = sh.numbers() || changed
@@ -75,15 +83,14 @@ type shrinker struct {
 	tries  int
 	capped bool
 	cur    *scenarios.Scenario
-	tried  map[string]bool // candidates run, by their file (looked up, never ranged)
+	tried  map[[sha256.Size]byte]bool // candidates run, by their file's hash (looked up, never ranged)
 }
 
-func (sh *shrinker) key(s *scenarios.Scenario) string {
+// key is the hash of s as a file, and false when it does not marshal
+// (never the case for a scenario that loads; such a candidate is not run).
+func (sh *shrinker) key(s *scenarios.Scenario) ([sha256.Size]byte, bool) {
 	b, err := scenarios.Marshal(s)
-	if err != nil {
-		return "" // never the case for a scenario that loads; such a candidate is refused below
-	}
-	return string(b)
+	return sha256.Sum256(b), err == nil
 }
 
 // try runs candidate c and keeps it when it fails. It reports whether it
@@ -92,8 +99,8 @@ func (sh *shrinker) try(c *scenarios.Scenario) bool {
 	if c == nil || sh.capped {
 		return false
 	}
-	k := sh.key(c)
-	if k == "" || sh.tried[k] {
+	k, ok := sh.key(c)
+	if !ok || sh.tried[k] {
 		return false
 	}
 	if sh.tries >= sh.budget {
