@@ -1,8 +1,8 @@
 // Package explore searches for counterexamples: it runs an algorithm under
 // many random scenarios of chosen fault classes, records the first run of
 // every verdict it meets, stops at the first unsafe run (or the first of the
-// verdicts asked for), and shrinks the worst verdict found with rapid to the
-// smallest scenario that still fails the same way.
+// verdicts asked for), and shrinks the worst verdict found (gen.Shrink) to
+// a small scenario that still fails the same way.
 //
 // Determinism is the product. Run i's scenario is a pure function of (seed,
 // i, algorithm, fault classes); the result is the first run index of each
@@ -95,7 +95,7 @@ func (e *Explorer) Options() Options { return e.opts }
 
 // RunSeed is the seed of rapid's bit stream for run i. It fits in 31 bits,
 // because Generator.Example takes an int (32 bits on some machines), and it
-// is never 0, which rapid.Check would replace with a random seed.
+// is never 0 (rapid.Check, which once replayed it, took 0 for a random seed).
 func RunSeed(seed uint64, i int) uint64 {
 	z := splitmix(seed^splitmix(uint64(i)+0x6c6f636b73696d)) & math.MaxInt32 // "locksim"
 	if z == 0 {
@@ -245,7 +245,7 @@ func (e *Explorer) foundBy() string {
 func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *scenarios.Outcome, error) {
 	c := *s
 	c.Name = fmt.Sprintf("explore-%s-seed%d-run%d", e.algo.Name, e.opts.Seed, f.Index)
-	c.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d, shrunk by rapid",
+	c.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d, shrunk",
 		e.algo.Name, f.Verdict, strings.Join(e.classes, ","), f.Index, e.opts.Seed)
 	c.Source = "simrun explore"
 	p, err := c.PrepareWith(e.algo)

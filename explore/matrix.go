@@ -23,7 +23,7 @@ const (
 	DefaultMatrixShrinkTries = 10_000
 )
 
-// matrixShrinkSafety is rapid's wall-clock shrink bound during a matrix
+// matrixShrinkSafety is the wall-clock shrink bound during a matrix
 // shrink. The tries budget ends every shrink long before it; it is there so
 // that a pathological case cannot hang, and a shrink that reaches it is
 // reported as an error, not as a result that depends on the machine.
@@ -38,10 +38,9 @@ type MatrixOptions struct {
 	// need not be registered (an algorithm file's).
 	Locks   []locks.Algorithm
 	Runs    int // run-index space of every cell, [0, Runs); 0: DefaultMatrixRuns
-	Workers int // cells searched at once; 0: one per core (GOMAXPROCS)
+	Workers int // cells searched (then shrunk) at once; 0: one per core (GOMAXPROCS)
 	// ShrinkTries bounds the simulated runs spent shrinking each failing
-	// cell (rapid, then Simplify); 0: DefaultMatrixShrinkTries; negative:
-	// do not shrink.
+	// cell; 0: DefaultMatrixShrinkTries; negative: do not shrink.
 	ShrinkTries int
 	// Progress, if set, is called after each cell is searched and after
 	// each is shrunk, from the goroutine that did it.
@@ -116,10 +115,7 @@ func (m *Matrix) Cell(algo, class string) *Cell {
 }
 
 // RunMatrix searches every cell, several cells at once, each with one
-// worker, then shrinks the failing cells one after the other: rapid's
-// settings are process-wide flags that a shrink sets and that drawing a
-// scenario reads, so a shrink can overlap neither another shrink nor a
-// search. Every cell is what Explorer.Search reports for its (algorithm,
+// worker, then shrinks the failing cells, several at once too. Every cell is what Explorer.Search reports for its (algorithm,
 // class, seed, runs), so the matrix depends on nothing else: not the
 // workers, not the machine.
 func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
@@ -247,33 +243,63 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		}
 	}
 
+	// Then the failing cells are shrunk, several at once: a shrink owns no
+	// global state, and each cell's is a function of the cell alone.
 	shrinkStart := time.Now()
+	var shrinks []*job
 	for _, j := range jobs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if j.sr.Found != nil && o.ShrinkTries >= 0 {
+			shrinks = append(shrinks, j)
 		}
+	}
+	next.Store(0)
+	for range min(o.Workers, len(shrinks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(shrinks) {
+					return
+				}
+				j := shrinks[k]
+				j.err = shrinkCell(j.e, &m.Cells[j.a][j.c], o.ShrinkTries)
+				report(func(p *MatrixProgress) { p.Shrunk++ })
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, j := range shrinks { // the first error in cell order
 		cell := &m.Cells[j.a][j.c]
-		if j.sr.Found == nil || o.ShrinkTries < 0 {
-			continue
+		if j.err != nil {
+			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, j.err)
 		}
-		s, st, err := j.e.shrink(cell.First, cell.Verdict, o.ShrinkTries, matrixShrinkSafety)
-		if err == nil && st.TimedOut {
-			err = fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, o.ShrinkTries)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, err)
-		}
-		_, res, err := j.e.Verdict(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s under %s: shrunk run: %w", cell.Algorithm, cell.Class, err)
-		}
-		cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
-		cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events)}
-		m.ShrinkRuns += st.Tries
-		report(func(p *MatrixProgress) { p.Shrunk++ })
+		m.ShrinkRuns += cell.ShrinkTries
 	}
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
 }
 
 func isIncomplete(f Found) bool { return f.Verdict == model.VerdictIncomplete }
+
+// shrinkCell shrinks a failing cell's first run and records the result in
+// the cell (it writes that cell only).
+func shrinkCell(e *Explorer, cell *Cell, budget int) error {
+	s, st, err := e.shrink(cell.First, cell.Verdict, budget, matrixShrinkSafety)
+	if err == nil && st.TimedOut {
+		err = fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
+	}
+	if err != nil {
+		return err
+	}
+	_, res, err := e.Verdict(s)
+	if err != nil {
+		return fmt.Errorf("shrunk run: %w", err)
+	}
+	cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
+	cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events)}
+	return nil
+}

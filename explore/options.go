@@ -37,9 +37,8 @@ type Options struct {
 	Shard   Shard // zero: the whole space
 	// Verdicts are the verdicts that count as found; empty: any but safe.
 	Verdicts []string
-	// ShrinkTries bounds shrinking by a count of simulated runs, rapid's
-	// and Simplify's together; 0: DefaultShrinkTries. The result is the
-	// same on any machine.
+	// ShrinkTries bounds shrinking by a count of simulated runs (gen.Shrink's
+	// budget); 0: DefaultShrinkTries. The result is the same on any machine.
 	ShrinkTries int
 	// ShrinkTime is a wall-clock safety net only; 0: DefaultShrinkTime. A
 	// shrink that hits it is reported as timed out (and may differ on a

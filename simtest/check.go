@@ -123,7 +123,7 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 	f := &Failure{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Outcome: r.Outcome}
 	ce := r.Counterexample
 	ce.Source = "simtest"
-	ce.Summary = fmt.Sprintf("%s %s under %s: run %d of %s, seed %d, shrunk by rapid",
+	ce.Summary = fmt.Sprintf("%s %s under %s: run %d of %s, seed %d, shrunk",
 		c.name, f.Verdict, strings.Join(r.Classes, ","), f.Run, by, c.seed)
 	var path, saveErr string
 	if c.saveDir != "" {

@@ -1,7 +1,7 @@
 // Package simtest checks a team's own Go lock inside its own `go test`:
 // Check runs locksim's exploration (random scenarios of chosen fault
 // classes, as `simrun explore` does) against the lock and, on a violation,
-// fails the test with rapid's shrunk counterexample as a scenario file.
+// fails the test with the shrunk counterexample as a scenario file.
 //
 //	func TestMyLock(t *testing.T) {
 //		simtest.Check(t, func(p simtest.Params) sim.Locker {

@@ -20,7 +20,7 @@ import (
 
 // The generator is in this file, how each fault kind is drawn in
 // faultkinds.go, the bit-level draw helpers in draw.go, and the structural
-// shrinker (Simplify) in simplify.go.
+// shrinker (Shrink) in shrink.go and shrinksteps.go.
 
 // Options choose what a generator draws.
 type Options struct {
