@@ -39,6 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -47,7 +48,7 @@ import (
 
 // Options say which space to enumerate.
 type Options struct {
-	Algorithm string         // a registered algorithm, or "" with Lock
+	Algorithm string          // a registered algorithm, or "" with Lock
 	Lock      locks.Algorithm // an algorithm file's lock, when Algorithm is ""
 	Clients   int             // default 2
 	Rounds    int             // default 2
@@ -56,7 +57,7 @@ type Options struct {
 	// MaxDelays bounds the interleaving choices (delays, menu.go) in one
 	// schedule, apart from MaxFaults.
 	MaxDelays int
-	Workers   int             // 0: one per core
+	Workers   int // 0: one per core
 	// Shard splits the space by the first fault: shard i of n extends the
 	// one-fault schedules whose index is i mod n (every shard runs the
 	// fault-free schedule).
@@ -85,7 +86,9 @@ type Step struct {
 	Choice string `json:"choice"`
 }
 
-func (s Step) String() string { return fmt.Sprintf("%s at %s's %s #%d", s.Choice, s.Client, s.Point, s.N) }
+func (s Step) String() string {
+	return fmt.Sprintf("%s at %s's %s #%d", s.Choice, s.Client, s.Point, s.N)
+}
 
 // Found is the first failing schedule.
 type Found struct {
@@ -479,4 +482,36 @@ func (p *Prover) runLevel(ctx context.Context, level []*node, workers int, explo
 }
 
 // violation says whether a verdict breaks the lock.
-func violation(v string) bool { return v != model.VerdictSafe && v != model.VerdictIncomplete && v != "" }
+func violation(v string) bool {
+	return v != model.VerdictSafe && v != model.VerdictIncomplete && v != ""
+}
+
+// Shrink simplifies the found schedule's scenario (gen.Simplify: drop a
+// fault, a client, a field, while the same verdict holds) and replays the
+// result with every checker, porcupine too. The scenario it returns
+// expects that verdict, so `simrun run` replays it and agrees; tries is how
+// many runs shrinking took.
+func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *scenarios.Outcome, tries int, err error) {
+	fails := func(c *scenarios.Scenario) bool {
+		prep, err := c.PrepareWith(p.algo)
+		if err != nil {
+			return false
+		}
+		_, v, err := prep.Judge(model.Options{})
+		return err == nil && v.Verdict == f.Verdict
+	}
+	s, tries = gen.Simplify(f.Scenario, fails)
+	s.Expect = f.Verdict
+	prep, err := s.PrepareWith(p.algo)
+	if err != nil {
+		return nil, nil, tries, err
+	}
+	o, err = s.ExecutePrepared(prep, model.Options{})
+	if err != nil {
+		return nil, nil, tries, err
+	}
+	if o.Verdict.Verdict != f.Verdict {
+		return nil, nil, tries, fmt.Errorf("shrunk counterexample replays %s, not %s", o.Verdict.Verdict, f.Verdict)
+	}
+	return s, o, tries, nil
+}
