@@ -273,16 +273,41 @@ func (p *Prover) fault(c *choice, st Step) scenarios.Fault {
 	return f
 }
 
-// run runs n's schedule and fills in its points, verdict and key.
-func (p *Prover) run(n *node) error {
+// run runs n's schedule and fills in its verdict and, unless last (nothing
+// will extend it), its points and key.
+func (p *Prover) run(n *node, last bool) error {
 	s := p.scenario(n)
 	prep, err := s.PrepareWith(p.algo)
 	if err != nil {
 		return err
 	}
 	var pts []point
+	if !last {
+		prep.Config.OnPoint = p.recorder(&pts)
+	}
+	res, v, err := prep.Judge(model.Options{})
+	if err != nil {
+		return err
+	}
+	n.verdict = v.Verdict
+	if last {
+		return nil
+	}
+	n.points = pts
+	h := sha256.New()
+	h.Write([]byte(res.History.Digest()))
+	for _, pt := range pts {
+		h.Write([]byte{byte(pt.proc), byte(pt.at), byte(pt.n), byte(pt.n >> 8), byte(pt.n >> 16)})
+	}
+	h.Sum(n.key[:0])
+	return nil
+}
+
+// recorder is an OnPoint hook that appends each choice point to pts,
+// numbering each client's points of a kind from 1 as triggers count them.
+func (p *Prover) recorder(pts *[]point) func(sim.Point, int) {
 	counts := make([][3]int, len(p.names))
-	prep.Config.OnPoint = func(at sim.Point, proc int) {
+	return func(at sim.Point, proc int) {
 		var k int
 		switch at {
 		case sim.PointSend:
@@ -295,20 +320,8 @@ func (p *Prover) run(n *node) error {
 			return
 		}
 		counts[proc][k]++
-		pts = append(pts, point{proc: proc, at: at, n: counts[proc][k]})
+		*pts = append(*pts, point{proc: proc, at: at, n: counts[proc][k]})
 	}
-	res, v, err := prep.Judge(model.Options{})
-	if err != nil {
-		return err
-	}
-	n.points, n.verdict = pts, v.Verdict
-	h := sha256.New()
-	h.Write([]byte(res.History.Digest()))
-	for _, pt := range pts {
-		h.Write([]byte{byte(pt.proc), byte(pt.at), byte(pt.n), byte(pt.n >> 8), byte(pt.n >> 16)})
-	}
-	h.Sum(n.key[:0])
-	return nil
 }
 
 // children are n's extensions by one fault, in canonical order.
@@ -380,7 +393,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	level := []*node{{}}
 	for k := 0; ; k++ {
 		depth.Store(int32(k))
-		found, err := p.runLevel(ctx, level, workers, &explored)
+		found, err := p.runLevel(ctx, level, workers, &explored, k == o.MaxFaults+o.MaxDelays)
 		if err != nil {
 			return nil, err
 		}
@@ -433,9 +446,10 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 }
 
 // runLevel runs every schedule of a level, workers at a time, and returns
-// the first in order whose verdict is a violation (nil: none). It runs the
+// the first in order whose verdict is a violation (nil: none); on the last
+// level it records no choice points and no key. It runs the
 // level in chunks so that it stops soon after a find.
-func (p *Prover) runLevel(ctx context.Context, level []*node, workers int, explored *atomic.Int64) (*node, error) {
+func (p *Prover) runLevel(ctx context.Context, level []*node, workers int, explored *atomic.Int64, last bool) (*node, error) {
 	const chunk = 256
 	for lo := 0; lo < len(level); lo += chunk {
 		hi := min(lo+chunk, len(level))
@@ -453,7 +467,7 @@ func (p *Prover) runLevel(ctx context.Context, level []*node, workers int, explo
 					if i >= hi || ctx.Err() != nil {
 						return
 					}
-					if err := p.run(level[i]); err != nil {
+					if err := p.run(level[i], last); err != nil {
 						mu.Lock()
 						if firstErr == nil {
 							firstErr = err
