@@ -16,12 +16,14 @@ import (
 type choice struct {
 	class string // the --faults word that switches it on; "" for a delay
 	name  string // as a schedule is printed: "pause 15s"
-	fault func(ttl time.Duration) scenarios.Fault
+	// fault is the scenario fault, scaled to the lock's TTL and to K (the
+	// most faults a schedule may hold).
+	fault func(ttl time.Duration, k int) scenarios.Fault
 }
 
 // Menu classes, as --faults takes them.
 const (
-	ClassPause     = "pause"      // a pause shorter than the TTL: TTL/2
+	ClassPause     = "pause"      // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
 	ClassLongPause = "long-pause" // a pause longer than the TTL: 3·TTL/2
 	ClassCrash     = "crash"      // the process dies, no restart
 	ClassSkew      = "skew"       // the process's clock moves by ±TTL/2 from then on
@@ -37,19 +39,19 @@ const noTTL = 30 * time.Second
 const roundTrip = 2 * time.Millisecond
 
 var menu = []choice{
-	{ClassPause, "pause TTL/2", func(ttl time.Duration) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl / 2)}
+	{ClassPause, "pause TTL/2K", func(ttl time.Duration, k int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl / time.Duration(2*max(k, 1)))}
 	}},
-	{ClassLongPause, "pause 3·TTL/2", func(ttl time.Duration) scenarios.Fault {
+	{ClassLongPause, "pause 3·TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl + ttl/2)}
 	}},
-	{ClassCrash, "crash", func(time.Duration) scenarios.Fault {
+	{ClassCrash, "crash", func(time.Duration, int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultCrash}
 	}},
-	{ClassSkew, "clock +TTL/2", func(ttl time.Duration) scenarios.Fault {
+	{ClassSkew, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(ttl / 2)}
 	}},
-	{ClassSkew, "clock -TTL/2", func(ttl time.Duration) scenarios.Fault {
+	{ClassSkew, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-ttl / 2)}
 	}},
 }
@@ -61,13 +63,13 @@ var menu = []choice{
 // were scheduled); 1 ms lets one request of another process arrive first;
 // 2 ms, a whole round trip of it. Each is a pause in the scenario file.
 var delays = []choice{
-	{"", "delay 1ns", func(time.Duration) scenarios.Fault {
+	{"", "delay 1ns", func(time.Duration, int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(time.Nanosecond)}
 	}},
-	{"", "delay 1ms", func(time.Duration) scenarios.Fault {
+	{"", "delay 1ms", func(time.Duration, int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip / 2)}
 	}},
-	{"", "delay 2ms", func(time.Duration) scenarios.Fault {
+	{"", "delay 2ms", func(time.Duration, int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip)}
 	}},
 }

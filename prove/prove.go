@@ -267,7 +267,7 @@ func (p *Prover) choiceNamed(name string) *choice {
 }
 
 func (p *Prover) fault(c *choice, st Step) scenarios.Fault {
-	f := c.fault(p.ttl)
+	f := c.fault(p.ttl, p.opts.MaxFaults)
 	f.Client = st.Client
 	f.On = &scenarios.Trigger{Client: st.Client, Point: st.Point, N: st.N}
 	return f
