@@ -3,16 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/prove"
 )
 
@@ -38,6 +41,8 @@ type proveJSON struct {
 	Path        []int        `json:"path,omitempty"`
 	// Counterexample is the shrunk scenario file written, "" when none.
 	Counterexample string `json:"counterexample"`
+	// LockSHA256 is the --algo-file's sum, in a shard's line.
+	LockSHA256 string `json:"lock_sha256,omitempty"`
 }
 
 func cmdProve(args []string, stdout, stderr io.Writer) int {
@@ -53,6 +58,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
 	force := fs.Bool("force", false, "overwrite an existing -o FILE")
 	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
+	merge := fs.Bool("merge", false, "combine the JSON lines of --shard runs (FILE... or stdin) into one result; give the shards' --algo or --algo-file")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -60,12 +66,15 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	bad := func(flagName string, err error) int {
 		return fail(stderr, "prove", fmt.Errorf("--%s: %v", flagName, err))
 	}
-	if len(pos) != 0 {
+	if len(pos) != 0 && !*merge {
 		return fail(stderr, "prove", fmt.Errorf("takes no arguments, got %q", pos))
 	}
 	a, err := af.resolve()
 	if err != nil {
 		return fail(stderr, "prove", err)
+	}
+	if *merge {
+		return proveMerge(pos, a, af, *out, *force, *asJSON, *workers, stdout, stderr)
 	}
 	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers}
 	if af.File == "" {
@@ -118,22 +127,13 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
 		Seconds: r.Elapsed.Seconds(), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
 	if sharded {
-		rep.Shard = *shard
+		rep.Shard, rep.LockSHA256 = *shard, af.sum
 	}
 	if r.Found != nil {
 		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
 		if !sharded {
-			s, _, _, err := p.Shrink(r.Found)
-			if err != nil {
+			if err := writeProveCounterexample(p, r.Found, af, *out); err != nil {
 				return fail(stderr, "prove", err)
-			}
-			s.Summary = "found by simrun prove: " + stepsText(r.Found.Schedule)
-			data, err := af.marshalScenario(s, filepath.Dir(*out))
-			if err == nil {
-				err = os.WriteFile(*out, data, 0o644)
-			}
-			if err != nil {
-				return fail(stderr, "prove", fmt.Errorf("-o: %w", err))
 			}
 			rep.Counterexample = *out
 		}
@@ -207,3 +207,149 @@ func proveProgress(w io.Writer) func(prove.Progress) {
 	}
 }
 
+// writeProveCounterexample shrinks the found schedule and writes it to out.
+func writeProveCounterexample(p *prove.Prover, f *prove.Found, af *algoFlags, out string) error {
+	s, _, _, err := p.Shrink(f)
+	if err != nil {
+		return err
+	}
+	s.Summary = "found by simrun prove: " + stepsText(f.Schedule)
+	data, err := af.marshalScenario(s, filepath.Dir(out))
+	if err == nil {
+		err = os.WriteFile(out, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	return nil
+}
+
+// proveMerge combines the lines of 'prove --shard i/n' runs: every shard
+// of one space, each once; the counts summed; the first counterexample in
+// canonical order (fewest choices, then by path), rebuilt from its
+// schedule, shrunk and written to out.
+func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, stdout, stderr io.Writer) int {
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	var lines []proveJSON
+	for _, name := range files {
+		rd := mergeStdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return fail(stderr, "prove", err)
+			}
+			defer f.Close()
+			rd = f
+		} else {
+			name = "stdin"
+		}
+		dec := json.NewDecoder(rd)
+		dec.DisallowUnknownFields()
+		for n := 1; ; n++ {
+			var l proveJSON
+			if err := dec.Decode(&l); err == io.EOF {
+				break
+			} else if err != nil {
+				return fail(stderr, "prove", fmt.Errorf("--merge: %s: line %d: not a prove --shard line: %v", name, n, err))
+			}
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return fail(stderr, "prove", errors.New("--merge: no shard lines"))
+	}
+	m := lines[0]
+	m.Shard, m.LockSHA256 = "", ""
+	m.Explored, m.Pruned, m.Incomplete, m.Seconds, m.Depth = 0, 0, 0, 0, 0
+	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
+	var count int
+	seen := map[int]bool{}
+	var won *proveJSON
+	for i := range lines {
+		l := &lines[i]
+		var idx, n int
+		if _, err := fmt.Sscanf(l.Shard, "%d/%d", &idx, &n); err != nil || n < 1 || idx < 0 || idx >= n {
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d: shard %q is not i/n", i+1, l.Shard))
+		}
+		if count == 0 {
+			count = n
+		}
+		same := l.Algorithm == m.Algorithm && l.Clients == m.Clients && l.Rounds == m.Rounds &&
+			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays
+		switch {
+		case !same || n != count:
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) is of another space or split", i+1, l.Shard))
+		case seen[idx]:
+			return fail(stderr, "prove", fmt.Errorf("--merge: shard %d/%d given twice", idx, n))
+		case l.Interrupted:
+			return fail(stderr, "prove", fmt.Errorf("--merge: shard %s was interrupted", l.Shard))
+		case l.Algorithm != a.Name || l.LockSHA256 != af.sum:
+			return fail(stderr, "prove", fmt.Errorf("--merge: shard %s ran %s (sum %q), not the lock given", l.Shard, l.Algorithm, l.LockSHA256))
+		}
+		seen[idx] = true
+		m.Explored += l.Explored
+		m.Pruned += l.Pruned
+		m.Incomplete += l.Incomplete
+		m.Seconds = max(m.Seconds, l.Seconds)
+		m.Depth = max(m.Depth, l.Depth)
+		if l.Verdict != "safe" && l.Verdict != "incomplete" && (won == nil || pathBefore(l.Path, won.Path)) {
+			won = l
+		}
+	}
+	if len(seen) != count {
+		return fail(stderr, "prove", fmt.Errorf("--merge: %d of %d shards given", len(seen), count))
+	}
+	code := exitOK
+	switch {
+	case won != nil:
+		m.Proved, m.Verdict, m.Schedule, m.Path = false, won.Verdict, won.Schedule, won.Path
+		if !force {
+			if _, err := os.Stat(out); err == nil {
+				return fail(stderr, "prove", fmt.Errorf("-o: %s exists: move it, or give --force", out))
+			}
+		}
+		o := prove.Options{Clients: m.Clients, Rounds: m.Rounds, Classes: m.Faults, MaxFaults: m.MaxFaults, MaxDelays: m.MaxDelays, Workers: workers}
+		if af.File == "" {
+			o.Algorithm = a.Name
+		} else {
+			o.Lock = a
+		}
+		p, err := prove.New(o)
+		if err != nil {
+			return fail(stderr, "prove", err)
+		}
+		s, err := p.Scenario(won.Schedule)
+		if err != nil {
+			return fail(stderr, "prove", fmt.Errorf("--merge: %w", err))
+		}
+		if err := writeProveCounterexample(p, &prove.Found{Verdict: won.Verdict, Schedule: won.Schedule, Path: won.Path, Scenario: s}, af, out); err != nil {
+			return fail(stderr, "prove", err)
+		}
+		m.Counterexample = out
+		code = exitViolation
+	case m.Incomplete > 0:
+		m.Proved, m.Verdict = false, "incomplete"
+		code = exitIncomplete
+	}
+	var err error
+	if asJSON {
+		err = writeExploreJSON(stdout, m)
+	} else {
+		err = writeProveSummary(stdout, m)
+	}
+	if err != nil {
+		return fail(stderr, "prove", err)
+	}
+	return code
+}
+
+// pathBefore says whether schedule path a comes before b in canonical
+// order: fewer choices first, then by child index at each level.
+func pathBefore(a, b []int) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return slices.Compare(a, b) < 0
+}

@@ -84,3 +84,53 @@ func TestProveShardLine(t *testing.T) {
 		t.Errorf("a shard wrote %v", entries)
 	}
 }
+
+// Shards merged give what one machine gives: the same first schedule.
+func TestProveMerge(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"prove", "--algo", "set-nx-px-token", "--faults", "pause,long-pause", "--max-delays", "0"}
+	code, whole, errOut := simrun(append(args, "--json", "-o", filepath.Join(dir, "whole.yaml"))...)
+	if code != exitViolation {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var lines []string
+	for i := range 3 {
+		code, out, errOut := simrun(append(args, "--shard", []string{"0/3", "1/3", "2/3"}[i])...)
+		if code != exitOK && code != exitViolation {
+			t.Fatalf("shard %d: exit %d, stderr %q", i, code, errOut)
+		}
+		lines = append(lines, out)
+	}
+	shards := filepath.Join(dir, "shards.jsonl")
+	if err := os.WriteFile(shards, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged.yaml")
+	code, out, errOut := simrun("prove", "--merge", "--algo", "set-nx-px-token", "--json", "-o", merged, shards)
+	if code != exitViolation {
+		t.Fatalf("merge: exit %d, stderr %q", code, errOut)
+	}
+	var w, m map[string]any
+	if err := json.Unmarshal([]byte(whole), &w); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := json.Marshal(w["schedule"])
+	ms, _ := json.Marshal(m["schedule"])
+	if string(ws) != string(ms) || m["verdict"] != "unsafe" {
+		t.Fatalf("merged %s %v, one machine %s", ms, m["verdict"], ws)
+	}
+	if code, _, _ := simrun("run", merged); code != exitViolation {
+		t.Errorf("merged counterexample replays with exit %d", code)
+	}
+	// A missing shard is refused.
+	if err := os.WriteFile(shards, []byte(lines[0]+lines[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "x.yaml"), shards)
+	if code != exitUsage || !strings.Contains(errOut, "2 of 3 shards") {
+		t.Errorf("missing shard: exit %d, stderr %q", code, errOut)
+	}
+}
