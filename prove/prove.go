@@ -357,14 +357,21 @@ func (p *Prover) children(n *node) []*node {
 // began and how many faults and delays they could still add.
 type seen struct{ start, faults, delays int }
 
-// Run enumerates the space.
+// Run enumerates the space by iterative deepening: pass t runs every
+// schedule with exactly t choices, depth first in canonical order,
+// re-running the shorter schedules it extends to learn their choice points
+// (their own verdicts were judged in an earlier pass). Memory stays one
+// batch of schedules per level; the cost is re-running the shorter
+// schedules once per later pass.
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
 		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl}
 	began := time.Now()
-	var explored, pruned atomic.Int64
-	var depth atomic.Int32
+	w := &walker{p: p, ctx: ctx, workers: o.Workers}
+	if w.workers <= 0 {
+		w.workers = runtime.GOMAXPROCS(0)
+	}
 	if o.Progress != nil {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -376,24 +383,30 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 				case <-stop:
 					return
 				case <-t.C:
-					o.Progress(Progress{Explored: explored.Load(), Pruned: pruned.Load(), Depth: int(depth.Load()), Elapsed: time.Since(began)})
+					o.Progress(Progress{Explored: w.explored.Load(), Pruned: w.pruned.Load(), Depth: int(w.depth.Load()), Elapsed: time.Since(began)})
 				}
 			}
 		}()
 	}
 	finish := func() *Result {
-		r.Explored, r.Pruned, r.Elapsed = explored.Load(), pruned.Load(), time.Since(began)
+		r.Explored, r.Pruned, r.Incomplete, r.Elapsed = w.explored.Load(), w.pruned.Load(), w.incomplete.Load(), time.Since(began)
 		return r
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	memo := map[[32]byte]seen{}
-	level := []*node{{}}
-	for k := 0; ; k++ {
-		depth.Store(int32(k))
-		found, err := p.runLevel(ctx, level, workers, &explored, k == o.MaxFaults+o.MaxDelays)
+	for t := 0; t <= o.MaxFaults+o.MaxDelays; t++ {
+		w.depth.Store(int32(t))
+		w.target = t
+		w.memo = map[[32]byte]seen{} // the same decisions in every pass
+		root := &node{}
+		if err := w.batch([]*node{root}, t == 0); err != nil {
+			return nil, err
+		}
+		var found *node
+		var err error
+		if t == 0 {
+			found = w.judge(root)
+		} else if root.verdict != model.VerdictIncomplete {
+			found, err = w.walk(root, 0)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -401,98 +414,121 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 			r.Interrupted = true
 			return finish(), nil
 		}
-		for _, n := range level {
-			if n.verdict == model.VerdictIncomplete {
-				r.Incomplete++
-			}
-		}
+		r.Depth = t
 		if found != nil {
-			r.Depth = k
 			r.Found = &Found{Verdict: found.verdict, Schedule: found.steps, Path: found.path, Scenario: p.scenario(found)}
 			return finish(), nil
 		}
-		r.Depth = k
-		if k == o.MaxFaults+o.MaxDelays {
-			return finish(), nil
-		}
-		var next []*node
-		for _, n := range level {
-			if n.verdict == model.VerdictIncomplete {
-				continue // not judged: extending it judges nothing either (counted above)
-			}
-			kids := p.children(n)
-			left := seen{n.start, o.MaxFaults - n.faultN, o.MaxDelays - (len(n.steps) - n.faultN)}
-			if s, ok := memo[n.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
-				pruned.Add(int64(len(kids)))
-				continue
-			}
-			memo[n.key] = left
-			if k == 0 && o.Shard.Count > 1 {
-				var mine []*node
-				for i, c := range kids {
-					if i%o.Shard.Count == o.Shard.Index {
-						mine = append(mine, c)
-					}
-				}
-				kids = mine
-			}
-			next = append(next, kids...)
-		}
-		for _, n := range level {
-			n.points = nil // the parents' points are no longer needed
-		}
-		level = next
 	}
+	return finish(), nil
 }
 
-// runLevel runs every schedule of a level, workers at a time, and returns
-// the first in order whose verdict is a violation (nil: none); on the last
-// level it records no choice points and no key. It runs the
-// level in chunks so that it stops soon after a find.
-func (p *Prover) runLevel(ctx context.Context, level []*node, workers int, explored *atomic.Int64, last bool) (*node, error) {
+// walker is one enumeration's state.
+type walker struct {
+	p                            *Prover
+	ctx                          context.Context
+	workers                      int
+	target                       int // the pass: schedules with this many choices are judged
+	memo                         map[[32]byte]seen
+	explored, pruned, incomplete atomic.Int64
+	depth                        atomic.Int32
+}
+
+// judge counts a schedule of the pass and returns it if it fails.
+func (w *walker) judge(n *node) *node {
+	w.explored.Add(1)
+	switch {
+	case n.verdict == model.VerdictIncomplete:
+		w.incomplete.Add(1)
+	case violation(n.verdict):
+		return n
+	}
+	return nil
+}
+
+// walk extends n (run, at depth d < target) by one choice and goes on to
+// the pass's depth, in canonical order; it returns the first schedule of
+// the pass that fails.
+func (w *walker) walk(n *node, d int) (*node, error) {
+	p := w.p
+	kids := p.children(n)
+	if d == 0 && p.opts.Shard.Count > 1 {
+		var mine []*node
+		for i, c := range kids {
+			if i%p.opts.Shard.Count == p.opts.Shard.Index {
+				mine = append(mine, c)
+			}
+		}
+		kids = mine
+	}
+	n.points = nil // the children hold what they need
 	const chunk = 256
-	for lo := 0; lo < len(level); lo += chunk {
-		hi := min(lo+chunk, len(level))
-		var next atomic.Int64
-		next.Store(int64(lo))
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var firstErr error
-		for range min(workers, hi-lo) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= hi || ctx.Err() != nil {
-						return
-					}
-					if err := p.run(level[i], last); err != nil {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = err
-						}
-						mu.Unlock()
-						return
-					}
-					explored.Add(1)
-				}
-			}()
+	judged := d+1 == w.target
+	for lo := 0; lo < len(kids); lo += chunk {
+		batch := kids[lo:min(lo+chunk, len(kids))]
+		if err := w.batch(batch, judged); err != nil {
+			return nil, err
 		}
-		wg.Wait()
-		if firstErr != nil {
-			return nil, firstErr
-		}
-		if ctx.Err() != nil {
+		if w.ctx.Err() != nil {
 			return nil, nil
 		}
-		for _, n := range level[lo:hi] {
-			if violation(n.verdict) {
-				return n, nil
+		for _, k := range batch {
+			if judged {
+				if f := w.judge(k); f != nil {
+					return f, nil
+				}
+				continue
+			}
+			if k.verdict == model.VerdictIncomplete || violation(k.verdict) {
+				continue // judged in an earlier pass; not extended
+			}
+			left := seen{k.start, p.opts.MaxFaults - k.faultN, p.opts.MaxDelays - (len(k.steps) - k.faultN)}
+			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
+				if d+2 == w.target {
+					w.pruned.Add(int64(len(p.children(k))))
+				}
+				k.points = nil
+				continue
+			}
+			w.memo[k.key] = left
+			f, err := w.walk(k, d+1)
+			if f != nil || err != nil || w.ctx.Err() != nil {
+				return f, err
 			}
 		}
 	}
 	return nil, nil
+}
+
+// batch runs the schedules, workers at a time; last: nothing will extend
+// them in this pass, so no choice points or key are recorded.
+func (w *walker) batch(nodes []*node, last bool) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range min(w.workers, len(nodes)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(nodes) || w.ctx.Err() != nil {
+					return
+				}
+				if err := w.p.run(nodes[i], last); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
 }
 
 // violation says whether a verdict breaks the lock.
