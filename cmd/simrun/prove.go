@@ -187,7 +187,7 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
 	switch {
 	case r.Interrupted:
-		b.WriteString("result     interrupted: nothing proved\n")
+		fmt.Fprintf(b, "result     interrupted: nothing proved (every schedule of at most %d choices had run, none failed)\n", r.Depth)
 	case r.Counterexample != "":
 		fmt.Fprintf(b, "result     %s: %s\n", strings.ToUpper(r.Verdict), stepsText(r.Schedule))
 		fmt.Fprintf(b, "shrunk     %s\nreplay     %s\n", r.Counterexample, replayLine(r.Counterexample))
