@@ -74,7 +74,7 @@ type Shard struct{ Index, Count int }
 // Progress is what a terminal shows while prove runs.
 type Progress struct {
 	Explored, Pruned int64
-	Depth            int // faults in the schedules being run now
+	Depth            int // choices (faults and delays) in the schedules of the pass running
 	Elapsed          time.Duration
 }
 
@@ -111,7 +111,7 @@ type Result struct {
 	Explored   int64         // schedules run
 	Pruned     int64         // schedules not run: their parent's run had been extended already
 	Incomplete int64         // schedules cut at a cap: nothing can be said of them
-	Depth      int           // the deepest level finished (or where Found was)
+	Depth      int           // the last pass finished: every schedule of at most Depth choices ran (-1: none; with Found, its pass)
 	Elapsed    time.Duration
 	Found      *Found // nil: none within the bounds
 	// Interrupted: the context ended before the space was done.
@@ -366,7 +366,7 @@ type seen struct{ start, faults, delays int }
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
-		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl}
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
 	began := time.Now()
 	w := &walker{p: p, ctx: ctx, workers: o.Workers}
 	if w.workers <= 0 {

@@ -186,6 +186,8 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, r.TTL)
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
 	switch {
+	case r.Interrupted && r.Depth < 0:
+		b.WriteString("result     interrupted: nothing proved\n")
 	case r.Interrupted:
 		fmt.Fprintf(b, "result     interrupted: nothing proved (every schedule of at most %d choices had run, none failed)\n", r.Depth)
 	case r.Counterexample != "":
@@ -293,7 +295,9 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		m.Pruned += l.Pruned
 		m.Incomplete += l.Incomplete
 		m.Seconds = max(m.Seconds, l.Seconds)
-		m.Depth = max(m.Depth, l.Depth)
+		if i == 0 || l.Depth < m.Depth {
+			m.Depth = l.Depth // every shard finished that pass
+		}
 		if l.Verdict != "safe" && l.Verdict != "incomplete" && (won == nil || pathBefore(l.Path, won.Path)) {
 			won = l
 		}
