@@ -134,3 +134,29 @@ func TestProveMerge(t *testing.T) {
 		t.Errorf("missing shard: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// An algorithm file is proved the same way, and its counterexample names
+// the file, so 'simrun run' alone replays it.
+func TestProveAlgoFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	lock, err := filepath.Abs("../../examples/set-nx-px-token.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := simrun("prove", "--algo-file", lock, "--faults", "pause,crash", "--max-delays", "0", "-o", file)
+	if code != exitOK || !strings.Contains(out, "proved within bounds") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = simrun("prove", "--algo-file", lock, "--faults", "long-pause", "-o", file)
+	if code != exitViolation {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), "algorithm_file:") {
+		t.Fatalf("counterexample %q, %v", data, err)
+	}
+	if code, _, errOut := simrun("run", file); code != exitViolation {
+		t.Errorf("replay: exit %d, stderr %q", code, errOut)
+	}
+}
