@@ -15,7 +15,12 @@ type Config struct {
 	NewLocker func(proc int) Locker
 	// WatchKey is recorded on every node after every command (the lock key).
 	WatchKey string
-	_        struct{} // grows: callers name the fields they set
+	// OnPoint, when set, is told of every send and reply trigger point of
+	// a process as it happens, in order, before any fault waiting for it
+	// fires: how 'prove' learns a run's choice points (prove/). It must
+	// not call back into the run.
+	OnPoint func(point Point, proc int)
+	_       struct{} // grows: callers name the fields they set
 }
 
 // DefaultMaxEvents bounds a run's history when Config.MaxEvents is 0.

@@ -40,6 +40,9 @@ func (t *triggers) reached(f *Fault, i int, point Point, cmd string) bool {
 // trigger counts an event of process p at point and fires the faults that
 // were waiting for its Nth occurrence.
 func (r *runner) trigger(point Point, p *process, cmd string) {
+	if r.cfg.OnPoint != nil {
+		r.cfg.OnPoint(point, p.id)
+	}
 	for _, i := range r.byProc[p.id] {
 		if r.reached(&r.cfg.Faults[i], i, point, cmd) {
 			r.fire(i)

@@ -41,7 +41,7 @@ const (
 )
 
 // searchCommands are the commands the GC tuner runs for.
-var searchCommands = map[string]bool{"explore": true, "matrix": true, "book": true}
+var searchCommands = map[string]bool{"explore": true, "matrix": true, "book": true, "prove": true}
 
 // gcSentinel is finalized once per collection; its finalizer retunes and
 // arms it again.

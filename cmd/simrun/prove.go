@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/prove"
+)
+
+// proveJSON is what prove prints with --json, and as one line per shard.
+type proveJSON struct {
+	Algorithm   string       `json:"algorithm"`
+	Clients     int          `json:"clients"`
+	Rounds      int          `json:"rounds"`
+	Faults      []string     `json:"faults"`
+	MaxFaults   int          `json:"max_faults"`
+	MaxDelays   int          `json:"max_delays"`
+	Shard       string       `json:"shard,omitempty"`
+	TTL         string       `json:"ttl"`
+	Proved      bool         `json:"proved"`
+	Explored    int64        `json:"explored"`
+	Pruned      int64        `json:"pruned"`
+	Incomplete  int64        `json:"incomplete"`
+	Depth       int          `json:"depth"`
+	Seconds     float64      `json:"seconds"`
+	Interrupted bool         `json:"interrupted,omitempty"`
+	Verdict     string       `json:"verdict"`
+	Schedule    []prove.Step `json:"schedule"`
+	Path        []int        `json:"path,omitempty"`
+	// Counterexample is the shrunk scenario file written, "" when none.
+	Counterexample string `json:"counterexample"`
+	// LockSHA256 is the --algo-file's sum, in a shard's line.
+	LockSHA256 string `json:"lock_sha256,omitempty"`
+}
+
+func cmdProve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("prove", flag.ContinueOnError)
+	af := addAlgoFlags(fs, "the algorithm to prove (see 'simrun list'); this or --algo-file is required")
+	clients := fs.Int("clients", 2, "`N` clients")
+	rounds := fs.Int("rounds", 2, "`R` acquire → critical section → release rounds per client")
+	faults := fs.String("faults", "all", "the fault menu, comma-separated: "+strings.Join(prove.Classes, ", ")+", or all")
+	maxFaults := fs.Int("max-faults", 1, "at most `K` faults in one schedule")
+	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
+	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
+	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
+	out := fs.String("o", "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
+	force := fs.Bool("force", false, "overwrite an existing -o FILE")
+	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
+	merge := fs.Bool("merge", false, "combine the JSON lines of --shard runs (FILE... or stdin) into one result; give the shards' --algo or --algo-file")
+	pos, code, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return code
+	}
+	bad := func(flagName string, err error) int {
+		return fail(stderr, "prove", fmt.Errorf("--%s: %v", flagName, err))
+	}
+	if len(pos) != 0 && !*merge {
+		return fail(stderr, "prove", fmt.Errorf("takes no arguments, got %q", pos))
+	}
+	a, err := af.resolve()
+	if err != nil {
+		return fail(stderr, "prove", err)
+	}
+	if *merge {
+		return proveMerge(pos, a, af, *out, *force, *asJSON, *workers, stdout, stderr)
+	}
+	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers}
+	if af.File == "" {
+		o.Algorithm = a.Name
+	} else {
+		o.Lock = a
+	}
+	if o.Classes, err = prove.ParseClasses(*faults); err != nil {
+		return bad("faults", err)
+	}
+	if name, err := firstBad(
+		flagCheck{"clients", within(*clients, 1, 64)},
+		flagCheck{"rounds", within(*rounds, 1, 100)},
+		flagCheck{"max-faults", within(*maxFaults, 0, 8)},
+		flagCheck{"max-delays", within(*maxDelays, 0, 8)},
+		flagCheck{"workers", explore.CheckWorkers(*workers)},
+	); err != nil {
+		return bad(name, err)
+	}
+	sharded := *shard != ""
+	if sharded {
+		s, err := explore.ParseShard(*shard)
+		if err != nil {
+			return bad("shard", err)
+		}
+		o.Shard = prove.Shard{Index: s.Index, Count: s.Count}
+	} else if !*force {
+		if _, err := os.Stat(*out); err == nil {
+			return fail(stderr, "prove", fmt.Errorf("-o: %s exists: move it, or give --force", *out))
+		}
+	}
+	if !*asJSON && !sharded && exploreTerminal(stdout) {
+		o.Progress = proveProgress(stdout)
+	}
+	p, err := prove.New(o)
+	if err != nil {
+		return fail(stderr, "prove", err)
+	}
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	r, err := p.Run(ctx)
+	stopSignals()
+	if o.Progress != nil {
+		fmt.Fprint(stdout, "\r\033[K")
+	}
+	if err != nil {
+		return fail(stderr, "prove", err)
+	}
+	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
+		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, TTL: r.TTL.String(), Proved: r.Proved(),
+		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
+		Seconds: r.Elapsed.Seconds(), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
+	if sharded {
+		rep.Shard, rep.LockSHA256 = *shard, af.sum
+	}
+	if r.Found != nil {
+		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
+		if !sharded {
+			if err := writeProveCounterexample(p, r.Found, af, *out); err != nil {
+				return fail(stderr, "prove", err)
+			}
+			rep.Counterexample = *out
+		}
+	} else if r.Incomplete > 0 {
+		rep.Verdict = "incomplete"
+	}
+	switch {
+	case sharded:
+		err = json.NewEncoder(stdout).Encode(rep)
+	case *asJSON:
+		err = writeExploreJSON(stdout, rep)
+	default:
+		err = writeProveSummary(stdout, rep)
+	}
+	if err != nil {
+		return fail(stderr, "prove", err)
+	}
+	switch {
+	case r.Interrupted:
+		return exitInterrupted
+	case r.Found != nil:
+		return exitViolation
+	case r.Incomplete > 0:
+		return exitIncomplete
+	}
+	return exitOK
+}
+
+func within(n, lo, hi int) error {
+	if n < lo || n > hi {
+		return fmt.Errorf("%d is not within %d to %d", n, lo, hi)
+	}
+	return nil
+}
+
+func stepsText(steps []prove.Step) string {
+	if len(steps) == 0 {
+		return "no fault"
+	}
+	var b []string
+	for _, s := range steps {
+		b = append(b, s.String())
+	}
+	return strings.Join(b, ", then ")
+}
+
+func writeProveSummary(w io.Writer, r proveJSON) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "prove      %s, %d clients × %d rounds, faults %s, K=%d faults + %d delays (TTL %s)\n",
+		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, r.TTL)
+	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
+	switch {
+	case r.Interrupted && r.Depth < 0:
+		b.WriteString("result     interrupted: nothing proved\n")
+	case r.Interrupted:
+		fmt.Fprintf(b, "result     interrupted: nothing proved (every schedule of at most %d choices had run, none failed)\n", r.Depth)
+	case r.Counterexample != "":
+		fmt.Fprintf(b, "result     %s: %s\n", strings.ToUpper(r.Verdict), stepsText(r.Schedule))
+		fmt.Fprintf(b, "shrunk     %s\nreplay     %s\n", r.Counterexample, replayLine(r.Counterexample))
+	case r.Proved:
+		b.WriteString("result     proved within bounds: no schedule of this space breaks the lock\n")
+	default:
+		fmt.Fprintf(b, "result     not proved: %d schedules were cut at a cap\n", r.Incomplete)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func proveProgress(w io.Writer) func(prove.Progress) {
+	return func(p prove.Progress) {
+		rate := float64(p.Explored) / max(p.Elapsed.Seconds(), 1e-9)
+		fmt.Fprintf(w, "\r\033[Kproving  %d schedules explored  %d pruned  %.0f/s  depth %d  %s", p.Explored, p.Pruned, rate, p.Depth, p.Elapsed.Round(100*time.Millisecond))
+	}
+}
+
+// writeProveCounterexample shrinks the found schedule and writes it to out.
+func writeProveCounterexample(p *prove.Prover, f *prove.Found, af *algoFlags, out string) error {
+	s, _, _, err := p.Shrink(f)
+	if err != nil {
+		return err
+	}
+	s.Summary = "found by simrun prove: " + stepsText(f.Schedule)
+	data, err := af.marshalScenario(s, filepath.Dir(out))
+	if err == nil {
+		err = os.WriteFile(out, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	return nil
+}
+
+// proveMerge combines the lines of 'prove --shard i/n' runs: every shard
+// of one space, each once; the counts summed; the first counterexample in
+// canonical order (fewest choices, then by path), rebuilt from its
+// schedule, shrunk and written to out.
+func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, stdout, stderr io.Writer) int {
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	var lines []proveJSON
+	for _, name := range files {
+		rd := mergeStdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return fail(stderr, "prove", err)
+			}
+			defer f.Close()
+			rd = f
+		} else {
+			name = "stdin"
+		}
+		dec := json.NewDecoder(rd)
+		dec.DisallowUnknownFields()
+		for n := 1; ; n++ {
+			var l proveJSON
+			if err := dec.Decode(&l); err == io.EOF {
+				break
+			} else if err != nil {
+				return fail(stderr, "prove", fmt.Errorf("--merge: %s: line %d: not a prove --shard line: %v", name, n, err))
+			}
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return fail(stderr, "prove", errors.New("--merge: no shard lines"))
+	}
+	m := lines[0]
+	m.Shard, m.LockSHA256 = "", ""
+	m.Explored, m.Pruned, m.Incomplete, m.Seconds, m.Depth = 0, 0, 0, 0, 0
+	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
+	var count int
+	seen := map[int]bool{}
+	var won *proveJSON
+	for i := range lines {
+		l := &lines[i]
+		var idx, n int
+		if _, err := fmt.Sscanf(l.Shard, "%d/%d", &idx, &n); err != nil || n < 1 || idx < 0 || idx >= n {
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d: shard %q is not i/n", i+1, l.Shard))
+		}
+		if count == 0 {
+			count = n
+		}
+		same := l.Algorithm == m.Algorithm && l.Clients == m.Clients && l.Rounds == m.Rounds &&
+			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays
+		switch {
+		case !same || n != count:
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) is of another space or split", i+1, l.Shard))
+		case seen[idx]:
+			return fail(stderr, "prove", fmt.Errorf("--merge: shard %d/%d given twice", idx, n))
+		case l.Interrupted:
+			return fail(stderr, "prove", fmt.Errorf("--merge: shard %s was interrupted", l.Shard))
+		case l.Algorithm != a.Name || l.LockSHA256 != af.sum:
+			return fail(stderr, "prove", fmt.Errorf("--merge: shard %s ran %s (sum %q), not the lock given", l.Shard, l.Algorithm, l.LockSHA256))
+		}
+		seen[idx] = true
+		m.Explored += l.Explored
+		m.Pruned += l.Pruned
+		m.Incomplete += l.Incomplete
+		m.Seconds = max(m.Seconds, l.Seconds)
+		if i == 0 || l.Depth < m.Depth {
+			m.Depth = l.Depth // every shard finished that pass
+		}
+		if l.Verdict != "safe" && l.Verdict != "incomplete" && (won == nil || pathBefore(l.Path, won.Path)) {
+			won = l
+		}
+	}
+	if len(seen) != count {
+		return fail(stderr, "prove", fmt.Errorf("--merge: %d of %d shards given", len(seen), count))
+	}
+	code := exitOK
+	switch {
+	case won != nil:
+		m.Proved, m.Verdict, m.Schedule, m.Path = false, won.Verdict, won.Schedule, won.Path
+		if !force {
+			if _, err := os.Stat(out); err == nil {
+				return fail(stderr, "prove", fmt.Errorf("-o: %s exists: move it, or give --force", out))
+			}
+		}
+		o := prove.Options{Clients: m.Clients, Rounds: m.Rounds, Classes: m.Faults, MaxFaults: m.MaxFaults, MaxDelays: m.MaxDelays, Workers: workers}
+		if af.File == "" {
+			o.Algorithm = a.Name
+		} else {
+			o.Lock = a
+		}
+		p, err := prove.New(o)
+		if err != nil {
+			return fail(stderr, "prove", err)
+		}
+		s, err := p.Scenario(won.Schedule)
+		if err != nil {
+			return fail(stderr, "prove", fmt.Errorf("--merge: %w", err))
+		}
+		if err := writeProveCounterexample(p, &prove.Found{Verdict: won.Verdict, Schedule: won.Schedule, Path: won.Path, Scenario: s}, af, out); err != nil {
+			return fail(stderr, "prove", err)
+		}
+		m.Counterexample = out
+		code = exitViolation
+	case m.Incomplete > 0:
+		m.Proved, m.Verdict = false, "incomplete"
+		code = exitIncomplete
+	}
+	var err error
+	if asJSON {
+		err = writeExploreJSON(stdout, m)
+	} else {
+		err = writeProveSummary(stdout, m)
+	}
+	if err != nil {
+		return fail(stderr, "prove", err)
+	}
+	return code
+}
+
+// pathBefore says whether schedule path a comes before b in canonical
+// order: fewer choices first, then by child index at each level.
+func pathBefore(a, b []int) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return slices.Compare(a, b) < 0
+}

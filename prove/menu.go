@@ -1,0 +1,111 @@
+package prove
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/scenarios"
+)
+
+// A choice is one entry of the fault menu: what may happen to a process at
+// one of its choice points (about to send a command, or a reply just
+// arrived). Every choice is an ordinary scenario fault triggered on that
+// event, so a schedule is a scenario file and `simrun run` replays it.
+type choice struct {
+	class string // the --faults word that switches it on; "" for a delay
+	name  string // as a schedule is printed: "pause 15s"
+	// fault is the scenario fault, scaled to the lock's TTL and to K (the
+	// most faults a schedule may hold).
+	fault func(ttl time.Duration, k int) scenarios.Fault
+}
+
+// Menu classes, as --faults takes them.
+const (
+	ClassPause     = "pause"      // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
+	ClassLongPause = "long-pause" // a pause longer than the TTL: 3·TTL/2
+	ClassCrash     = "crash"      // the process dies, no restart
+	ClassSkew      = "skew"       // the process's clock moves by ±TTL/2 from then on
+)
+
+// Classes lists the menu classes in menu order.
+var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew}
+
+// noTTL is the TTL the menu scales to for a lock that never expires.
+const noTTL = 30 * time.Second
+
+// roundTrip is the fixed request plus reply latency of prove's network.
+const roundTrip = 2 * time.Millisecond
+
+var menu = []choice{
+	{ClassPause, "pause TTL/2K", func(ttl time.Duration, k int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl / time.Duration(2*max(k, 1)))}
+	}},
+	{ClassLongPause, "pause 3·TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl + ttl/2)}
+	}},
+	{ClassCrash, "crash", func(time.Duration, int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultCrash}
+	}},
+	{ClassSkew, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(ttl / 2)}
+	}},
+	{ClassSkew, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-ttl / 2)}
+	}},
+}
+
+// delays are the interleaving choices, bounded apart from the faults
+// (Options.MaxDelays): the network is fixed, so the order of events is
+// chosen by holding a process back at a choice point. 1 ns loses every tie
+// at that instant (events at one instant otherwise run in the order they
+// were scheduled); 1 ms lets one request of another process arrive first;
+// 2 ms, a whole round trip of it. Each is a pause in the scenario file.
+var delays = []choice{
+	{"", "delay 1ns", func(time.Duration, int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(time.Nanosecond)}
+	}},
+	{"", "delay 1ms", func(time.Duration, int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip / 2)}
+	}},
+	{"", "delay 2ms", func(time.Duration, int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip)}
+	}},
+}
+
+// ParseClasses reads --faults: menu classes, comma-separated, or "all".
+func ParseClasses(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "all" {
+		return slices.Clone(Classes), nil
+	}
+	var out []string
+	for _, w := range strings.Split(list, ",") {
+		w = strings.TrimSpace(w)
+		if !slices.Contains(Classes, w) {
+			return nil, fmt.Errorf("%q is not a prove fault class (%s, or all)", w, strings.Join(Classes, ", "))
+		}
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	// Menu order, whatever the order given: the enumeration's order (and so
+	// which counterexample comes first) does not depend on how it was typed.
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(Classes, a) - slices.Index(Classes, b) })
+	return out, nil
+}
+
+// menuOf is the menu the classes switch on, in menu order, then the
+// delays when any may be taken.
+func menuOf(classes []string, maxDelays int) []choice {
+	var out []choice
+	for _, c := range menu {
+		if slices.Contains(classes, c.class) {
+			out = append(out, c)
+		}
+	}
+	if maxDelays > 0 {
+		out = append(out, delays...)
+	}
+	return out
+}

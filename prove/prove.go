@@ -1,0 +1,572 @@
+// Package prove enumerates every schedule of a bounded space of fault
+// schedules, on the real algorithm code, and says either that none breaks
+// the lock ("proved within bounds") or which one does first.
+//
+// The space. N clients run R rounds each on a fixed network (1 ms each way,
+// no loss), so without faults a run has exactly one schedule. A choice
+// point is a process's send of a command or the arrival of a reply at it
+// (the engine's trigger points, sim.Config.OnPoint). At every choice point
+// any one fault of a small menu (menu.go) may fire, at most K in a
+// schedule, at most one per point. Every such fault is an ordinary scenario
+// fault triggered on that event ("c2's 3rd reply"), so a schedule is a
+// scenario and its counterexample replays with `simrun run`.
+//
+// The enumeration is stateless: each schedule is run from the start. A
+// schedule with k faults is extended only at choice points after its last
+// fault fired, so each set of faults is run once. Schedules are taken level
+// by level (0 faults, then 1, then 2...), each level in canonical order (by
+// the position of each fault in its parent's run, then menu order): the
+// first counterexample found has the fewest faults and is the first of
+// those in that order, whatever the number of workers or shards.
+//
+// Pruning. Two schedules whose runs are identical event for event (the same
+// history digest and the same sequence of choice points) reach the same
+// engine state at each choice point, so extending the second after the
+// first adds nothing; prove skips such an extension (and counts the
+// schedules it did not run) when an earlier schedule with the same run was
+// extended from no later a point with no smaller budget. This is sound but
+// catches only faults that changed nothing (a fault on a process already
+// dead); see the README.
+package prove
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locksim/locksim/explore/gen"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// Options say which space to enumerate.
+type Options struct {
+	Algorithm string          // a registered algorithm, or "" with Lock
+	Lock      locks.Algorithm // an algorithm file's lock, when Algorithm is ""
+	Clients   int             // default 2
+	Rounds    int             // default 2
+	Classes   []string        // menu classes (ParseClasses); empty: all
+	MaxFaults int             // K: faults in one schedule, at most
+	// MaxDelays bounds the interleaving choices (delays, menu.go) in one
+	// schedule, apart from MaxFaults.
+	MaxDelays int
+	Workers   int // 0: one per core
+	// Shard splits the space by the first fault: shard i of n extends the
+	// one-fault schedules whose index is i mod n (every shard runs the
+	// fault-free schedule).
+	Shard Shard
+	// Progress, if set, is called about ten times a second from another
+	// goroutine while the enumeration runs.
+	Progress func(Progress)
+	_        struct{} // grows: callers name the fields they set
+}
+
+// Shard is one of Count parts of the space.
+type Shard struct{ Index, Count int }
+
+// Progress is what a terminal shows while prove runs.
+type Progress struct {
+	Explored, Pruned int64
+	Depth            int // choices (faults and delays) in the schedules of the pass running
+	Elapsed          time.Duration
+}
+
+// Step is one fault of a schedule: what happened to which client where.
+type Step struct {
+	Client string `json:"client"`
+	Point  string `json:"point"` // send or reply
+	N      int    `json:"n"`     // the client's Nth such point
+	Choice string `json:"choice"`
+}
+
+func (s Step) String() string {
+	return fmt.Sprintf("%s at %s's %s #%d", s.Choice, s.Client, s.Point, s.N)
+}
+
+// Found is the first failing schedule.
+type Found struct {
+	Verdict  string
+	Schedule []Step
+	Path     []int // canonical position: the child index taken at each level
+	Scenario *scenarios.Scenario
+}
+
+// Result is a whole enumeration.
+type Result struct {
+	Algorithm  string
+	Clients    int
+	Rounds     int
+	Classes    []string
+	MaxFaults  int
+	MaxDelays  int
+	Shard      Shard
+	TTL        time.Duration // the lock's lifetime, which the menu scales to
+	Explored   int64         // schedules run
+	Pruned     int64         // schedules not run: their parent's run had been extended already
+	Incomplete int64         // schedules cut at a cap: nothing can be said of them
+	Depth      int           // the last pass finished: every schedule of at most Depth choices ran (-1: none; with Found, its pass)
+	Elapsed    time.Duration
+	Found      *Found // nil: none within the bounds
+	// Interrupted: the context ended before the space was done.
+	Interrupted bool
+}
+
+// Proved says whether every schedule within the bounds ran, and none failed.
+func (r *Result) Proved() bool {
+	return r.Found == nil && r.Incomplete == 0 && !r.Interrupted
+}
+
+// Prover enumerates one space.
+type Prover struct {
+	opts  Options
+	algo  locks.Algorithm
+	menu  []choice
+	ttl   time.Duration // what the menu scales to
+	base  *scenarios.Scenario
+	names []string
+}
+
+// New checks the options.
+func New(o Options) (*Prover, error) {
+	if o.Clients == 0 {
+		o.Clients = 2
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 2
+	}
+	if o.Clients < 1 || o.Clients > 64 {
+		return nil, fmt.Errorf("clients: %d is not within 1 to 64", o.Clients)
+	}
+	if o.Rounds < 1 || o.Rounds > 100 {
+		return nil, fmt.Errorf("rounds: %d is not within 1 to 100", o.Rounds)
+	}
+	if o.MaxFaults < 0 || o.MaxFaults > 8 {
+		return nil, fmt.Errorf("max-faults: %d is not within 0 to 8", o.MaxFaults)
+	}
+	if o.MaxDelays < 0 || o.MaxDelays > 8 {
+		return nil, fmt.Errorf("max-delays: %d is not within 0 to 8", o.MaxDelays)
+	}
+	if o.Shard.Count == 0 {
+		o.Shard = Shard{0, 1}
+	}
+	if o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
+		return nil, fmt.Errorf("shard: %d/%d: want 0 ≤ i < n", o.Shard.Index, o.Shard.Count)
+	}
+	if len(o.Classes) == 0 {
+		o.Classes = Classes
+	}
+	p := &Prover{opts: o, menu: menuOf(o.Classes, o.MaxDelays)}
+	if o.Algorithm != "" {
+		a, err := locks.Lookup(o.Algorithm)
+		if err != nil {
+			return nil, fmt.Errorf("algo: %w", err)
+		}
+		p.algo = a
+	} else {
+		if o.Lock.Name == "" {
+			return nil, errors.New("algo: no algorithm given")
+		}
+		p.algo = o.Lock
+	}
+	params := p.algo.With(locks.Params{})
+	p.ttl = p.algo.Lifetime(locks.Params{})
+	if p.ttl <= 0 {
+		p.ttl = noTTL
+	}
+	// Work and think stay well inside the TTL (it is the faults that break
+	// locks); work as long as one retry sleep keeps the waiters' retry
+	// loops, and so the number of choice points, short.
+	work := p.ttl / 10
+	if params.RetrySleep > 0 {
+		work = min(work, params.RetrySleep)
+	}
+	s := &scenarios.Scenario{
+		Name:      fmt.Sprintf("prove-%s-%dx%d", p.algo.Name, o.Clients, o.Rounds),
+		Algorithm: o.Algorithm,
+		Seed:      1,
+		// Long enough for every round after the longest pause and a lock
+		// left to expire, for every client in turn.
+		Duration: scenarios.Duration(p.ttl*time.Duration(4+2*o.Clients*o.Rounds) + time.Minute),
+		Network: scenarios.Network{
+			Request: scenarios.Latency{Min: scenarios.Duration(roundTrip / 2), Max: scenarios.Duration(roundTrip / 2)},
+			Reply:   scenarios.Latency{Min: scenarios.Duration(roundTrip / 2), Max: scenarios.Duration(roundTrip / 2)},
+		},
+	}
+	for i := range o.Clients {
+		name := fmt.Sprintf("c%d", i+1)
+		p.names = append(p.names, name)
+		s.Clients = append(s.Clients, scenarios.Client{Name: name, Iterations: o.Rounds, Work: scenarios.Duration(work)})
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	p.base = s
+	return p, nil
+}
+
+// TTL is the lifetime the menu scales to.
+func (p *Prover) TTL() time.Duration { return p.ttl }
+
+// Algorithm is the lock being proved.
+func (p *Prover) Algorithm() locks.Algorithm { return p.algo }
+
+// node is one schedule: its faults, and once run, what extends it.
+type node struct {
+	steps  []Step
+	faults []scenarios.Fault
+	path   []int
+	start  int // first choice point an extension may use
+	faultN int // faults among steps (the rest are delays)
+	// After the run:
+	points  []point
+	verdict string
+	key     [32]byte
+}
+
+// point is one choice point of a run.
+type point struct {
+	proc int
+	at   sim.Point
+	n    int
+}
+
+// Scenario is the schedule's scenario: the base workload and its faults.
+func (p *Prover) scenario(n *node) *scenarios.Scenario {
+	s := p.base.Clone()
+	s.Faults = append([]scenarios.Fault(nil), n.faults...)
+	return s
+}
+
+// Scenario returns the schedule with these steps as a scenario.
+func (p *Prover) Scenario(steps []Step) (*scenarios.Scenario, error) {
+	n := &node{}
+	for _, st := range steps {
+		c := p.choiceNamed(st.Choice)
+		if c == nil {
+			return nil, fmt.Errorf("no choice %q in the menu", st.Choice)
+		}
+		n.faults = append(n.faults, p.fault(c, st))
+	}
+	return p.scenario(n), nil
+}
+
+func (p *Prover) choiceNamed(name string) *choice {
+	for i := range p.menu {
+		if p.menu[i].name == name {
+			return &p.menu[i]
+		}
+	}
+	return nil
+}
+
+func (p *Prover) fault(c *choice, st Step) scenarios.Fault {
+	f := c.fault(p.ttl, p.opts.MaxFaults)
+	f.Client = st.Client
+	f.On = &scenarios.Trigger{Client: st.Client, Point: st.Point, N: st.N}
+	return f
+}
+
+// run runs n's schedule and fills in its verdict and, unless last (nothing
+// will extend it), its points and key.
+func (p *Prover) run(n *node, last bool) error {
+	s := p.scenario(n)
+	prep, err := s.PrepareWith(p.algo)
+	if err != nil {
+		return err
+	}
+	var pts []point
+	if !last {
+		prep.Config.OnPoint = p.recorder(&pts)
+	}
+	res, v, err := prep.Judge(model.Options{})
+	if err != nil {
+		return err
+	}
+	n.verdict = v.Verdict
+	if last {
+		return nil
+	}
+	n.points = pts
+	h := sha256.New()
+	h.Write([]byte(res.History.Digest()))
+	for _, pt := range pts {
+		h.Write([]byte{byte(pt.proc), byte(pt.at), byte(pt.n), byte(pt.n >> 8), byte(pt.n >> 16)})
+	}
+	h.Sum(n.key[:0])
+	return nil
+}
+
+// recorder is an OnPoint hook that appends each choice point to pts,
+// numbering each client's points of a kind from 1 as triggers count them.
+func (p *Prover) recorder(pts *[]point) func(sim.Point, int) {
+	counts := make([][3]int, len(p.names))
+	return func(at sim.Point, proc int) {
+		var k int
+		switch at {
+		case sim.PointSend:
+			k = 0
+		case sim.PointReply:
+			k = 1
+		case sim.PointAcquired:
+			k = 2
+		default:
+			return
+		}
+		counts[proc][k]++
+		*pts = append(*pts, point{proc: proc, at: at, n: counts[proc][k]})
+	}
+}
+
+// children are n's extensions by one fault, in canonical order.
+func (p *Prover) children(n *node) []*node {
+	var out []*node
+	for i := n.start; i < len(n.points); i++ {
+		pt := n.points[i]
+		st := Step{Client: p.names[pt.proc], Point: pt.at.String(), N: pt.n}
+		for j := range p.menu {
+			c := &p.menu[j]
+			isDelay := c.class == ""
+			if isDelay && len(n.steps)-n.faultN >= p.opts.MaxDelays || !isDelay && n.faultN >= p.opts.MaxFaults {
+				continue
+			}
+			faultN := n.faultN
+			if !isDelay {
+				faultN++
+			}
+			st.Choice = c.name
+			out = append(out, &node{
+				faultN: faultN,
+				steps:  append(append([]Step(nil), n.steps...), st),
+				faults: append(append([]scenarios.Fault(nil), n.faults...), p.fault(c, st)),
+				path:   append(append([]int(nil), n.path...), len(out)),
+				start:  i + 1,
+			})
+		}
+	}
+	return out
+}
+
+// seen is what pruning remembers of an extended run: where its extensions
+// began and how many faults and delays they could still add.
+type seen struct{ start, faults, delays int }
+
+// Run enumerates the space by iterative deepening: pass t runs every
+// schedule with exactly t choices, depth first in canonical order,
+// re-running the shorter schedules it extends to learn their choice points
+// (their own verdicts were judged in an earlier pass). Memory stays one
+// batch of schedules per level; the cost is re-running the shorter
+// schedules once per later pass.
+func (p *Prover) Run(ctx context.Context) (*Result, error) {
+	o := p.opts
+	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
+	began := time.Now()
+	w := &walker{p: p, ctx: ctx, workers: o.Workers}
+	if w.workers <= 0 {
+		w.workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Progress != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					o.Progress(Progress{Explored: w.explored.Load(), Pruned: w.pruned.Load(), Depth: int(w.depth.Load()), Elapsed: time.Since(began)})
+				}
+			}
+		}()
+	}
+	finish := func() *Result {
+		r.Explored, r.Pruned, r.Incomplete, r.Elapsed = w.explored.Load(), w.pruned.Load(), w.incomplete.Load(), time.Since(began)
+		return r
+	}
+	for t := 0; t <= o.MaxFaults+o.MaxDelays; t++ {
+		w.depth.Store(int32(t))
+		w.target = t
+		w.memo = map[[32]byte]seen{} // the same decisions in every pass
+		root := &node{}
+		if err := w.batch([]*node{root}, t == 0); err != nil {
+			return nil, err
+		}
+		var found *node
+		var err error
+		if t == 0 {
+			found = w.judge(root)
+		} else if root.verdict != model.VerdictIncomplete {
+			found, err = w.walk(root, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			r.Interrupted = true
+			return finish(), nil
+		}
+		r.Depth = t
+		if found != nil {
+			r.Found = &Found{Verdict: found.verdict, Schedule: found.steps, Path: found.path, Scenario: p.scenario(found)}
+			return finish(), nil
+		}
+	}
+	return finish(), nil
+}
+
+// walker is one enumeration's state.
+type walker struct {
+	p                            *Prover
+	ctx                          context.Context
+	workers                      int
+	target                       int // the pass: schedules with this many choices are judged
+	memo                         map[[32]byte]seen
+	explored, pruned, incomplete atomic.Int64
+	depth                        atomic.Int32
+}
+
+// judge counts a schedule of the pass and returns it if it fails.
+func (w *walker) judge(n *node) *node {
+	w.explored.Add(1)
+	switch {
+	case n.verdict == model.VerdictIncomplete:
+		w.incomplete.Add(1)
+	case violation(n.verdict):
+		return n
+	}
+	return nil
+}
+
+// walk extends n (run, at depth d < target) by one choice and goes on to
+// the pass's depth, in canonical order; it returns the first schedule of
+// the pass that fails.
+func (w *walker) walk(n *node, d int) (*node, error) {
+	p := w.p
+	kids := p.children(n)
+	if d == 0 && p.opts.Shard.Count > 1 {
+		var mine []*node
+		for i, c := range kids {
+			if i%p.opts.Shard.Count == p.opts.Shard.Index {
+				mine = append(mine, c)
+			}
+		}
+		kids = mine
+	}
+	n.points = nil // the children hold what they need
+	const chunk = 256
+	judged := d+1 == w.target
+	for lo := 0; lo < len(kids); lo += chunk {
+		batch := kids[lo:min(lo+chunk, len(kids))]
+		if err := w.batch(batch, judged); err != nil {
+			return nil, err
+		}
+		if w.ctx.Err() != nil {
+			return nil, nil
+		}
+		for _, k := range batch {
+			if judged {
+				if f := w.judge(k); f != nil {
+					return f, nil
+				}
+				continue
+			}
+			if k.verdict == model.VerdictIncomplete || violation(k.verdict) {
+				continue // judged in an earlier pass; not extended
+			}
+			left := seen{k.start, p.opts.MaxFaults - k.faultN, p.opts.MaxDelays - (len(k.steps) - k.faultN)}
+			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
+				if d+2 == w.target {
+					w.pruned.Add(int64(len(p.children(k))))
+				}
+				k.points = nil
+				continue
+			}
+			w.memo[k.key] = left
+			f, err := w.walk(k, d+1)
+			if f != nil || err != nil || w.ctx.Err() != nil {
+				return f, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// batch runs the schedules, workers at a time; last: nothing will extend
+// them in this pass, so no choice points or key are recorded.
+func (w *walker) batch(nodes []*node, last bool) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range min(w.workers, len(nodes)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(nodes) || w.ctx.Err() != nil {
+					return
+				}
+				if err := w.p.run(nodes[i], last); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// violation says whether a verdict breaks the lock.
+func violation(v string) bool {
+	return v != model.VerdictSafe && v != model.VerdictIncomplete && v != ""
+}
+
+// shrinkBudget bounds Shrink by runs, as explore's --shrink-tries does:
+// the result is the same on any machine.
+const shrinkBudget = 20_000
+
+// Shrink shrinks the found schedule's scenario (gen.Shrink, explore's
+// shrinker: drop faults and clients, shorten and simplify, while the same
+// verdict holds, within shrinkBudget runs) and replays the result with
+// every checker, porcupine too. The scenario it returns
+// expects that verdict, so `simrun run` replays it and agrees; tries is how
+// many runs shrinking took.
+func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *scenarios.Outcome, tries int, err error) {
+	fails := func(c *scenarios.Scenario) bool {
+		prep, err := c.PrepareWith(p.algo)
+		if err != nil {
+			return false
+		}
+		_, v, err := prep.Judge(model.Options{})
+		return err == nil && v.Verdict == f.Verdict
+	}
+	s, tries, _ = gen.Shrink(f.Scenario, fails, shrinkBudget)
+	s.Expect = f.Verdict
+	prep, err := s.PrepareWith(p.algo)
+	if err != nil {
+		return nil, nil, tries, err
+	}
+	o, err = s.ExecutePrepared(prep, model.Options{})
+	if err != nil {
+		return nil, nil, tries, err
+	}
+	if o.Verdict.Verdict != f.Verdict {
+		return nil, nil, tries, fmt.Errorf("shrunk counterexample replays %s, not %s", o.Verdict.Verdict, f.Verdict)
+	}
+	return s, o, tries, nil
+}

@@ -1,0 +1,168 @@
+package prove
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+)
+
+func run(t *testing.T, o Options) *Result {
+	t.Helper()
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestCountTinySpace checks that the enumeration is complete on spaces
+// small enough to count by hand. One client, one round of set-nx-px-token
+// and no contention: the fault-free run has P = 5 choice points (send SET,
+// SET's reply, acquired, send EVAL (the release), EVAL's reply).
+//
+//   - crash, K=1: the fault-free run + one crash at each point = 1 + 5 = 6.
+//   - crash, K=2: a crashed client has no later points, so no schedule has
+//     two faults: 6 again.
+//   - pause, K=2: a pause of TTL/2 changes no point (nobody else runs), so
+//     after a pause at point i (0-based) there are 5-1-i points left for
+//     the second: 1 + 5 + (4+3+2+1+0) = 16.
+//   - pause and crash, K=1: 1 + 5·2 = 11.
+//   - delays only (3 of them), D=1: 1 + 5·3 = 16.
+func TestCountTinySpace(t *testing.T) {
+	for _, c := range []struct {
+		classes []string
+		k, d    int
+		want    int64
+	}{
+		{[]string{ClassCrash}, 1, 0, 6},
+		{[]string{ClassCrash}, 2, 0, 6},
+		{[]string{ClassPause}, 2, 0, 16},
+		{[]string{ClassPause, ClassCrash}, 1, 0, 11},
+		{[]string{ClassPause}, 0, 1, 16},
+	} {
+		r := run(t, Options{Algorithm: "set-nx-px-token", Clients: 1, Rounds: 1, Classes: c.classes, MaxFaults: c.k, MaxDelays: c.d})
+		if r.Explored+r.Pruned != c.want || r.Found != nil || !r.Proved() {
+			t.Errorf("%v K=%d D=%d: explored %d + pruned %d, want %d in all, proved (found %+v)", c.classes, c.k, c.d, r.Explored, r.Pruned, c.want, r.Found)
+		}
+	}
+}
+
+// TestProvesReference: the reference lock inside its assumptions (pauses
+// shorter than the TTL, crashes) survives every schedule of 2 clients × 2
+// rounds with one fault and one reordering.
+func TestProvesReference(t *testing.T) {
+	d := 1
+	if testing.Short() {
+		d = 0
+	}
+	r := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1, MaxDelays: d})
+	if !r.Proved() || r.Explored < 40 {
+		t.Fatalf("not proved: found %+v, explored %d, incomplete %d", r.Found, r.Explored, r.Incomplete)
+	}
+}
+
+// TestFindsOverlap: with a pause longer than the TTL on the menu, the
+// reference lock lets two holders in, and the shrunk counterexample,
+// written and read back as a file, replays to the same verdict and digest.
+func TestFindsOverlap(t *testing.T) {
+	p, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassLongPause, ClassCrash}, MaxFaults: 1, MaxDelays: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil || r.Found.Verdict != model.VerdictUnsafe || r.Proved() {
+		t.Fatalf("no overlap found: %+v", r)
+	}
+	if len(r.Found.Schedule) != 1 || r.Found.Schedule[0].Choice != "pause 3·TTL/2" {
+		t.Fatalf("first counterexample %v, want one long pause", r.Found.Schedule)
+	}
+	s, o, _, err := p.Shrink(r.Found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := scenarios.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := scenarios.Parse("counterexample.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.Execute("", model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Verdict.Verdict != model.VerdictUnsafe || again.Digest != o.Digest || back.Expect != model.VerdictUnsafe {
+		t.Fatalf("replay: %s %s, shrink's run %s %s", again.Verdict.Verdict, again.Digest, o.Verdict.Verdict, o.Digest)
+	}
+	// The unshrunk schedule replays too.
+	raw, err := r.Found.Scenario.Execute("", model.Options{})
+	if err != nil || raw.Verdict.Verdict != model.VerdictUnsafe {
+		t.Fatalf("unshrunk schedule replays %v, %v", raw, err)
+	}
+}
+
+// TestFindsDelRace: setnx-del-recover with 3 clients, one crash and one
+// reordering: the holder crashes, two waiters both see its timestamp
+// expired, and one DELs the other's fresh lock.
+func TestFindsDelRace(t *testing.T) {
+	var paths [][]int
+	for _, w := range []int{1, 2} {
+		r := run(t, Options{Algorithm: "setnx-del-recover", Clients: 3, Rounds: 1, Classes: []string{ClassCrash}, MaxFaults: 1, MaxDelays: 1, Workers: w})
+		if r.Found == nil || r.Found.Verdict != model.VerdictUnsafe {
+			t.Fatalf("workers %d: DEL race not found: %+v", w, r)
+		}
+		if !slices.ContainsFunc(r.Found.Schedule, func(s Step) bool { return s.Choice == "crash" }) {
+			t.Fatalf("schedule %v has no crash", r.Found.Schedule)
+		}
+		paths = append(paths, r.Found.Path)
+	}
+	if !slices.Equal(paths[0], paths[1]) {
+		t.Fatalf("first counterexample depends on workers: %v", paths)
+	}
+}
+
+// TestShardsSplitTheSpace: the shards run the fault-free schedule each and
+// the rest once between them.
+func TestShardsSplitTheSpace(t *testing.T) {
+	o := Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1}
+	whole := run(t, o).Explored
+	var sum int64
+	for i := range 3 {
+		o.Shard = Shard{i, 3}
+		sum += run(t, o).Explored
+	}
+	if sum != whole+2 {
+		t.Fatalf("shards explored %d, the whole space %d (+2 fault-free runs)", sum, whole)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{
+		{Algorithm: "nope"},
+		{Algorithm: "set-nx-px-token", Clients: 65},
+		{Algorithm: "set-nx-px-token", MaxFaults: -1},
+		{Algorithm: "set-nx-px-token", Shard: Shard{3, 2}},
+		{},
+	} {
+		if _, err := New(o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	if _, err := ParseClasses("pause,bogus"); err == nil {
+		t.Error("ParseClasses took bogus")
+	}
+	if c, err := ParseClasses("crash,pause"); err != nil || !slices.Equal(c, []string{ClassPause, ClassCrash}) {
+		t.Errorf("ParseClasses(crash,pause) = %v, %v", c, err)
+	}
+}
