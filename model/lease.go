@@ -20,7 +20,9 @@ import (
 //     was lost or timed out, it crashed or stopped before Acquire returned
 //     (the last write of that Acquire on each node), or a later command of
 //     the same failed try on that node got no reply (its clean-up may not
-//     have run); each for one lifetime from the write;
+//     have run; one that ran and left the key as it was is no clean-up);
+//     each for one lifetime from the write, or until its version is seen
+//     gone (deleted, overwritten, lost in a restart), whichever is first;
 //   - an extend that renewed the lease, for one lifetime from its return,
 //     or that may have (no answer, or an error), from its call
 //     (renewal.go).
@@ -74,6 +76,10 @@ type keyWrite struct {
 	call            int // index in calls of the writer's call when it ran; -1
 	result          uint8
 	next            int // event index of the same call's next write on the node; -1
+	// gone is when a later command (or a restart) on the node first saw
+	// the key absent or with another value: the version this write left
+	// keeps nobody out from then on. forever while it was never seen gone.
+	gone sim.Time
 }
 
 // callIndex is the history's Lock and Release calls, and the key's writes,
@@ -81,10 +87,13 @@ type keyWrite struct {
 type callIndex struct {
 	calls  []call
 	writes []keyWrite
+	// idle holds the request ids of commands that ran and left the key as
+	// it was: whatever became of their replies, they cleaned nothing up.
+	idle map[uint64]bool
 }
 
 func indexCalls(t *trace) *callIndex {
-	ci := &callIndex{calls: make([]call, 0, len(t.lockOps))}
+	ci := &callIndex{calls: make([]call, 0, len(t.lockOps)), idle: map[uint64]bool{}}
 	procs := len(t.wants)
 	cur := make([]int, procs)     // per process: its open call, or -1
 	pending := make([]int, procs) // per process: its write awaiting a result, or -1
@@ -97,6 +106,17 @@ func indexCalls(t *trace) *callIndex {
 		cur[p], pending[p] = -1, -1
 	}
 	last := make([]sim.KeyState, t.nodes) // the key on each node after its last command
+	version := make([]int, t.nodes)       // the write that left the node's current version, or -1
+	for n := range version {
+		version[n] = -1
+	}
+	// seen notes that node n's key is now k: the current version's write is
+	// gone if k is not its version.
+	seen := func(n int, k sim.KeyState, at sim.Time) {
+		if v := version[n]; v >= 0 && (!k.Exists || k.Value != last[n].Value) {
+			ci.writes[v].gone, version[n] = at, -1
+		}
+	}
 	closeCall := func(p, i int, how callEnd) {
 		if c := cur[p]; c >= 0 {
 			ci.calls[c].to, ci.calls[c].end = i, how
@@ -113,12 +133,17 @@ func indexCalls(t *trace) *callIndex {
 				continue
 			}
 			prev := last[e.Node]
+			seen(e.Node, e.Key, e.At)
 			last[e.Node] = e.Key
+			if prev.Exists == e.Key.Exists && prev.Value == e.Key.Value {
+				ci.idle[e.Req] = true
+			}
 			if !e.Key.Exists || prev.Exists && prev.Value == e.Key.Value {
 				continue
 			}
-			w := keyWrite{idx: i, proc: p, node: e.Node, req: e.Req, call: -1, next: -1}
+			w := keyWrite{idx: i, proc: p, node: e.Node, req: e.Req, call: -1, next: -1, gone: forever}
 			k := len(ci.writes)
+			version[e.Node] = k
 			if inRange {
 				if r := lastResult[p]; r.req == e.Req && r.how != resultNone {
 					w.result = r.how
@@ -178,6 +203,7 @@ func indexCalls(t *trace) *callIndex {
 				// The node lost the key (the event's Key is zero): the next
 				// write there is a new version even if it writes the old
 				// value. A node that persisted the key keeps it (Key).
+				seen(e.Node, e.Key, e.At)
 				last[e.Node] = e.Key
 			}
 		case sim.KindProcEnd:
@@ -194,7 +220,8 @@ func indexCalls(t *trace) *callIndex {
 func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 	w := ci.writes[k]
 	at := t.h.Events[w.idx].At
-	whole := span{at, at + life}
+	// Whatever excuses it, a version keeps nobody out once it is gone.
+	whole := span{at, min(at+life, max(w.gone, at))}
 	if w.proc < 0 {
 		return whole // no process of the run wrote it: not the algorithm's doing
 	}
@@ -221,15 +248,18 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 	}
 	// A failed try forgives nothing, unless its own clean-up on this node
 	// got no reply: a command of the same call there, after the write and
-	// before the call's next write there, within the write's lifetime. (The
-	// checker cannot tell tries apart inside one call; this may forgive a
-	// little more than the clean-up, never less.)
+	// before the call's next write there, within the write's lifetime, that
+	// did not run, or ran and changed the key (a command that ran and left
+	// the key as it was, a WAIT or a GET, cleaned nothing up, whatever its
+	// reply). (The checker cannot tell tries apart inside one call; this
+	// may forgive a little more than the clean-up, never less.)
 	next := w.next
 	if next < 0 {
 		next = len(t.h.Events)
 	}
 	for _, l := range c.lost {
-		if l.node == w.node && l.idx > w.idx && l.idx < next && t.h.Events[l.idx].At < whole.to {
+		e := &t.h.Events[l.idx]
+		if l.node == w.node && l.idx > w.idx && l.idx < next && e.At < whole.to && !ci.idle[e.Req] {
 			return whole
 		}
 	}
