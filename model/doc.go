@@ -19,9 +19,9 @@
 // crashed or stopped or a failed extend ended it; a release lost on the
 // network, for one lifetime; a write of the lock key whose writer cannot
 // know the outcome (its reply was lost or timed out, it died before Acquire
-// returned, or the clean-up of its failed try got no reply: a command that
-// ran and left the key as it was is no clean-up), for one lifetime from the
-// write or until its version is seen gone, whichever is first; and a successful extend, for one lifetime from
+// returned, or the clean-up of its failed try got no reply), for one
+// lifetime from the write or until its version is seen gone, whichever is
+// first; and a successful extend, for one lifetime from
 // its return (an unanswered one from its call). A write by a process that
 // got its reply and whose try then failed, or that a release made, forgives
 // nothing: a lock whose failing waiters write the key is stuck when its

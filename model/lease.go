@@ -20,9 +20,9 @@ import (
 //     was lost or timed out, it crashed or stopped before Acquire returned
 //     (the last write of that Acquire on each node), or a later command of
 //     the same failed try on that node got no reply (its clean-up may not
-//     have run; one that ran and left the key as it was is no clean-up);
-//     each for one lifetime from the write, or until its version is seen
-//     gone (deleted, overwritten, lost in a restart), whichever is first;
+//     have run); each for one lifetime from the write, or until its version
+//     is seen gone (deleted, overwritten, lost in a restart), whichever is
+//     first;
 //   - an extend that renewed the lease, for one lifetime from its return,
 //     or that may have (no answer, or an error), from its call
 //     (renewal.go).
@@ -87,13 +87,10 @@ type keyWrite struct {
 type callIndex struct {
 	calls  []call
 	writes []keyWrite
-	// idle holds the request ids of commands that ran and left the key as
-	// it was: whatever became of their replies, they cleaned nothing up.
-	idle map[uint64]bool
 }
 
 func indexCalls(t *trace) *callIndex {
-	ci := &callIndex{calls: make([]call, 0, len(t.lockOps)), idle: map[uint64]bool{}}
+	ci := &callIndex{calls: make([]call, 0, len(t.lockOps))}
 	procs := len(t.wants)
 	cur := make([]int, procs)     // per process: its open call, or -1
 	pending := make([]int, procs) // per process: its write awaiting a result, or -1
@@ -135,9 +132,6 @@ func indexCalls(t *trace) *callIndex {
 			prev := last[e.Node]
 			seen(e.Node, e.Key, e.At)
 			last[e.Node] = e.Key
-			if prev.Exists == e.Key.Exists && prev.Value == e.Key.Value {
-				ci.idle[e.Req] = true
-			}
 			if !e.Key.Exists || prev.Exists && prev.Value == e.Key.Value {
 				continue
 			}
@@ -248,18 +242,16 @@ func (ci *callIndex) writeLease(t *trace, k int, life sim.Time) span {
 	}
 	// A failed try forgives nothing, unless its own clean-up on this node
 	// got no reply: a command of the same call there, after the write and
-	// before the call's next write there, within the write's lifetime, that
-	// did not run, or ran and changed the key (a command that ran and left
-	// the key as it was, a WAIT or a GET, cleaned nothing up, whatever its
-	// reply). (The checker cannot tell tries apart inside one call; this
-	// may forgive a little more than the clean-up, never less.)
+	// before the call's next write there, within the write's lifetime. (The
+	// checker cannot tell tries apart inside one call, nor a clean-up from
+	// another command; this may forgive more than the clean-up, never less:
+	// a try that failed on a lost reply is forgiven too.)
 	next := w.next
 	if next < 0 {
 		next = len(t.h.Events)
 	}
 	for _, l := range c.lost {
-		e := &t.h.Events[l.idx]
-		if l.node == w.node && l.idx > w.idx && l.idx < next && e.At < whole.to && !ci.idle[e.Req] {
+		if l.node == w.node && l.idx > w.idx && l.idx < next && t.h.Events[l.idx].At < whole.to {
 			return whole
 		}
 	}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -265,41 +264,6 @@ func TestStuckForgivesLeasesNobodyKnows(t *testing.T) {
 func (b *hist) req(p int, req uint64, at, res sim.Time, k sim.KeyState, err string, args ...string) *hist {
 	b.add(sim.Event{At: at, Kind: sim.KindCommand, Proc: p, Node: 0, Req: req, Args: args, Sent: at, Key: k})
 	return b.add(sim.Event{At: res, Kind: sim.KindCommandResult, Proc: p, Node: 0, Req: req, Args: args, Sent: at, Err: err})
-}
-
-// A failed try's write is forgiven when a later command of the try got no
-// reply (its clean-up may not have run), but not when that command ran and
-// left the key as it was: a WAIT whose reply came too late cleaned nothing
-// up. set-nx-px-wait's livelock: SET → OK, WAIT → too slow, EVAL deletes,
-// again and again, and nobody ever holds the lock. Before, each lost WAIT
-// excused a whole TTL and the livelock was never stuck.
-func TestStuckLostCommandThatCleanedNothing(t *testing.T) {
-	livelock := func(waitRan bool) sim.History {
-		b := newHist("c1").invoke(0, ms(0))
-		req := uint64(0)
-		for at := ms(0); at < ms(3500); at += ms(200) {
-			tok := fmt.Sprintf("tok-%d", at/ms(1))
-			req++
-			b.req(0, req, at, at+ms(1), keyVal(tok, time.Second), "", "SET", "lock", tok, "NX", "PX", "1000")
-			req++
-			if waitRan {
-				b.req(0, req, at+ms(2), at+ms(10), keyVal(tok, time.Second), "timeout", "WAIT", "1", "50")
-			} else { // the request was lost: it never ran
-				b.add(sim.Event{At: at + ms(10), Kind: sim.KindCommandResult, Proc: 0, Node: 0, Req: req, Args: []string{"WAIT", "1", "50"}, Err: "timeout"})
-			}
-			req++
-			b.req(0, req, at+ms(11), at+ms(12), noKey, "", "EVAL", "release", "1", "lock", tok)
-		}
-		return b.tick(ms(3600)).build()
-	}
-	if v := Check(livelock(true), Options{TTL: time.Second}); v.Verdict != VerdictStuck {
-		t.Errorf("WAIT ran and kept nothing: want stuck, got %s %+v", v.Verdict, v.Violations)
-	}
-	// A WAIT that never ran might have been the clean-up, for all the
-	// checker knows: each write is forgiven, until the EVAL deletes it.
-	if v := Check(livelock(false), Options{TTL: time.Second}); v.Verdict != VerdictSafe {
-		t.Errorf("WAIT never ran: want safe (forgiven), got %s %+v", v.Verdict, v.Violations)
-	}
 }
 
 // Whatever excuses a write, its version keeps nobody out once it is gone:
