@@ -22,7 +22,11 @@ const (
 	// power loss): a crash of the redis-server process alone would keep the
 	// written but unsynced tail in the OS page cache, as always does. A
 	// node clock that jumps backwards fsyncs again only once it passes the
-	// highest whole second it had reached.
+	// highest whole second it had reached. This is everysec's best case: a
+	// real server fsyncs about a second after its last fsync, in a thread a
+	// slow disk delays, and postpones writes behind a running fsync for up
+	// to 2 s, so it can lose up to about 2 s. A loss here is possible on a
+	// real server; a keep is not guaranteed there.
 	PersistEverysec
 	// PersistAlways: appendfsync always. Every command is on disk before
 	// its reply is sent: a restart keeps everything.
