@@ -118,12 +118,13 @@ func (a *aof) logged(conn int, now time.Time, args []string) {
 
 // Restart is a restart of the server at node time now: what the node's
 // persistence keeps stays, the rest is lost, and every connection and the
-// script cache are gone. Without persistence it is Flush.
-func (n *Node) Restart(now time.Time) {
+// script cache are gone. Without persistence it is Flush. It returns how
+// many logged commands it replayed (the engine bounds their sum).
+func (n *Node) Restart(now time.Time) (replayed int) {
 	a := n.aof
 	if a.mode == PersistNone {
 		n.Flush()
-		return
+		return 0
 	}
 	keep := len(a.log)
 	if a.mode == PersistEverysec {
@@ -131,6 +132,7 @@ func (n *Node) Restart(now time.Time) {
 		keep = a.synced
 	}
 	if keep < len(a.log) { // commands were lost: rebuild without them
+		replayed = keep
 		budget := n.ScriptBudget
 		n.Reset(n.seed) // mode none: the replay below logs nothing
 		n.ScriptBudget = budget
@@ -148,6 +150,7 @@ func (n *Node) Restart(now time.Time) {
 		a.synced = len(a.log)
 	}
 	n.aof = a
+	return replayed
 }
 
 // restarted drops what a restart at node time now loses whatever the
