@@ -146,7 +146,9 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 	}
 	n.restarted(now)
 	if a.mode == PersistEverysec {
-		a.log = append(a.log[:keep:keep], aofEntry{at: now.UnixNano()})
+		// In place: the lost tail is not needed again, and a full slice
+		// expression here would copy the whole log at every restart.
+		a.log = append(a.log[:keep], aofEntry{at: now.UnixNano()})
 		a.synced = len(a.log)
 	}
 	n.aof = a
