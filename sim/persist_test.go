@@ -126,12 +126,12 @@ func TestPooledNodesAreFreshWithPersistence(t *testing.T) {
 func TestPersistenceValidated(t *testing.T) {
 	cfg := standardConfig(1)
 	cfg.Nodes[0].Persistence = 9
-	if _, err := Run(cfg); err == nil {
-		t.Error("persistence 9 accepted")
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "nodes[0]: persistence 9 is not a mode") {
+		t.Errorf("persistence 9: %v", err)
 	}
 	cfg.Nodes[0] = NodeSpec{RestartDelay: -time.Second}
-	if _, err := Run(cfg); err == nil {
-		t.Error("a negative restart delay accepted")
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "nodes[0]: restart delay -1s is negative") {
+		t.Errorf("a negative restart delay: %v", err)
 	}
 }
 
