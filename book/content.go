@@ -48,6 +48,11 @@ var Chapters = []Chapter{
 		"renewals, and a watchdog keeps a stalled but living holder's lock for ever.",
 		[]string{"token-extend-renewed", "token-extend-pause", "reentrant-watchdog", "watchdog-gc-pause",
 			"watchdog-stalled-holder", "token-scope-retry"}},
+	{"Replicas and failover", "Replication is asynchronous: a primary that dies before its replica has the " +
+		"lock takes the lock with it, and the promoted replica grants it again. WAIT narrows that window to " +
+		"the writes slower than its timeout; a lock that goes on when WAIT answers fewer replicas than asked " +
+		"is still lost.",
+		[]string{"failover-lost-lock", "failover-wait", "failover-wait-lagging"}},
 }
 
 // claims are what each document says its lock does, in a sentence or
@@ -76,4 +81,5 @@ var classHelp = []struct{ Class, Text string }{
 	{"jump", "client and node clocks jump forwards or backwards"},
 	{"net", "latency, lost requests and replies, client timeouts"},
 	{"restart", "Redis nodes restart and lose their data"},
+	{"failover", "every node has a replica; a primary is lost with what it had not replicated, and the replica is promoted"},
 }

@@ -53,6 +53,8 @@ var documented = []struct {
 	{"fenced-token", "pause", "unsafe", 2, 1},         // unsafe for the lock (the resource refuses)
 	{"redlock", "restart", "unsafe", 3, 2},            // a node that granted the lock restarts empty
 	{"redlock", "jump", "unsafe", 3, 2},               // a node's clock jumps forward
+	{"set-nx-px-token", "failover", "unsafe", 2, 1},   // distlock: the primary dies before its replica has the lock
+	{"set-nx-px-wait", "failover", "unsafe", 2, 1},    // WAIT gives up before the replica has it, and the lock goes on
 }
 
 // Every documented bug is found from seed 1 under its fault class, shrinks

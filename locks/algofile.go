@@ -596,7 +596,7 @@ func (v *validator) command(field string, nodes []yaml.Node) []template {
 	switch {
 	case !ok:
 		v.fail(field+"[0]", "the command name cannot be a placeholder")
-	case !supportNode().Supported(name):
+	case !supportNode().Supported(name) && !node.RunByEngine(name):
 		v.fail(field+"[0]", "%s is not a command locksim's Redis (miniredis) runs", strconv.Quote(name))
 	}
 	return args

@@ -151,6 +151,7 @@ var registry = []Algorithm{
 	redlockAlgorithm,
 	tokenExtendAlgorithm,
 	hashReentrantWatchdogAlgorithm,
+	setNXPXWaitAlgorithm,
 }
 
 // All lists every algorithm in a stable order.

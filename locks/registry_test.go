@@ -31,7 +31,7 @@ func TestLookupUnknownListsNames(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	want := []string{"setnx-del", "setnx-del-recover", "setnx-getset", "setnx-getset-checked", "setnx-expire",
 		"java-getset", "php-eval", "python-setnx", "php-set-get", "set-nx-px-token", "fenced-token", "redlock",
-		"token-extend", "hash-reentrant-watchdog"}
+		"token-extend", "hash-reentrant-watchdog", "set-nx-px-wait"}
 	if got := strings.Join(Names(), " "); got != strings.Join(want, " ") {
 		t.Fatalf("names in order:\n got %s\nwant %s", got, strings.Join(want, " "))
 	}

@@ -24,6 +24,9 @@ var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, 
 	sim.FaultNodeRestart: func(e sim.Event) (string, sim.Time, string) {
 		return "restart, " + RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
 	},
+	sim.FaultFailover: func(e sim.Event) (string, sim.Time, string) {
+		return fmt.Sprintf("failover: primary lost, replica promoted after %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
+	},
 }
 
 // faultBar is how the timeline shows fault event e.

@@ -41,9 +41,11 @@ func TestRestartLossWords(t *testing.T) {
 		e    sim.Event
 		want string
 	}{
-		{sim.Event{Fault: sim.FaultNodeRestart}, "data lost"},
-		{sim.Event{Fault: sim.FaultNodeRestart, Value: int64(sim.PersistEverysec)}, "aof-everysec reload, no key"},
-		{sim.Event{Fault: sim.FaultNodeRestart, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "aof-always reload, key kept"},
+		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultNodeRestart}, "data lost"},
+		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultNodeRestart, Value: int64(sim.PersistEverysec)}, "aof-everysec reload, no key"},
+		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultNodeRestart, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "aof-always reload, key kept"},
+		// A failover's Value is the lane it promoted, not a persistence.
+		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultFailover, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "data lost"},
 	} {
 		if got := RestartLoss(c.e); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.e, got, c.want)

@@ -164,7 +164,9 @@ func (t *trace) extract(h *sim.History) *trace {
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
 		t.end = max(t.end, e.At)
-		t.nodes = max(t.nodes, e.Node+1)
+		if e.Kind != sim.KindReplicate { // a replica's lane is not a node clients address
+			t.nodes = max(t.nodes, e.Node+1)
+		}
 		switch {
 		case e.Kind == sim.KindFault:
 			t.faults = append(t.faults, i)

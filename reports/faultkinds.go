@@ -38,6 +38,11 @@ var faultDrawings = map[sim.FaultKind]faultDrawing{
 	sim.FaultNodeRestart: {down: true, mark: func(e sim.Event) mark {
 		return mark{e.At, markNodeRestart, "restart: " + model.RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur)}
 	}},
+	// The address answers nothing until the replica is promoted; the key
+	// there is then the replica's copy (its lane shows it).
+	sim.FaultFailover: {down: true, mark: func(e sim.Event) mark {
+		return mark{e.At, markNodeRestart, fmt.Sprintf("failover: primary lost, a replica promoted after %v", e.Dur)}
+	}},
 }
 
 func jumpMark(e sim.Event) mark {

@@ -129,7 +129,8 @@ type picture struct {
 	faults   []sim.Event
 	points   []sim.Time // every instant at which something on the picture changes
 	vidx     map[versionKey]int
-	ev       eventWriter // renders commands and events
+	writer   map[uint64]int // request id -> its process: whose write a replica applies
+	ev       eventWriter    // renders commands and events
 }
 
 // versionLabels skips x and X, which draw crashes and down nodes.
@@ -138,7 +139,7 @@ const versionLabels = "ABCDEFGHIJKLMNOPQRSTUVWYZabcdefghijklmnopqrstuvwyz"
 func newPicture(o *scenarios.Outcome) *picture {
 	h := &o.Result.History
 	p := &picture{end: o.Result.End, key: h.WatchKey, ev: eventWriter{h: h, scripts: o.Prepared.Algorithm.Scripts}}
-	procs, nodes := len(h.Procs), h.Nodes
+	procs, nodes := len(h.Procs), h.Nodes+len(h.Replicas)
 	for i := range h.Events {
 		e := &h.Events[i]
 		p.end = max(p.end, e.At)
@@ -151,6 +152,7 @@ func newPicture(o *scenarios.Outcome) *picture {
 	p.versionIndex(h)
 	for n := range nodes {
 		p.nodes = append(p.nodes, p.nodeLane(h, n))
+		p.nodes[n].name = laneName(h, n)
 	}
 	for _, v := range o.Verdict.Violations {
 		p.windows = append(p.windows, window{v.Kind, v.From, v.To, v.Processes, v.Detail})
@@ -173,6 +175,39 @@ func procName(h *sim.History, i int) string {
 }
 
 func nodeName(n int) string { return fmt.Sprintf("node%d", n) }
+
+// laneName names node lane n: a node, or a replica (History.Replicas) as
+// its node and its number among that node's replicas, from 1.
+func laneName(h *sim.History, n int) string {
+	k := n - h.Nodes
+	if k < 0 || k >= len(h.Replicas) {
+		return nodeName(n)
+	}
+	num := 1
+	for j := range k {
+		if h.Replicas[j] == h.Replicas[k] {
+			num++
+		}
+	}
+	return fmt.Sprintf("node%d.r%d", h.Replicas[k], num)
+}
+
+// keyWriter says whether e leaves the watched key's state on a lane, and
+// which process wrote that state: a command's own process, or for a
+// replica's entry the process whose command wrote it on the primary.
+func (p *picture) keyWriter(e *sim.Event) (proc int, ok bool) {
+	switch e.Kind {
+	case sim.KindCommand:
+		return e.Proc, true
+	case sim.KindReplicate:
+		w, ok := p.writer[e.Req]
+		if !ok {
+			w = -1
+		}
+		return w, true
+	}
+	return 0, false
+}
 
 // procLane walks one process's events. Its holds are the checker's
 // (model.Holds): each begins and ends at the events the checker names.
@@ -302,9 +337,14 @@ func newVersion(prev sim.KeyState, had bool, now sim.KeyState) bool {
 // they first appear.
 func (p *picture) versionIndex(h *sim.History) {
 	p.vidx = map[versionKey]int{} // looked up only: the order comes from the events
+	p.writer = map[uint64]int{}
 	last := map[int]sim.KeyState{}
 	for _, e := range h.Events {
-		if e.Kind != sim.KindCommand {
+		if e.Kind == sim.KindCommand {
+			p.writer[e.Req] = e.Proc
+		}
+		writer, ok := p.keyWriter(&e)
+		if !ok {
 			continue
 		}
 		prev, had := last[e.Node]
@@ -312,7 +352,7 @@ func (p *picture) versionIndex(h *sim.History) {
 		if !newVersion(prev, had, e.Key) {
 			continue
 		}
-		k := versionKey{e.Key.Value, e.Proc}
+		k := versionKey{e.Key.Value, writer}
 		v, ok := p.vidx[k]
 		if !ok {
 			v = len(p.versions)
@@ -326,9 +366,9 @@ func (p *picture) versionIndex(h *sim.History) {
 				cmd = strings.ToUpper(e.Args[0])
 			}
 			p.versions = append(p.versions, keyVersion{label: label, value: e.Key.Value, ttl: e.Key.TTL,
-				by: procName(h, e.Proc), cmd: cmd, at: e.At})
+				by: procName(h, writer), cmd: cmd, at: e.At})
 		}
-		if !slices.Contains(p.versions[v].nodes, e.Node) {
+		if e.Kind == sim.KindCommand && !slices.Contains(p.versions[v].nodes, e.Node) {
 			p.versions[v].nodes = append(p.versions[v].nodes, e.Node)
 		}
 	}
@@ -354,13 +394,21 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			closeAt(expires)
 		}
 	}
+	promoted := false
 	for _, e := range h.Events {
-		if e.Node != n {
+		if promoted {
+			break
+		}
+		if e.Node != n && !(e.Kind == sim.KindFault && e.Fault == sim.FaultFailover) {
+			continue
+		}
+		if e.Node != n && e.Value != int64(n) {
 			continue
 		}
 		expireBefore(e.At)
+		writer, keyed := p.keyWriter(&e)
 		switch {
-		case e.Kind == sim.KindCommand:
+		case keyed:
 			isNew := newVersion(prev, had, e.Key)
 			prev, had = e.Key, true
 			if !e.Key.Exists {
@@ -369,7 +417,7 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			}
 			if isNew {
 				closeAt(e.At)
-				v = p.vidx[versionKey{e.Key.Value, e.Proc}]
+				v = p.vidx[versionKey{e.Key.Value, writer}]
 			}
 			if !present {
 				// New, or the same version seen again after its TTL seemed
@@ -380,6 +428,11 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			if e.Key.TTL > 0 {
 				expires = e.At + sim.Time(e.Key.TTL)
 			}
+		case e.Kind == sim.KindFault && e.Fault == sim.FaultFailover && e.Value == int64(n) && n > 0:
+			// This replica is the node's primary from now on: its copy of
+			// the key shows on the node's lane.
+			closeAt(e.At)
+			promoted = true
 		case e.Kind == sim.KindFault:
 			d := faultDrawings[e.Fault]
 			if d.down {
@@ -387,6 +440,22 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 				back := min(e.At+sim.Time(e.Dur), p.end)
 				l.spans = append(l.spans, keySpan{from: e.At, to: back, v: -1, down: true})
 				keptAfterRestart(e, &prev, had, &present, &from, &expires, back)
+			}
+			if e.Fault == sim.FaultFailover && e.Value > 0 {
+				// The promoted replica's copy is the node's key once the
+				// node answers again.
+				if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && k.Key.Exists {
+					w, _ := p.keyWriter(&k)
+					v = p.vidx[versionKey{k.Key.Value, w}]
+					present, from = true, e.At+sim.Time(e.Dur)
+					prev, had = k.Key, true
+					expires = -1
+					if k.Key.TTL > 0 {
+						expires = k.At + sim.Time(k.Key.TTL)
+					}
+				} else {
+					prev, had = sim.KeyState{}, true
+				}
 			}
 			if d.shifts && present && expires >= 0 {
 				// Node time running ahead makes the TTL run out sooner in true time.
@@ -449,4 +518,19 @@ func (p *picture) inOverlap(name string, from, to sim.Time) bool {
 		}
 	}
 	return false
+}
+
+// lastReplicated is the last entry replica lane applied before at.
+func (p *picture) lastReplicated(h *sim.History, lane int, at sim.Time) (sim.Event, bool) {
+	var last sim.Event
+	found := false
+	for _, e := range h.Events {
+		if e.At > at {
+			break
+		}
+		if e.Kind == sim.KindReplicate && e.Node == lane {
+			last, found = e, true
+		}
+	}
+	return last, found
 }

@@ -30,13 +30,14 @@ type MatrixTable struct {
 
 // faultClassHelp says what each fault class brings, for the legend.
 var faultClassHelp = map[string]string{
-	scenarios.ClassNone:    "no faults, contention only",
-	scenarios.ClassCrash:   "clients crash, some come back as fresh processes",
-	scenarios.ClassPause:   "clients stop for up to several lock lifetimes (a GC pause, a VM migration)",
-	scenarios.ClassSkew:    "client and node clocks start apart and drift",
-	scenarios.ClassJump:    "client and node clocks jump forwards or backwards",
-	scenarios.ClassNet:     "latency, lost requests and replies, client timeouts",
-	scenarios.ClassRestart: "Redis nodes restart and lose their data",
+	scenarios.ClassNone:     "no faults, contention only",
+	scenarios.ClassCrash:    "clients crash, some come back as fresh processes",
+	scenarios.ClassPause:    "clients stop for up to several lock lifetimes (a GC pause, a VM migration)",
+	scenarios.ClassSkew:     "client and node clocks start apart and drift",
+	scenarios.ClassJump:     "client and node clocks jump forwards or backwards",
+	scenarios.ClassNet:      "latency, lost requests and replies, client timeouts",
+	scenarios.ClassRestart:  "Redis nodes restart and lose their data",
+	scenarios.ClassFailover: "every node has a replica; a primary is lost with what it had not replicated, and the replica is promoted",
 }
 
 // WriteMatrix writes a matrix as Markdown: a short header with the command

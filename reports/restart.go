@@ -36,11 +36,16 @@ func reloaded(e sim.Event) string {
 
 // restartLegend explains the restart glyphs: a run whose restarts all lost
 // their data says so as it always did.
-func restartLegend(faults []sim.Event) string {
+func restartLegend(faults []sim.Event, failover bool) string {
+	x := "X restart (data lost)"
 	for _, e := range faults {
 		if reloaded(e) != "" {
-			return "X restart (data lost, or reloaded as persisted)  x down"
+			x = "X restart (data lost, or reloaded as persisted)"
+			break
 		}
 	}
-	return "X restart (data lost)  x down"
+	if failover {
+		x += " or failover"
+	}
+	return x + "  x down"
 }

@@ -223,6 +223,12 @@ func (w *eventWriter) event(e sim.Event) string {
 	switch e.Kind {
 	case sim.KindCommand:
 		return fmt.Sprintf("%-12s %-4s node%d  %s → %s", at, who, e.Node, w.args(e.Args), shortTokens(e.Reply.String()))
+	case sim.KindReplicate:
+		key := "absent"
+		if e.Key.Exists {
+			key = shortTokens(e.Key.Value)
+		}
+		return fmt.Sprintf("%-12s %-4s %s  applies %s (key: %s)", at, "", laneName(h, e.Node), w.args(e.Args), key)
 	case sim.KindCommandResult:
 		if e.Err != "" {
 			return fmt.Sprintf("%-12s %-4s %s", at, who, e.Err)
@@ -249,6 +255,9 @@ func (w *eventWriter) event(e sim.Event) string {
 		target := who
 		if e.Node >= 0 {
 			target = fmt.Sprintf("node%d", e.Node)
+		}
+		if e.Fault == sim.FaultFailover && e.Value > 0 {
+			return fmt.Sprintf("%-12s %-4s %s %s (%s promoted)", at, target, e.Fault, e.Dur, laneName(h, int(e.Value)))
 		}
 		if e.Dur != 0 {
 			return fmt.Sprintf("%-12s %-4s %s %s%s", at, target, e.Fault, e.Dur, reloaded(e))

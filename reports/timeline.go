@@ -379,7 +379,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 	}
 	parts = []string{key + ": A-Z its versions (below)", ". absent"}
 	if nodeUsed[glyphDown] {
-		parts = append(parts, restartLegend(p.faults))
+		parts = append(parts, restartLegend(p.faults, p.failover()))
 	}
 	if nodeUsed[glyphJumpFwd] || nodeUsed[glyphJumpBack] {
 		parts = append(parts, "> < clock jumps")
@@ -406,7 +406,10 @@ func (v keyVersion) describe() string {
 	if v.ttl > 0 {
 		ttl = "TTL " + v.ttl.String()
 	}
-	where := nodeName(v.nodes[0])
+	where := "a replica"
+	if len(v.nodes) > 0 {
+		where = nodeName(v.nodes[0])
+	}
 	if len(v.nodes) > 1 {
 		var ns []string
 		for _, n := range v.nodes {
@@ -450,4 +453,14 @@ func quoteShort(s string, n int) string {
 		s = string(r[:n-3]) + "..."
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// failover says whether a failover is among the picture's faults.
+func (p *picture) failover() bool {
+	for _, e := range p.faults {
+		if e.Fault == sim.FaultFailover {
+			return true
+		}
+	}
+	return false
 }

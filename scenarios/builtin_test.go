@@ -115,6 +115,20 @@ var builtinCases = map[string]builtinCase{
 		}},
 	"set-get-pause": {algorithm: "php-set-get", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c1", "c2"), overlap("c2", "c3")}},
+	"failover-lost-lock": {algorithm: "set-nx-px-token", verdict: model.VerdictUnsafe,
+		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
+		check: replicaHadKey(false)},
+	"failover-wait": {algorithm: "set-nx-px-wait", verdict: model.VerdictSafe,
+		check: func(t *testing.T, o *scenarios.Outcome) {
+			waitAnswered(t, o, 1)
+			replicaHadKey(true)(t, o)
+		}},
+	"failover-wait-lagging": {algorithm: "set-nx-px-wait", verdict: model.VerdictUnsafe,
+		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
+		check: func(t *testing.T, o *scenarios.Outcome) {
+			waitAnswered(t, o, 0)
+			replicaHadKey(false)(t, o)
+		}},
 	"token-pause": {algorithm: "set-nx-px-token", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No},
 	"fenced-pause": {algorithm: "fenced-token", verdict: model.VerdictUnsafe,
@@ -541,4 +555,39 @@ func TestBuiltinsDoNotDependOnTheSeed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replicaHadKey checks whether the promoted replica had the watched key when
+// its node failed over, and that the failover promoted it.
+func replicaHadKey(want bool) func(*testing.T, *scenarios.Outcome) {
+	return func(t *testing.T, o *scenarios.Outcome) {
+		h := o.Result.History
+		had, promoted := false, false
+		for _, e := range h.Events {
+			if e.Kind == sim.KindReplicate {
+				had = e.Key.Exists
+			}
+			if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+				promoted = e.Value == int64(h.Nodes)
+				break
+			}
+		}
+		if had != want || !promoted {
+			t.Errorf("replica had the key at the failover: %v, want %v; promoted: %v", had, want, promoted)
+		}
+	}
+}
+
+// waitAnswered checks what c1's WAIT answered.
+func waitAnswered(t *testing.T, o *scenarios.Outcome, want int64) {
+	t.Helper()
+	for _, e := range o.Result.History.Events {
+		if e.Kind == sim.KindCommandResult && e.Proc == 0 && strings.EqualFold(e.Args[0], "WAIT") {
+			if e.Err != "" || e.Reply.Int != want {
+				t.Errorf("c1's WAIT got %v (err %q), want %d", e.Reply, e.Err, want)
+			}
+			return
+		}
+	}
+	t.Error("c1 sent no WAIT")
 }

@@ -12,17 +12,18 @@ import (
 
 // Fault classes: the kinds of trouble a generated scenario brings.
 const (
-	ClassNone    = "none"    // no faults: contention only
-	ClassCrash   = "crash"   // clients crash (at a time or on an event), some come back fresh
-	ClassPause   = "pause"   // clients stop for up to several TTLs (a GC pause, a VM migration)
-	ClassSkew    = "skew"    // client and node clocks start apart and drift
-	ClassJump    = "jump"    // client and node clocks jump forwards or backwards
-	ClassNet     = "net"     // latency, lost requests and replies, client timeouts
-	ClassRestart = "restart" // nodes restart and lose their data
+	ClassNone     = "none"     // no faults: contention only
+	ClassCrash    = "crash"    // clients crash (at a time or on an event), some come back fresh
+	ClassPause    = "pause"    // clients stop for up to several TTLs (a GC pause, a VM migration)
+	ClassSkew     = "skew"     // client and node clocks start apart and drift
+	ClassJump     = "jump"     // client and node clocks jump forwards or backwards
+	ClassNet      = "net"      // latency, lost requests and replies, client timeouts
+	ClassRestart  = "restart"  // nodes restart and lose their data
+	ClassFailover = "failover" // nodes have replicas; a primary is lost and a replica promoted
 )
 
 // FaultClasses lists every fault class in a stable order.
-var FaultClasses = []string{ClassNone, ClassCrash, ClassPause, ClassSkew, ClassJump, ClassNet, ClassRestart}
+var FaultClasses = []string{ClassNone, ClassCrash, ClassPause, ClassSkew, ClassJump, ClassNet, ClassRestart, ClassFailover}
 
 // ParseClasses reads a comma-separated list of fault classes ("crash,pause")
 // or "all". The result is in the order of FaultClasses, without repeats;

@@ -13,6 +13,7 @@ const (
 	FaultCrash       = "crash"
 	FaultClockJump   = "clock-jump"
 	FaultNodeRestart = "node-restart"
+	FaultFailover    = "failover"
 )
 
 // fileFault is the scenarios' part of a fault kind (sim/faultkinds.go says
@@ -69,6 +70,12 @@ var fileFaults = []fileFault{
 	{name: FaultNodeRestart, target: targetNode, hasFor: true,
 		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
 		outsideTTL: func(*Fault) string { return "a node restart loses the lock" },
+	},
+	// For is the detection delay: the node answers nothing until a replica
+	// is promoted.
+	{name: FaultFailover, target: targetNode, hasFor: true,
+		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
+		outsideTTL: func(*Fault) string { return "a failover loses what the replica had not received" },
 	},
 }
 

@@ -58,6 +58,7 @@ func TestOutsideTTL(t *testing.T) {
 		{FaultClockJump, false, false},
 		{FaultClockJump, true, true},
 		{FaultNodeRestart, true, true},
+		{FaultFailover, true, true},
 		{"no-such-kind", true, false},
 	} {
 		if got := OutsideTTL(c.kind, c.onNode); got != c.want {

@@ -46,7 +46,7 @@ type Clock struct {
 	DriftPPM int64    `yaml:"drift_ppm,omitempty"`
 }
 
-// Node is one Redis server.
+// Node is one Redis server: a primary, with replicas when it asks for them.
 type Node struct {
 	Clock Clock `yaml:"clock,omitempty"`
 	// Persistence is what a node-restart keeps (persistence.go): none (the
@@ -54,6 +54,10 @@ type Node struct {
 	Persistence string `yaml:"persistence,omitempty"`
 	// RestartDelay keeps a restarted node unavailable this much longer.
 	RestartDelay Duration `yaml:"restart_delay,omitempty"`
+	// Replicas follow the node's writes, each after a lag drawn from
+	// ReplicationLag (uniform in [min, max]); a failover promotes one.
+	Replicas       int     `yaml:"replicas,omitempty"`
+	ReplicationLag Latency `yaml:"replication_lag,omitempty"`
 }
 
 // Client is one process and its workload.
@@ -86,11 +90,13 @@ type Fault struct {
 	Kind string `yaml:"kind"`
 	// Client is the target of pause, crash, and a client's clock jump.
 	Client string `yaml:"client,omitempty"`
-	// Node is the target of node-restart and a node's clock jump.
+	// Node is the target of node-restart, failover and a node's clock jump.
 	Node *int     `yaml:"node,omitempty"`
 	At   Duration `yaml:"at,omitempty"`
 	On   *Trigger `yaml:"on,omitempty"`
-	// For is a pause's length, or how long a restarted node stays down.
+	// For is a pause's length, how long a restarted node stays down, or a
+	// failover's detection delay (the node answers nothing until a replica
+	// is promoted).
 	For Duration `yaml:"for,omitempty"`
 	// RestartAfter brings a crashed client back as a fresh process.
 	RestartAfter Duration `yaml:"restart_after,omitempty"`

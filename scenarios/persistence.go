@@ -24,7 +24,8 @@ import (
 // spec is the engine's node.
 func (n Node) spec() sim.NodeSpec {
 	mode, _ := node.ParsePersistence(n.persistence()) // validated
-	return sim.NodeSpec{Clock: n.Clock.spec(), Persistence: mode, RestartDelay: n.RestartDelay.D()}
+	return sim.NodeSpec{Clock: n.Clock.spec(), Persistence: mode, RestartDelay: n.RestartDelay.D(), Replicas: n.Replicas,
+		ReplicationLag: sim.Latency{Min: n.ReplicationLag.Min.D(), Max: n.ReplicationLag.Max.D()}}
 }
 
 // persistence is the mode's name; "" is none.

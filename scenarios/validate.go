@@ -71,6 +71,9 @@ func (s *Scenario) Validate() error {
 		if err := n.validateRestart(fmt.Sprintf("nodes[%d]", i)); err != nil {
 			return err
 		}
+		if err := n.validateReplicas(fmt.Sprintf("nodes[%d]", i)); err != nil {
+			return err
+		}
 	}
 	if err := s.validateClients(); err != nil {
 		return err
@@ -167,6 +170,26 @@ func (s *Scenario) validateClients() error {
 		if err := c.validateLease(field); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// MaxReplicas bounds a node's replicas.
+const MaxReplicas = 4
+
+func (n Node) validateReplicas(field string) error {
+	if n.Replicas < 0 || n.Replicas > MaxReplicas {
+		return fieldError(field+".replicas", "must be within 0..%d", MaxReplicas)
+	}
+	l := n.ReplicationLag
+	if l != (Latency{}) && n.Replicas == 0 {
+		return fieldError(field+".replication_lag", "the node has no replicas")
+	}
+	if l.Min < 0 || l.Max.D() > MaxLatency {
+		return fieldError(field+".replication_lag", "must be within 0s..%s", MaxLatency)
+	}
+	if l.Min > l.Max {
+		return fieldError(field+".replication_lag", "min %s is more than max %s", l.Min.D(), l.Max.D())
 	}
 	return nil
 }

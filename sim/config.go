@@ -30,6 +30,10 @@ type NodeSpec struct {
 	// delayed restart). See persist.go.
 	Persistence  Persistence
 	RestartDelay time.Duration
+	// Replicas follow this node's writes (replication.go), each after a lag
+	// drawn from ReplicationLag; a failover promotes one of them.
+	Replicas       int
+	ReplicationLag Latency
 }
 
 // ProcSpec is one client process and its workload.
@@ -101,6 +105,7 @@ type Fault struct {
 	At time.Duration
 	On Trigger
 	// Dur: pause length; crash: restart a fresh process after Dur (0: stays
-	// down); clock jump: how far; node restart: time down.
+	// down); clock jump: how far; node restart: time down; failover: the
+	// detection delay, during which the address answers nothing.
 	Dur time.Duration
 }

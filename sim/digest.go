@@ -18,6 +18,12 @@ func (h *History) Digest() string {
 	}
 	d.int(int64(h.Nodes))
 	d.str(h.WatchKey)
+	if len(h.Replicas) > 0 { // hashed only when there are some: older digests stand
+		d.int(int64(len(h.Replicas)))
+		for _, n := range h.Replicas {
+			d.int(int64(n))
+		}
+	}
 	d.int(int64(len(h.Events)))
 	for i := range h.Events {
 		d.event(&h.Events[i])

@@ -44,6 +44,9 @@ type request struct {
 	sent      Time
 	deadline  Time   // 0: the client waits for ever
 	dropped   bool   // the node was down when it arrived
+	ran       bool   // it ran on its node
+	gen       int32  // the node's failover generation when it ran
+	block     Time   // WAIT: how long the reply waits after it ran; -1: for ever
 	why       string // why the client times out; "" while a reply is due
 	reply     Reply
 }
@@ -52,6 +55,7 @@ type simNode struct {
 	n         *node.Node
 	clock     clock
 	downUntil Time
+	g         *group // replicas, if any (replication.go)
 }
 
 type runner struct {
@@ -97,10 +101,12 @@ func Run(cfg Config) (*Result, error) {
 			r.nodes[i].n.SetPersistence(ns.Persistence)
 		}
 	}
+	r.setupReplication()
 	defer func() {
 		for _, n := range r.nodes {
 			nodePool.Put(n.n)
 		}
+		r.releaseReplication()
 	}()
 	r.procs = make([]*process, len(cfg.Procs))
 	for i := range cfg.Procs {
@@ -222,6 +228,9 @@ func (r *runner) dispatch(e *event) {
 		return
 	case evArrive:
 		r.arrive(e.req)
+		return
+	case evReplicate:
+		r.applyEntry(int(e.proc), int(e.fault), e.inc)
 		return
 	}
 	p := r.procs[e.proc]
@@ -347,7 +356,7 @@ func (cfg *Config) result(events []Event, stats Stats, end Time, cut string) *Re
 		names[i] = p.Name
 	}
 	return &Result{
-		History: History{Events: events, Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey},
+		History: History{Events: events, Procs: names, Nodes: len(cfg.Nodes), WatchKey: cfg.WatchKey, Replicas: cfg.lanes()},
 		Stats:   stats,
 		End:     end,
 		Cut:     cut,

@@ -22,6 +22,7 @@ const (
 	FaultProcJump    FaultKind = 4 // process clock jumps by Dur
 	FaultNodeJump    FaultKind = 5 // node clock jumps by Dur
 	FaultNodeRestart FaultKind = 6 // node loses all data; down for Dur
+	FaultFailover    FaultKind = 7 // node's primary lost, a replica promoted after Dur
 )
 
 // FaultTarget is what a fault acts on.
@@ -106,6 +107,12 @@ var faultSpecs = [...]faultSpec{
 			r.downUntil[f.Node] = r.now() + Time(r.cfg.downFor(f))
 			return f.Node // the flush is I/O: done after unlocking
 		}},
+	// A failover (replication.go) is down for Dur and loses what no replica
+	// has: the checkers count it as losing data, which makes its next write
+	// of the key a new version and its Dur an outage.
+	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
+		realRefusal: "a failover runs only in simulation (the replicas are simulated)",
+		apply:       func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) }},
 }
 
 // FaultKinds lists every fault kind in number order.

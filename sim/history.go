@@ -24,7 +24,7 @@ const (
 	KindReleaseReturn // Release returned; Err if it failed
 	KindResourceRead  // the critical section read Value
 	KindResourceWrite // the critical section wrote Value with Fence; Accepted
-	KindFault         // a fault fired: Fault, Dur (a node restart: also Value, its persistence, and Key, the watched key it kept)
+	KindFault         // a fault fired: Fault, Dur (a node restart: also Value, its persistence, and Key, the watched key it kept; a failover: Value, the replica lane promoted, 0 for none, and Key, the watched key as that replica has it)
 	KindProcStart     // a process (or a fresh incarnation) started
 	KindProcEnd       // a process finished its workload or stopped on a client error
 	// The kinds below come after KindProcEnd so that the numbers above, which
@@ -33,11 +33,17 @@ const (
 	KindExtendReturn // Extend returned: Held says renewed; false or Err: the lock is lost
 	KindReenter      // a re-entrant Acquire inside the critical section returned: Held, Token, or Err
 	KindReexit       // the Release of a re-entrant Acquire returned; Err if it failed
+	// KindReplicate: a replica applied one entry of its primary's stream.
+	// Node is the replica's lane (History.Nodes + its index in
+	// History.Replicas), Req the primary's command that wrote the entry,
+	// Args its commands (";" between a script's), Key the watched key on
+	// the replica afterwards. Proc is -1.
+	KindReplicate
 )
 
 var kindNames = [...]string{"", "command", "command-result", "lock-invoke", "lock-return",
 	"release-invoke", "release-return", "resource-read", "resource-write", "fault", "proc-start", "proc-end",
-	"extend-invoke", "extend-return", "reenter", "reexit"}
+	"extend-invoke", "extend-return", "reenter", "reexit", "replicate"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -89,4 +95,7 @@ type History struct {
 	Nodes  int
 	// WatchKey is the key whose state KindCommand events carry.
 	WatchKey string
+	// Replicas names, for each replica lane (numbered from Nodes on), the
+	// node it replicates; empty without replication.
+	Replicas []int
 }

@@ -59,13 +59,24 @@ func (r *runner) arrive(q *request) {
 		q.dropped = true
 		return
 	}
-	nodeNow := n.clock.at(r.now).Std()
-	q.reply = n.n.Exec(q.proc, nodeNow, q.args)
+	q.ran = true
+	if n.g != nil {
+		q.gen = n.g.gen
+	}
+	nodeNow := n.clock.at(r.now)
+	if isWait(q.args) {
+		q.reply, q.block = r.wait(q.node, q)
+	} else {
+		q.reply = n.n.Exec(q.proc, nodeNow.Std(), q.args)
+		if n.g != nil {
+			r.replicate(q.node, q, nodeNow)
+		}
+	}
 	r.stats.Commands++
 	// The sender may have crashed since it sent: keep its incarnation.
 	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
 	if r.cfg.WatchKey != "" {
-		ev.Key.Exists, ev.Key.Value, ev.Key.TTL = n.n.Key(nodeNow, r.cfg.WatchKey)
+		ev.Key.Exists, ev.Key.Value, ev.Key.TTL = n.n.Key(nodeNow.Std(), r.cfg.WatchKey)
 	}
 	r.record(ev)
 }
@@ -83,6 +94,24 @@ func (r *runner) deliver(p *process, q *request) {
 		e.req = q
 		r.q.push(e)
 		return
+	}
+	if q.why == "" && q.ran {
+		if g := r.nodes[q.node].g; g != nil && g.gen != q.gen {
+			// Its primary was lost in a failover: the connection with it.
+			q.why, q.block = "timeout: connection lost in failover", 0
+			r.later(p, q, q.deadline)
+			return
+		}
+		if q.block != 0 {
+			// WAIT blocks: the reply leaves when it unblocks.
+			at := r.now + q.block
+			if q.block < 0 || q.deadline > 0 && at > q.deadline {
+				q.why, at = "timeout: reply too slow", q.deadline
+			}
+			q.block = 0
+			r.later(p, q, at)
+			return
+		}
 	}
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.
@@ -104,4 +133,15 @@ func (r *runner) deliver(p *process, q *request) {
 	if p.live {
 		r.resume(p)
 	}
+}
+
+// later delivers q to p at at instead of now; at 0 (no deadline) the client
+// waits for ever.
+func (r *runner) later(p *process, q *request, at Time) {
+	if at == 0 {
+		return
+	}
+	e := p.ev(at, evReply)
+	e.req = q
+	r.q.push(e)
 }

@@ -61,5 +61,11 @@ func restartNode(r *runner, f *Fault, ev *Event) {
 }
 
 // RestartPersistence is the persistence of the node a node-restart event
-// restarted, as the event records it.
-func (e *Event) RestartPersistence() Persistence { return Persistence(e.Value) }
+// restarted, as the event records it; PersistNone for any other event (a
+// failover's Value is the lane it promoted).
+func (e *Event) RestartPersistence() Persistence {
+	if e.Kind != KindFault || e.Fault != FaultNodeRestart {
+		return PersistNone
+	}
+	return Persistence(e.Value)
+}

@@ -4,12 +4,13 @@ package sim
 type evKind uint8
 
 const (
-	evStart  evKind = iota + 1 // a process (or a fresh incarnation) starts
-	evBegin                    // a process's pending effect begins (after any pause)
-	evResume                   // a process continues (sleep over, reply delivered)
-	evArrive                   // a request reaches its node
-	evReply                    // the client gets its reply, or its timeout
-	evFault                    // a timed fault fires
+	evStart     evKind = iota + 1 // a process (or a fresh incarnation) starts
+	evBegin                       // a process's pending effect begins (after any pause)
+	evResume                      // a process continues (sleep over, reply delivered)
+	evArrive                      // a request reaches its node
+	evReply                       // the client gets its reply, or its timeout
+	evFault                       // a timed fault fires
+	evReplicate                   // a replica applies its next stream entry (proc: node, fault: lane, inc: epoch)
 )
 
 // event is one entry of the scheduler's queue. Ties on at are broken by seq,

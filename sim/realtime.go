@@ -57,6 +57,11 @@ func CheckReal(cfg *Config) error {
 			return errors.New("algorithm: a lock that runs its own watchdog runs only in simulation")
 		}
 	}
+	for i, n := range cfg.Nodes {
+		if n.Replicas > 0 {
+			return fmt.Errorf("nodes[%d].replicas: replication runs only in simulation", i)
+		}
+	}
 	for i, f := range cfg.Faults {
 		if why := f.Kind.spec().realRefusal; why != "" {
 			return fmt.Errorf("faults[%d]: %s", i, why)

@@ -43,6 +43,11 @@ func (c *Config) validate() error {
 	if nw.LossRequest < 0 || nw.LossRequest > 1 || nw.LossReply < 0 || nw.LossReply > 1 {
 		return errors.New("sim: network loss must be within [0, 1]")
 	}
+	for i, n := range c.Nodes {
+		if n.Replicas < 0 || n.ReplicationLag.Min < 0 || n.ReplicationLag.Max < 0 {
+			return fmt.Errorf("sim: nodes[%d]: replicas and replication lag must not be negative", i)
+		}
+	}
 	if nw.Timeout < 0 {
 		return errors.New("sim: network timeout must not be negative")
 	}

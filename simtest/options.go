@@ -71,7 +71,7 @@ func newConfig(opts []Option) (config, error) {
 }
 
 // Faults are the fault classes scenarios combine: none, crash, pause, skew,
-// jump, net, restart, or all (scenarios.FaultClasses). Default:
+// jump, net, restart, failover, or all (scenarios.FaultClasses). Default:
 // DefaultFaults.
 func Faults(classes ...string) Option {
 	return func(c *config) error {

@@ -176,7 +176,7 @@ func TestListJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Algorithms) != 14 || len(l.Scenarios) == 0 || len(l.Faults) != 7 {
+	if len(l.Algorithms) != 15 || len(l.Scenarios) == 0 || len(l.Faults) != 8 {
 		t.Fatalf("list: %d algorithms, %d scenarios, %d fault classes", len(l.Algorithms), len(l.Scenarios), len(l.Faults))
 	}
 	for _, a := range l.Algorithms {

@@ -49,7 +49,7 @@ func TestMatrixCheck(t *testing.T) {
 	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
 	for _, args := range [][]string{{"-o", md}, {"--json", "-o", js}} {
 		code, out, errOut := simrun(append([]string{"matrix", "--runs", "200"}, args...)...)
-		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": 14 cells, ") {
+		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": 16 cells, ") {
 			t.Fatalf("%v: exit %d, %q, stderr %q", args, code, out, errOut)
 		}
 	}
@@ -58,7 +58,7 @@ func TestMatrixCheck(t *testing.T) {
 		Cells   []map[string]any
 	}
 	data, _ := os.ReadFile(js)
-	if err := json.Unmarshal(data, &j); err != nil || len(j.Cells) != 14 || j.Command != "simrun matrix --seed 1 --runs 200 --shrink-tries 10000" {
+	if err := json.Unmarshal(data, &j); err != nil || len(j.Cells) != 16 || j.Command != "simrun matrix --seed 1 --runs 200 --shrink-tries 10000" {
 		t.Fatalf("JSON: %v %+v", err, j)
 	}
 	for _, k := range []string{"algorithm", "fault", "verdict", "first_failing_run", "shrunk"} {
@@ -68,7 +68,7 @@ func TestMatrixCheck(t *testing.T) {
 	}
 	for _, f := range []string{md, js} {
 		code, out, errOut := simrun("matrix", "--check", f)
-		if code != exitOK || out != "matrix: all 14 verdicts as in "+f+" (seed 1, 200 runs per cell)\n" {
+		if code != exitOK || out != "matrix: all 16 verdicts as in "+f+" (seed 1, 200 runs per cell)\n" {
 			t.Errorf("--check %s: exit %d, %q, stderr %q", f, code, out, errOut)
 		}
 	}
@@ -95,7 +95,7 @@ func TestMatrixCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := simrun("matrix", "--check", md)
-	want := "matrix: 1 of 14 verdicts differ from " + md + " (seed 1, 200 runs per cell):\n" +
+	want := "matrix: 1 of 16 verdicts differ from " + md + " (seed 1, 200 runs per cell):\n" +
 		"  set-nx-px-token under none: stuck #3 → safe\n" +
 		"note: 1 cell keeps its verdict but fails at another run or shrinks to another size:\n" +
 		"  setnx-del-recover under pause: unsafe #9 (2p/1f) → unsafe #7\n" +
@@ -181,7 +181,7 @@ func TestMatrixCheckOneRow(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	code, out, errOut := simrun("matrix", "--check", mine)
-	if code != exitOK || out != "matrix: all 7 verdicts as in "+mine+" (seed 1, 30 runs per cell)\n" {
+	if code != exitOK || out != "matrix: all 8 verdicts as in "+mine+" (seed 1, 30 runs per cell)\n" {
 		t.Errorf("--check of a one-row --algo-file matrix: exit %d, %q, %q", code, out, errOut)
 	}
 	data, _ := os.ReadFile(mine)
@@ -219,7 +219,7 @@ func TestMatrixCheckOneRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = simrun("matrix", "--check", py)
-	want := "matrix: 1 of 7 verdicts differ from " + py + " (seed 1, 20 runs per cell):\n" +
+	want := "matrix: 1 of 8 verdicts differ from " + py + " (seed 1, 20 runs per cell):\n" +
 		"  python-setnx under skew: unsafe #5 → unsafe #5 · client-error #0\n" +
 		"to accept the new matrix: simrun matrix --seed 1 --runs 20 --shrink-tries 0 --algo python-setnx -o " + py + "\n"
 	if code != exitViolation || out != want {

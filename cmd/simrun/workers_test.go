@@ -67,7 +67,7 @@ func TestExploreKeepsACounterexample(t *testing.T) {
 func TestMatrixClampsWorkers(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m.md")
 	code, _, errOut := simrun("matrix", "--algo", "setnx-del", "--runs", "2", "--workers", "99", "-o", out)
-	want := "--workers 99 clamped to " + strconv.Itoa(min(7, runtime.GOMAXPROCS(0))) + " (7 cells,"
+	want := "--workers 99 clamped to " + strconv.Itoa(min(8, runtime.GOMAXPROCS(0))) + " (8 cells,"
 	if code != exitOK || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
 	}
@@ -87,9 +87,9 @@ func TestExploreKeepsAShrinkAllCounterexample(t *testing.T) {
 
 // book clamps --workers as matrix does: its matrix is searched cell by cell.
 func TestBookClampsWorkers(t *testing.T) {
-	narrowMatrix(t) // two rows: 14 cells
+	narrowMatrix(t) // two rows: 16 cells
 	code, _, errOut := simrun("book", "-o", t.TempDir(), "--runs", "2", "--workers", "99")
-	want := "simrun book: --workers 99 clamped to " + strconv.Itoa(min(14, runtime.GOMAXPROCS(0))) + " (14 cells,"
+	want := "simrun book: --workers 99 clamped to " + strconv.Itoa(min(16, runtime.GOMAXPROCS(0))) + " (16 cells,"
 	if code != exitOK || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
 	}

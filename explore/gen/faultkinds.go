@@ -41,6 +41,13 @@ var genFaults = []genFault{
 	{kind: scenarios.FaultNodeRestart, class: scenarios.ClassRestart, onNode: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultNodeRestart, For: scenarios.Duration(drawDur(t, "down", 0, fg.ttl, 10*time.Millisecond))}
 	}},
+	// The detection delay: up to half the TTL, so that the promoted replica
+	// answers while the lost lock's holder still believes in its lease.
+	// Shrinks towards the quickest promotion. The generator gives every
+	// node a replica when the class is on (generate.go: giveReplicas).
+	{kind: scenarios.FaultFailover, class: scenarios.ClassFailover, onNode: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultFailover, For: scenarios.Duration(drawDur(t, "detection", 0, fg.ttl/2, 10*time.Millisecond))}
+	}},
 }
 
 // drawnInside says, by genFaults index, whether the generator may draw that

@@ -99,9 +99,13 @@ type classSet map[string]bool
 func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	on := classSet{}
 	for _, c := range g.classes {
-		if len(g.classes) == 1 {
+		switch {
+		case len(g.classes) == 1:
 			on[c] = true
-		} else {
+		case c == scenarios.ClassFailover:
+			// Drawn last (failoverLast): the draws of the other classes,
+			// which existing digests depend on, stay where they were.
+		default:
 			on[c] = drawBool(t, "class "+c)
 		}
 	}
@@ -198,6 +202,7 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 		fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, pauseMax: pauseMax, prev: &prevFault{}}
 		s.Faults = drawList(t, "faults", 1, genMaxFaults, fg.draw)
 	}
+	g.failoverLast(t, s, on, ttl, nodes)
 	s.Duration = scenarios.Duration(g.duration(s, ttl))
 	return s
 }
@@ -358,4 +363,33 @@ func probeCommands(algo locks.Algorithm) []string {
 		}
 	}
 	return cmds
+}
+
+// failoverLast draws the failover class when it is one of several (after
+// every other draw, so that adding the class changed no digest of the
+// others), its faults then, and gives every node a replica when the class
+// is on.
+func (g *scenarioGen) failoverLast(t *rapid.T, s *scenarios.Scenario, on classSet, ttl time.Duration, nodes int) {
+	if len(g.classes) > 1 && slices.Contains(g.classes, scenarios.ClassFailover) {
+		if on[scenarios.ClassFailover] = drawBool(t, "class "+scenarios.ClassFailover); on[scenarios.ClassFailover] {
+			kinds := g.faultKinds(classSet{scenarios.ClassFailover: true})
+			if len(kinds) > 0 {
+				fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, prev: &prevFault{}}
+				s.Faults = append(s.Faults, drawList(t, "failovers", 1, genMaxFaults, fg.draw)...)
+			}
+		}
+	}
+	if !on[scenarios.ClassFailover] {
+		return
+	}
+	// One replica per node, all with one lag: shrinks towards the longest
+	// (half the TTL), a write that stays unreplicated for long.
+	lag := scenarios.Duration(ttl/2 - drawDur(t, "replication lag shorter by", 0, ttl/2-time.Millisecond, time.Millisecond))
+	if len(s.Nodes) == 0 {
+		s.Nodes = make([]scenarios.Node, nodes)
+	}
+	for i := range s.Nodes {
+		s.Nodes[i].Replicas = 1
+		s.Nodes[i].ReplicationLag = scenarios.Latency{Min: lag, Max: lag}
+	}
 }

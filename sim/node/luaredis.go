@@ -108,6 +108,10 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 		// no lock script needs one, so it is refused rather than faked.
 		return errorReply("ERR locksim: SELECT inside a script is not simulated")
 	}
+	if n.capture && n.replicated(name) {
+		// Effects replication: the script's writes, not the script.
+		n.effects = append(n.effects, append([]string(nil), args...))
+	}
 	if r, ok := n.redis7(vm.peer, name, args); ok {
 		return r
 	}

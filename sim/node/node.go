@@ -42,6 +42,10 @@ type Node struct {
 	vm      *luaVM            // made by the first script, dropped by Flush
 
 	aof aof // what a Restart keeps (persist.go)
+	// Replication (replicate.go): while capture is on, effects is the
+	// write stream of the last Exec.
+	capture bool
+	effects [][]string
 }
 
 // New makes a node whose random commands are seeded with seed.
@@ -80,10 +84,26 @@ func (n *Node) Reset(seed int64) {
 	n.forgetScripts()
 	n.out.Reset()
 	n.aof = aof{}
+	n.capture, n.effects = false, nil
 }
 
-// Exec runs one command from client conn at node time now.
+// Exec runs one command from client conn at node time now. With Capture
+// on, Effects is then what the command replicates.
 func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
+	if !n.capture {
+		return n.exec(conn, now, args)
+	}
+	n.effects = n.effects[:0]
+	r := n.exec(conn, now, args)
+	if len(args) > 0 {
+		if name := commandName(args[0]); !isScripting(name) && n.replicated(name) {
+			n.effects = append(n.effects, append([]string(nil), args...))
+		}
+	}
+	return r
+}
+
+func (n *Node) exec(conn int, now time.Time, args []string) Reply {
 	n.setTime(now)
 	if len(args) == 0 {
 		return errorReply("ERR empty command")

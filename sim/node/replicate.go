@@ -1,0 +1,67 @@
+package node
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Replication support: the engine (sim/replication.go) feeds a primary's
+// write stream to its replicas, which are Nodes like any other. A node only
+// says what a command wrote; the stream, its lag and failover are the
+// engine's.
+
+// Capture turns write capture on or off: while it is on, Effects after an
+// Exec is what that command sends down the replication stream.
+func (n *Node) Capture(on bool) {
+	n.capture = on
+	n.effects = n.effects[:0]
+}
+
+// Effects is the replication stream of the last Exec, in order: the command
+// itself when it may write (every command miniredis does not mark
+// read-only, and the transaction commands, so that a replica queues and
+// aborts exactly as its primary did), or, for a script, the write commands
+// the script ran (effects replication, Redis's only mode since 7.0). Empty
+// for a read. The lists are the node's until the next Exec.
+func (n *Node) Effects() [][]string { return n.effects }
+
+// replicated says whether command name (upper case) goes down the stream.
+func (n *Node) replicated(name string) bool {
+	switch name {
+	case "WATCH", "UNWATCH":
+		return true
+	}
+	return !n.srv.IsReadOnlyCommand(name)
+}
+
+// RunByEngine reports whether the engine, not the node, runs command cmd
+// (any case): WAIT, which waits on the replicas. A node refuses it (Exec,
+// and inside scripts as Redis does); a client's own WAIT goes to the engine.
+func RunByEngine(cmd string) bool { return strings.EqualFold(cmd, "WAIT") }
+
+// Disconnect drops every client connection (and its MULTI or WATCH state),
+// keeping the data: what clients see when a replica is promoted and they
+// connect to it afresh.
+func (n *Node) Disconnect() {
+	n.peers, n.multi = nil, nil
+}
+
+// WaitArgs checks WAIT's arguments as Redis words its errors; the engine
+// runs WAIT itself, since it waits on the replicas. ok is false with the
+// error reply when they are wrong, or when conn is inside MULTI (a queued
+// WAIT is not simulated).
+func (n *Node) WaitArgs(conn int, args []string) (numReplicas, timeoutMs int64, errReply Reply, ok bool) {
+	p := n.peer(conn)
+	if n.multi[conn] {
+		n.spoilTx(conn)
+		return 0, 0, errorReply("ERR locksim: WAIT inside MULTI is not simulated"), false
+	}
+	// miniredis's WAIT checks the arguments and answers 0 when they are
+	// right.
+	if r := n.dispatch(p, args); r.Kind == Error {
+		return 0, 0, r, false
+	}
+	nr, _ := strconv.Atoi(args[1])
+	tm, _ := strconv.Atoi(args[2])
+	return int64(nr), int64(tm), Reply{}, true
+}
