@@ -133,8 +133,8 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 	}
 	if keep < len(a.log) { // commands were lost: rebuild without them
 		replayed = keep
-		budget := n.ScriptBudget
-		n.Reset(n.seed) // mode none: the replay below logs nothing
+		budget, capture := n.ScriptBudget, n.capture
+		n.Reset(n.seed) // mode none and no capture: the replay below logs and ships nothing
 		n.ScriptBudget = budget
 		for _, e := range a.log[:keep] {
 			if e.args == nil {
@@ -143,6 +143,7 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 			}
 			n.Exec(e.conn, time.Unix(0, e.at), e.args)
 		}
+		n.Capture(capture) // a primary's writes after the restart still go to its replicas
 	}
 	n.restarted(now)
 	if a.mode == PersistEverysec {

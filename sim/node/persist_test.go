@@ -3,6 +3,7 @@ package node
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -277,4 +278,22 @@ func TestRestartKeepsExactlyTheRule(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A primary that restarts keeps capturing its write stream for its
+// replicas: the replay that rebuilds an everysec node (which Resets it)
+// must not switch capture off.
+func TestRestartKeepsCapture(t *testing.T) {
+	for _, mode := range []Persistence{PersistNone, PersistAlways, PersistEverysec} {
+		n := New(1)
+		n.SetPersistence(mode)
+		n.Capture(true)
+		mustExec(t, n, at(100*time.Millisecond), cmd("SET", "a", "1"), status("OK"))
+		mustExec(t, n, at(1100*time.Millisecond), cmd("SET", "lost", "1"), status("OK"))
+		n.Restart(at(1200 * time.Millisecond)) // everysec: loses "lost", replays "a"
+		mustExec(t, n, at(1300*time.Millisecond), cmd("SET", "b", "2"), status("OK"))
+		if got := n.Effects(); len(got) != 1 || strings.Join(got[0], " ") != "SET b 2" {
+			t.Errorf("%s: effects %q after the restart, want [SET b 2]", mode, got)
+		}
+	}
 }
