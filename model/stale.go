@@ -140,15 +140,6 @@ func expiry(e sim.Event) sim.Time {
 	return e.At + sim.Time(e.Key.TTL)
 }
 
-// firstAfter is the smallest index in sorted idx above i, or -1.
-func firstAfter(idx []int, i int) int {
-	k, _ := slices.BinarySearch(idx, i+1)
-	if k == len(idx) {
-		return -1
-	}
-	return idx[k]
-}
-
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {

@@ -70,8 +70,10 @@ type runner struct {
 	reqID uint64
 	live  int // processes alive or waiting to restart
 	maxEv int
-	cut   string
-	limit Time
+	cut   string // set: the run stops (loop)
+	// replayed counts the commands node restarts replayed (MaxReplayed).
+	replayed int
+	limit    Time
 	triggers
 	resource resource
 }
@@ -213,6 +215,9 @@ func (r *runner) loop() {
 		e := r.q.pop()
 		r.now = e.at
 		r.dispatch(&e)
+		if r.cut != "" { // a bound met inside the event (MaxReplayed)
+			return
+		}
 	}
 }
 

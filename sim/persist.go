@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/locksim/locksim/sim/node"
@@ -28,6 +29,14 @@ func (c *Config) downFor(f *Fault) time.Duration {
 	return f.Dur
 }
 
+// MaxReplayed bounds the logged commands that aof-everysec restarts replay
+// in one run (each restart that lost commands replays the whole kept log,
+// so the sum grows with restarts x commands: about 2.5 s a million here).
+// The run that passes it stops there, cut, like one at the event cap.
+const MaxReplayed = 20_000_000
+
+var replayLimit = MaxReplayed // lowered by a test
+
 // restartNode restarts node f.Node at its own clock and completes the
 // fault's event: Dur is the whole time it stays unavailable (with the
 // restart delay); with persistence, Value is the mode and Key the watched
@@ -36,7 +45,10 @@ func (c *Config) downFor(f *Fault) time.Duration {
 func restartNode(r *runner, f *Fault, ev *Event) {
 	n := &r.nodes[f.Node]
 	now := n.clock.at(r.now).Std()
-	n.n.Restart(now)
+	r.replayed += n.n.Restart(now)
+	if r.replayed > replayLimit && r.cut == "" {
+		r.cut = fmt.Sprintf("restart replay limit %d commands reached", replayLimit)
+	}
 	ev.Dur = r.cfg.downFor(f)
 	if mode := n.n.Persistence(); mode != PersistNone {
 		ev.Value = int64(mode)

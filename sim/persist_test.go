@@ -126,12 +126,12 @@ func TestPooledNodesAreFreshWithPersistence(t *testing.T) {
 func TestPersistenceValidated(t *testing.T) {
 	cfg := standardConfig(1)
 	cfg.Nodes[0].Persistence = 9
-	if _, err := Run(cfg); err == nil {
-		t.Error("persistence 9 accepted")
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "nodes[0]: persistence 9 is not a mode") {
+		t.Errorf("persistence 9: %v", err)
 	}
 	cfg.Nodes[0] = NodeSpec{RestartDelay: -time.Second}
-	if _, err := Run(cfg); err == nil {
-		t.Error("a negative restart delay accepted")
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "nodes[0]: restart delay -1s is negative") {
+		t.Errorf("a negative restart delay: %v", err)
 	}
 }
 
@@ -171,5 +171,46 @@ func TestRunRealRestartDelay(t *testing.T) {
 	}
 	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Dur != 220*time.Millisecond {
 		t.Errorf("faults %+v, want one down 220ms", fs)
+	}
+}
+
+// Restarts that replay their node's AOF are bounded like events: past the
+// limit the run stops at that restart, cut. Each restart at x.5 s of an
+// everysec node loses the GETs since x s and replays the rest of the log.
+func TestRestartReplayBounded(t *testing.T) {
+	defer func(l int) { replayLimit = l }(replayLimit)
+	replayLimit = 50
+	var gets int
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		for i := 0; i < 100; i++ {
+			p.Do(0, "GET", "k")
+			gets++
+			p.Sleep(100 * time.Millisecond)
+		}
+		return Lease{}, nil
+	}, func(cfg *Config) {
+		cfg.Nodes[0] = NodeSpec{Persistence: PersistEverysec}
+		for s := 1; s <= 9; s++ {
+			cfg.Faults = append(cfg.Faults, Fault{Kind: FaultNodeRestart, Node: 0, At: time.Duration(s)*time.Second + 500*time.Millisecond})
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Cut, "restart replay limit 50") {
+		t.Fatalf("cut %q, want the replay limit", res.Cut)
+	}
+	// A restart at x.5 s replays what ran before x s: about 10 GETs at
+	// 1.5 s, 16 at 2.5 s, 22 at 3.5 s (48 in all), 28 at 4.5 s, past 50:
+	// the run stops there, and nothing is recorded after it.
+	faults := eventsOf(res.History, KindFault)
+	if n := len(faults); n != 4 || faults[n-1].At != Time(4500*time.Millisecond) {
+		t.Fatalf("%d restarts, the last at %v; want 4, the last at 4.5s", n, faults[len(faults)-1].At)
+	}
+	if last := res.History.Events[len(res.History.Events)-1]; last.At > Time(4500*time.Millisecond) {
+		t.Errorf("an event at %v, after the cut at 4.5s", last.At)
+	}
+	if gets >= 100 {
+		t.Errorf("%d GETs ran: the run went on past the cut", gets)
 	}
 }

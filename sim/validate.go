@@ -22,8 +22,11 @@ func (c *Config) validate() error {
 		return errors.New("sim: max events must not be negative")
 	}
 	for i, n := range c.Nodes {
-		if n.Persistence > PersistAlways || n.RestartDelay < 0 {
-			return fmt.Errorf("sim: nodes[%d]: persistence %d is not a mode, or the restart delay is negative", i, n.Persistence)
+		switch {
+		case n.Persistence > PersistAlways:
+			return fmt.Errorf("sim: nodes[%d]: persistence %d is not a mode (0 none, 1 aof-everysec, 2 aof-always)", i, n.Persistence)
+		case n.RestartDelay < 0:
+			return fmt.Errorf("sim: nodes[%d]: restart delay %v is negative", i, n.RestartDelay)
 		}
 	}
 	for i, p := range c.Procs {

@@ -108,7 +108,7 @@ func (n *Node) exec(conn int, now time.Time, args []string) Reply {
 	if len(args) == 0 {
 		return errorReply("ERR empty command")
 	}
-	if n.aof.mode != PersistNone {
+	if n.aof.mode == PersistEverysec { // always keeps the node as it is (persist.go)
 		n.aof.logged(conn, n.now, args)
 	}
 	p := n.peer(conn)

@@ -22,7 +22,11 @@ const (
 	// power loss): a crash of the redis-server process alone would keep the
 	// written but unsynced tail in the OS page cache, as always does. A
 	// node clock that jumps backwards fsyncs again only once it passes the
-	// highest whole second it had reached.
+	// highest whole second it had reached. This is everysec's best case: a
+	// real server fsyncs about a second after its last fsync, in a thread a
+	// slow disk delays, and postpones writes behind a running fsync for up
+	// to 2 s, so it can lose up to about 2 s. A loss here is possible on a
+	// real server; a keep is not guaranteed there.
 	PersistEverysec
 	// PersistAlways: appendfsync always. Every command is on disk before
 	// its reply is sent: a restart keeps everything.
@@ -51,14 +55,17 @@ func ParsePersistence(s string) (Persistence, bool) {
 	return 0, false
 }
 
-// aof is a node's append-only file. It logs every command the node runs,
-// reads included, with its connection and node time: a restart rebuilds the
-// node by replaying the kept prefix of the log into a node Reset to the same
-// seed. Replaying reads too makes the rebuild exact (the same commands at the
-// same node times from the same seed give the same keys, TTLs and random
-// state); Redis logs only the writes, and the keys a reload leaves are the
-// same. Keys whose TTL ran out by the restart's node time are expired at once
-// after the replay, as Redis does not serve them after a reload.
+// aof is a node's append-only file. Under everysec it logs every command
+// the node runs, reads included, with its connection and node time: a
+// restart that lost commands rebuilds the node by replaying the kept prefix
+// of the log into a node Reset to the same seed. Replaying reads too makes
+// the rebuild exact (the same commands at the same node times from the same
+// seed give the same keys, TTLs and random state); Redis logs only the
+// writes, and the keys a reload leaves are the same. A restart that lost
+// nothing (always, or everysec after a quiet second) keeps the node as it is:
+// the replay would rebuild exactly that, at a cost growing with the log, so
+// always logs nothing. Keys whose TTL ran out by the restart's node time are
+// expired at once after it, as Redis does not serve them after a reload.
 type aof struct {
 	mode   Persistence
 	log    []aofEntry
@@ -66,7 +73,7 @@ type aof struct {
 	second int64 // highest whole second of node time reached; aofNever before any
 }
 
-// aofEntry is one logged command, or a restart (args nil).
+// aofEntry is one logged command, or a restart (args nil) at node time at.
 type aofEntry struct {
 	conn int
 	at   int64 // node time, Unix nanoseconds
@@ -111,38 +118,51 @@ func (a *aof) logged(conn int, now time.Time, args []string) {
 
 // Restart is a restart of the server at node time now: what the node's
 // persistence keeps stays, the rest is lost, and every connection and the
-// script cache are gone. Without persistence it is Flush.
-func (n *Node) Restart(now time.Time) {
+// script cache are gone. Without persistence it is Flush. It returns how
+// many logged commands it replayed (the engine bounds their sum).
+func (n *Node) Restart(now time.Time) (replayed int) {
 	a := n.aof
-	keep := len(a.log)
-	switch a.mode {
-	case PersistNone:
+	if a.mode == PersistNone {
 		n.Flush()
-		return
-	case PersistEverysec:
+		return 0
+	}
+	keep := len(a.log)
+	if a.mode == PersistEverysec {
 		a.fsync(now)
 		keep = a.synced
 	}
-	log := a.log[:keep:keep]
-	budget := n.ScriptBudget
-	n.Reset(n.seed) // mode none: the replay below logs nothing
-	n.ScriptBudget = budget
-	for _, e := range log {
-		if e.args == nil {
-			n.restarted()
-			continue
+	if keep < len(a.log) { // commands were lost: rebuild without them
+		replayed = keep
+		budget, capture := n.ScriptBudget, n.capture
+		n.Reset(n.seed) // mode none and no capture: the replay below logs and ships nothing
+		n.ScriptBudget = budget
+		for _, e := range a.log[:keep] {
+			if e.args == nil {
+				n.restarted(time.Unix(0, e.at))
+				continue
+			}
+			n.Exec(e.conn, time.Unix(0, e.at), e.args)
 		}
-		n.Exec(e.conn, time.Unix(0, e.at), e.args)
+		n.Capture(capture) // a primary's writes after the restart still go to its replicas
 	}
-	n.restarted()
-	n.setTime(now)
-	a.log = append(log, aofEntry{})
-	a.synced = len(a.log)
+	n.restarted(now)
+	if a.mode == PersistEverysec {
+		// In place: the lost tail is not needed again, and a full slice
+		// expression here would copy the whole log at every restart.
+		a.log = append(a.log[:keep], aofEntry{at: now.UnixNano()})
+		a.synced = len(a.log)
+	}
 	n.aof = a
+	return replayed
 }
 
-// restarted drops what a restart loses whatever the persistence.
-func (n *Node) restarted() {
+// restarted drops what a restart at node time now loses whatever the
+// persistence, and counts the TTLs down to now: a replay does the same at
+// each restart it passes, so that a node clock that later jumps backwards
+// leaves the same TTLs in the rebuilt node as in the live one.
+func (n *Node) restarted(now time.Time) {
 	n.peers, n.multi = nil, nil
 	n.forgetScripts()
+	n.setTime(now)
+	n.m.DB(0) // miniredis counts TTLs down on a database access
 }

@@ -1,7 +1,9 @@
 package node
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,35 +122,58 @@ func TestRestartForgetsConnectionsAndScripts(t *testing.T) {
 func TestRestartReplayIsExact(t *testing.T) {
 	// A node rebuilt from its AOF answers as a twin that never restarted,
 	// random commands included (the replay restores the random state), also
-	// across two restarts.
-	run := func(restart bool) []Reply {
-		n := New(7)
-		n.SetPersistence(PersistAlways)
-		var out []Reply
-		do := func(d time.Duration, args ...string) { out = append(out, n.Exec(0, at(d), args)) }
-		do(0, "SADD", "s", "a", "b", "c", "d", "e", "f", "g", "h")
-		do(10*time.Millisecond, "SPOP", "s")
-		do(20*time.Millisecond, "SET", "k", "1", "PX", "3000")
-		do(20*time.Millisecond, "EVAL", "return redis.call('INCR', KEYS[1])", "1", "n")
-		if restart {
-			n.Restart(at(time.Second))
+	// across two restarts. always keeps the node as it is; everysec here
+	// loses only a GET in each restart's second, which forces the replay.
+	for _, mode := range []Persistence{PersistAlways, PersistEverysec} {
+		run := func(restart bool) []Reply {
+			n := New(7)
+			n.SetPersistence(mode)
+			var out []Reply
+			do := func(d time.Duration, args ...string) { out = append(out, n.Exec(0, at(d), args)) }
+			do(0, "SADD", "s", "a", "b", "c", "d", "e", "f", "g", "h")
+			do(10*time.Millisecond, "SPOP", "s")
+			do(20*time.Millisecond, "SET", "k", "1", "PX", "3000")
+			do(20*time.Millisecond, "EVAL", "return redis.call('INCR', KEYS[1])", "1", "n")
+			do(1100*time.Millisecond, "GET", "k")
+			if restart {
+				n.Restart(at(1200 * time.Millisecond))
+			}
+			do(1500*time.Millisecond, "SPOP", "s")
+			do(1500*time.Millisecond, "PTTL", "k")
+			do(2100*time.Millisecond, "GET", "k")
+			if restart {
+				n.Restart(at(2200 * time.Millisecond))
+			}
+			do(2500*time.Millisecond, "SRANDMEMBER", "s", "3")
+			do(2500*time.Millisecond, "GET", "n")
+			do(4*time.Second, "GET", "k")
+			return out
 		}
-		do(1500*time.Millisecond, "SPOP", "s")
-		do(1500*time.Millisecond, "PTTL", "k")
-		if restart {
-			n.Restart(at(2 * time.Second))
+		twin, restarted := run(false), run(true)
+		for i := range twin {
+			if !sameReply(twin[i], restarted[i]) {
+				t.Errorf("%s: reply %d: %s after restarts, %s without", mode, i, restarted[i], twin[i])
+			}
 		}
-		do(2500*time.Millisecond, "SRANDMEMBER", "s", "3")
-		do(2500*time.Millisecond, "GET", "n")
-		do(4*time.Second, "GET", "k")
-		return out
 	}
-	twin, restarted := run(false), run(true)
-	for i := range twin {
-		if !sameReply(twin[i], restarted[i]) {
-			t.Errorf("reply %d: %s after restarts, %s without", i, restarted[i], twin[i])
-		}
-	}
+}
+
+// A replay passes an earlier restart as the live node did, counting TTLs
+// down to it, so that a node clock that then jumps backwards leaves the
+// rebuilt node the TTL the live one had: SET PX 10000 at 4.9 s, a restart
+// at 5.5 s (0.6 s counted), the clock back to 3.1 s and on to 6.3 s (3.2 s
+// more): 6.2 s left, 6.1 s after the second restart at 6.4 s, which lost
+// the PTTL at 6.3 s and so replays.
+func TestReplayCountsTTLsAtEarlierRestarts(t *testing.T) {
+	n := New(1)
+	n.SetPersistence(PersistEverysec)
+	mustExec(t, n, at(900*time.Millisecond), cmd("SET", "k", "v", "PX", "10000"), status("OK"))
+	n.Restart(at(1500 * time.Millisecond))
+	mustExec(t, n, at(-900*time.Millisecond), cmd("GET", "k"), bulk("v"))
+	mustExec(t, n, at(2200*time.Millisecond), cmd("GET", "k"), bulk("v"))
+	mustExec(t, n, at(2300*time.Millisecond), cmd("PTTL", "k"), integer(6200))
+	n.Restart(at(2400 * time.Millisecond))
+	mustExec(t, n, at(2400*time.Millisecond), cmd("PTTL", "k"), integer(6100))
 }
 
 func TestResetForgetsPersistence(t *testing.T) {
@@ -176,23 +201,30 @@ func TestParsePersistence(t *testing.T) {
 	}
 }
 
-// BenchmarkRestartAlways10k is one restart of an aof-always node that has
-// run 10,000 commands (SET NX PX and its release script, as a lock does):
-// the replay's cost.
-func BenchmarkRestartAlways10k(b *testing.B) {
+// BenchmarkRestartReplay10k is one restart of an aof-everysec node that has
+// run 10,000 commands (SET NX PX and its release script, as a lock does)
+// and lost the last, a GET: the replay's cost. (An aof-always restart, or
+// an everysec one that lost nothing, replays nothing.)
+func BenchmarkRestartReplay10k(b *testing.B) {
 	n := New(1)
-	n.SetPersistence(PersistAlways)
+	n.SetPersistence(PersistEverysec)
 	script := `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
 	for i := 0; i < 5000; i++ {
 		now := at(time.Duration(i) * time.Millisecond)
 		n.Exec(0, now, []string{"SET", "lock", "tok", "NX", "PX", "10000"})
 		n.Exec(0, now, []string{"EVAL", script, "1", "lock", "tok"})
 	}
-	log := n.aof.log
+	n.Exec(0, at(5500*time.Millisecond), []string{"GET", "lock"})
+	saved := n.aof
+	if saved.synced >= len(saved.log) {
+		b.Fatal("nothing to lose: no replay")
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		n.aof.log = log[:len(log):len(log)]
-		n.Restart(at(10 * time.Second))
+		a := saved
+		a.log = slices.Clone(saved.log) // Restart writes its marker in place
+		n.aof = a
+		n.Restart(at(5600 * time.Millisecond))
 	}
 }
 
@@ -246,4 +278,22 @@ func TestRestartKeepsExactlyTheRule(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A primary that restarts keeps capturing its write stream for its
+// replicas: the replay that rebuilds an everysec node (which Resets it)
+// must not switch capture off.
+func TestRestartKeepsCapture(t *testing.T) {
+	for _, mode := range []Persistence{PersistNone, PersistAlways, PersistEverysec} {
+		n := New(1)
+		n.SetPersistence(mode)
+		n.Capture(true)
+		mustExec(t, n, at(100*time.Millisecond), cmd("SET", "a", "1"), status("OK"))
+		mustExec(t, n, at(1100*time.Millisecond), cmd("SET", "lost", "1"), status("OK"))
+		n.Restart(at(1200 * time.Millisecond)) // everysec: loses "lost", replays "a"
+		mustExec(t, n, at(1300*time.Millisecond), cmd("SET", "b", "2"), status("OK"))
+		if got := n.Effects(); len(got) != 1 || strings.Join(got[0], " ") != "SET b 2" {
+			t.Errorf("%s: effects %q after the restart, want [SET b 2]", mode, got)
+		}
+	}
 }
