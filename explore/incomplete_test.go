@@ -118,3 +118,21 @@ func TestMergeCountsIncompleteRunsBelowTheStop(t *testing.T) {
 }
 
 func ptr(i int) *int { return &i }
+
+// With --verdict, a worse kind met is not counted as found, but the search
+// is not called incomplete over it either: the top-level verdict says
+// incomplete only when nothing else was met.
+func TestIncompleteDoesNotNameASearchThatMetWorse(t *testing.T) {
+	lines := []Report{
+		{Algorithm: "a", Seed: 1, RunsLimit: 10, Shard: "0/2", IncompleteAt: []int{2},
+			Verdicts: map[string]VerdictReport{model.VerdictIncomplete: {FirstRun: 2}, model.VerdictUnsafe: {FirstRun: 4}}},
+		{Algorithm: "a", Seed: 1, RunsLimit: 10, Shard: "1/2"},
+	}
+	m, err := Merge(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Verdict != "" || m.IncompleteRuns != 1 {
+		t.Errorf("merged: verdict %q (want none: unsafe was met), incomplete_runs %d", m.Verdict, m.IncompleteRuns)
+	}
+}

@@ -166,7 +166,9 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 		rep.IncompleteAt = sr.IncompleteAt
 	}
 	if sr.Found == nil {
-		if _, cut := rep.Verdicts[model.VerdictIncomplete]; cut {
+		// Incomplete names the search only when it met nothing worse (with
+		// --verdict, a worse kind met is not counted, but it is not hidden).
+		if _, cut := rep.Verdicts[model.VerdictIncomplete]; cut && len(rep.Verdicts) == 1 {
 			rep.Verdict = model.VerdictIncomplete
 		}
 		return rep, nil
@@ -328,7 +330,7 @@ func Merge(lines []Report) (Report, error) {
 		s := stop
 		out.StoppedAt, out.Runs = &s, stop+1
 	}
-	if _, cut := out.Verdicts[model.VerdictIncomplete]; cut && win == nil {
+	if _, cut := out.Verdicts[model.VerdictIncomplete]; cut && win == nil && len(out.Verdicts) == 1 {
 		out.Verdict = model.VerdictIncomplete
 	}
 	if win != nil {

@@ -101,10 +101,12 @@ var faultSpecs = [...]faultSpec{
 	FaultNodeRestart: {name: "node-restart", target: TargetNode, planned: true, losesData: true,
 		before: restartNode,
 		apply: func(r *runner, f *Fault) {
-			r.nodes[f.Node].downUntil = r.now + Time(r.cfg.downFor(f))
+			// A restart while the node is still down keeps the later end:
+			// the model counts the union of both outages.
+			r.nodes[f.Node].downUntil = max(r.nodes[f.Node].downUntil, r.now+Time(r.cfg.downFor(f)))
 		},
 		applyReal: func(r *rtRunner, f *Fault) int {
-			r.downUntil[f.Node] = r.now() + Time(r.cfg.downFor(f))
+			r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+Time(r.cfg.downFor(f)))
 			return f.Node // the flush is I/O: done after unlocking
 		}},
 	// A failover (replication.go) is down for Dur and loses what no replica

@@ -214,3 +214,26 @@ func TestRestartReplayBounded(t *testing.T) {
 		t.Errorf("%d GETs ran: the run went on past the cut", gets)
 	}
 }
+
+// A restart while the node is still down keeps the later end of the two:
+// a short restart inside a long one does not bring the node back early (the
+// checkers count the union of both outages).
+func TestRestartInsideRestartKeepsTheLaterEnd(t *testing.T) {
+	var err error
+	_, runErr := oneProc(func(p Proc) (Lease, error) {
+		p.Sleep(500 * time.Millisecond)
+		_, err = p.Do(0, "GET", "k")
+		return Lease{}, nil
+	}, func(c *Config) {
+		c.Faults = []Fault{
+			{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: time.Second},
+			{Kind: FaultNodeRestart, Node: 0, At: 100 * time.Millisecond, Dur: 10 * time.Millisecond},
+		}
+	})
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if err == nil {
+		t.Error("GET at 500ms answered: the second restart ended the first's outage early")
+	}
+}
