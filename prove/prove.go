@@ -332,6 +332,9 @@ func (p *Prover) children(n *node) []*node {
 		st := Step{Client: p.names[pt.proc], Point: pt.at.String(), N: pt.n}
 		for j := range p.menu {
 			c := &p.menu[j]
+			if c.sendOnly() && pt.at != sim.PointSend {
+				continue
+			}
 			isDelay := c.class == ""
 			if isDelay && len(n.steps)-n.faultN >= p.opts.MaxDelays || !isDelay && n.faultN >= p.opts.MaxFaults {
 				continue
