@@ -33,12 +33,13 @@ const (
 	ClassCrash     = "crash"      // the process dies, no restart
 	ClassSkew      = "skew"       // the process's clock moves by ±TTL/2 from then on
 	ClassNet       = "net"        // the command being sent loses its request or its reply; the client times out
+	ClassRestart   = "restart"    // a node restarts empty, for a lock on several nodes (restartChoices)
 )
 
 // Classes lists the menu classes in menu order; a new class goes last, so
 // that the order of the old ones' schedules, and so which counterexample
 // comes first, stays.
-var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew, ClassNet}
+var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew, ClassNet, ClassRestart}
 
 // noTTL is the TTL the menu scales to for a lock that never expires.
 const noTTL = 30 * time.Second
@@ -115,14 +116,36 @@ func ParseClasses(list string) ([]string, error) {
 	return out, nil
 }
 
-// menuOf is the menu the classes switch on, in menu order, then the
-// delays when any may be taken.
-func menuOf(classes []string, maxDelays int) []choice {
+// restartChoices are the restart class's choices for a lock on nodes
+// nodes: node i restarts at once with no data (persistence none), one
+// choice per node, since which node loses the lock matters. A lock on one
+// node has none: its node's restart loses the lock, outside the
+// assumptions of every single-node lock (New refuses the class alone).
+func restartChoices(nodes int) []choice {
+	if nodes < 2 {
+		return nil
+	}
+	out := make([]choice, nodes)
+	for i := range nodes {
+		out[i] = choice{ClassRestart, fmt.Sprintf("restart node%d", i), func(time.Duration, int) scenarios.Fault {
+			n := i
+			return scenarios.Fault{Kind: scenarios.FaultNodeRestart, Node: &n}
+		}}
+	}
+	return out
+}
+
+// menuOf is the menu the classes switch on for a lock on nodes nodes, in
+// menu order, then the delays when any may be taken.
+func menuOf(classes []string, maxDelays, nodes int) []choice {
 	var out []choice
 	for _, c := range menu {
 		if slices.Contains(classes, c.class) {
 			out = append(out, c)
 		}
+	}
+	if slices.Contains(classes, ClassRestart) {
+		out = append(out, restartChoices(nodes)...)
 	}
 	if maxDelays > 0 {
 		out = append(out, delays...)

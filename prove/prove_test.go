@@ -122,6 +122,33 @@ func TestLostCommandFindsSetnxDel(t *testing.T) {
 	replay(t, stuck, model.VerdictStuck, "")
 }
 
+// TestRestartMenu: a lock on several nodes gets one restart choice per
+// node, each a node-restart of that node triggered on the client's event,
+// which validates as a scenario.
+func TestRestartMenu(t *testing.T) {
+	p, err := New(Options{Algorithm: "redlock", Classes: []string{ClassRestart}, MaxFaults: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.menu {
+		names = append(names, c.name)
+	}
+	if want := []string{"restart node0", "restart node1", "restart node2", "restart node3", "restart node4"}; !slices.Equal(names, want) {
+		t.Fatalf("menu %v, want %v", names, want)
+	}
+	s, err := p.Scenario([]Step{{Client: "c2", Point: "reply", N: 3, Choice: "restart node3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Faults[0]; f.Kind != scenarios.FaultNodeRestart || f.Node == nil || *f.Node != 3 || f.Client != "" || f.On.Client != "c2" {
+		t.Fatalf("fault %+v", f)
+	}
+}
+
 // replay writes s as a file, reads it back and runs it, as `simrun run`
 // does: it must give verdict (and digest, when given).
 func replay(t *testing.T, s *scenarios.Scenario, verdict, digest string) {
@@ -233,6 +260,14 @@ func TestBadOptions(t *testing.T) {
 		if _, err := New(o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
+	}
+	// A single node's restart is refused alone, and dropped from a longer
+	// list, so that no result names a class it never tried.
+	if _, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassRestart}}); err == nil {
+		t.Error("restart alone on a single-node lock: no error")
+	}
+	if p, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassCrash, ClassRestart}}); err != nil || !slices.Equal(p.opts.Classes, []string{ClassCrash}) {
+		t.Errorf("crash,restart on a single-node lock: %v, %v", err, p)
 	}
 	if _, err := ParseClasses("pause,bogus"); err == nil {
 		t.Error("ParseClasses took bogus")
