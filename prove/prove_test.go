@@ -3,6 +3,7 @@ package prove
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/model"
@@ -147,6 +148,35 @@ func TestRestartMenu(t *testing.T) {
 	if f := s.Faults[0]; f.Kind != scenarios.FaultNodeRestart || f.Node == nil || *f.Node != 3 || f.Client != "" || f.On.Client != "c2" {
 		t.Fatalf("fault %+v", f)
 	}
+}
+
+// TestFindsRedlockRestart: redlock's documented restart bug (a node that
+// granted the lock restarts empty, and another client wins a majority with
+// it) needs one restart and one reordering: with no delay the space is
+// proved, with one the overlap is found and its file replays.
+func TestFindsRedlockRestart(t *testing.T) {
+	if r := run(t, Options{Algorithm: "redlock", Classes: []string{ClassRestart}, MaxFaults: 1}); !r.Proved() {
+		t.Fatalf("K=1, D=0: %+v", r.Found)
+	}
+	if testing.Short() {
+		t.Skip("the search with a delay takes ~10 s")
+	}
+	p, err := New(Options{Algorithm: "redlock", Classes: []string{ClassRestart}, MaxFaults: 1, MaxDelays: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil || r.Found.Verdict != model.VerdictUnsafe || !slices.ContainsFunc(r.Found.Schedule, func(s Step) bool { return strings.HasPrefix(s.Choice, "restart node") }) {
+		t.Fatalf("found %+v, want an overlap with a node restart", r.Found)
+	}
+	s, o, _, err := p.Shrink(r.Found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(t, s, model.VerdictUnsafe, o.Digest)
 }
 
 // replay writes s as a file, reads it back and runs it, as `simrun run`
