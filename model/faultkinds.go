@@ -27,6 +27,21 @@ var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, 
 	sim.FaultFailover: func(e sim.Event) (string, sim.Time, string) {
 		return fmt.Sprintf("failover: primary lost, replica promoted after %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
 	},
+	// The timeout shows on the command's own result; the bar is the mark.
+	sim.FaultLoseRequest: func(e sim.Event) (string, sim.Time, string) {
+		return "its next request is lost" + lossWait(e), e.At, colorJump
+	},
+	sim.FaultLoseReply: func(e sim.Event) (string, sim.Time, string) {
+		return "its next reply is lost" + lossWait(e), e.At, colorJump
+	},
+}
+
+// lossWait is how long a lost command's client waits, when the fault says.
+func lossWait(e sim.Event) string {
+	if e.Dur > 0 {
+		return fmt.Sprintf(" (times out after %v)", e.Dur)
+	}
+	return ""
 }
 
 // faultBar is how the timeline shows fault event e.

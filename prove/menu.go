@@ -21,22 +21,37 @@ type choice struct {
 	fault func(ttl time.Duration, k int) scenarios.Fault
 }
 
+// sendOnly says whether the choice is offered at send points only: a lost
+// request or reply loses the client's next command, so at a reply or
+// acquired point it would lose the same command as at the next send point.
+func (c *choice) sendOnly() bool { return c.class == ClassNet }
+
 // Menu classes, as --faults takes them.
 const (
 	ClassPause     = "pause"      // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
 	ClassLongPause = "long-pause" // a pause longer than the TTL: 3·TTL/2
 	ClassCrash     = "crash"      // the process dies, no restart
 	ClassSkew      = "skew"       // the process's clock moves by ±TTL/2 from then on
+	ClassNet       = "net"        // the command being sent loses its request or its reply; the client times out
+	ClassRestart   = "restart"    // a node restarts empty, for a lock on several nodes (restartChoices)
 )
 
-// Classes lists the menu classes in menu order.
-var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew}
+// Classes lists the menu classes in menu order; a new class goes last, so
+// that the order of the old ones' schedules, and so which counterexample
+// comes first, stays.
+var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew, ClassNet, ClassRestart}
 
 // noTTL is the TTL the menu scales to for a lock that never expires.
 const noTTL = 30 * time.Second
 
 // roundTrip is the fixed request plus reply latency of prove's network.
 const roundTrip = 2 * time.Millisecond
+
+// lossTimeout is how long a client waits for a lost request's or reply's
+// answer before it times out (prove's network has no timeout of its own):
+// a client's usual timeout, 100 ms, but at most TTL/10, so that waiting it
+// out stays well inside the lease.
+func lossTimeout(ttl time.Duration) time.Duration { return min(100*time.Millisecond, ttl/10) }
 
 var menu = []choice{
 	{ClassPause, "pause TTL/2K", func(ttl time.Duration, k int) scenarios.Fault {
@@ -53,6 +68,12 @@ var menu = []choice{
 	}},
 	{ClassSkew, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-ttl / 2)}
+	}},
+	{ClassNet, "lost request", func(ttl time.Duration, _ int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultLoseRequest, For: scenarios.Duration(lossTimeout(ttl))}
+	}},
+	{ClassNet, "lost reply", func(ttl time.Duration, _ int) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultLoseReply, For: scenarios.Duration(lossTimeout(ttl))}
 	}},
 }
 
@@ -95,14 +116,36 @@ func ParseClasses(list string) ([]string, error) {
 	return out, nil
 }
 
-// menuOf is the menu the classes switch on, in menu order, then the
-// delays when any may be taken.
-func menuOf(classes []string, maxDelays int) []choice {
+// restartChoices are the restart class's choices for a lock on nodes
+// nodes: node i restarts at once with no data (persistence none), one
+// choice per node, since which node loses the lock matters. A lock on one
+// node has none: its node's restart loses the lock, outside the
+// assumptions of every single-node lock (New refuses the class alone).
+func restartChoices(nodes int) []choice {
+	if nodes < 2 {
+		return nil
+	}
+	out := make([]choice, nodes)
+	for i := range nodes {
+		out[i] = choice{ClassRestart, fmt.Sprintf("restart node%d", i), func(time.Duration, int) scenarios.Fault {
+			n := i
+			return scenarios.Fault{Kind: scenarios.FaultNodeRestart, Node: &n}
+		}}
+	}
+	return out
+}
+
+// menuOf is the menu the classes switch on for a lock on nodes nodes, in
+// menu order, then the delays when any may be taken.
+func menuOf(classes []string, maxDelays, nodes int) []choice {
 	var out []choice
 	for _, c := range menu {
 		if slices.Contains(classes, c.class) {
 			out = append(out, c)
 		}
+	}
+	if slices.Contains(classes, ClassRestart) {
+		out = append(out, restartChoices(nodes)...)
 	}
 	if maxDelays > 0 {
 		out = append(out, delays...)

@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -162,7 +163,7 @@ func New(o Options) (*Prover, error) {
 	if len(o.Classes) == 0 {
 		o.Classes = Classes
 	}
-	p := &Prover{opts: o, menu: menuOf(o.Classes, o.MaxDelays)}
+	p := &Prover{opts: o}
 	if o.Algorithm != "" {
 		a, err := locks.Lookup(o.Algorithm)
 		if err != nil {
@@ -175,6 +176,18 @@ func New(o Options) (*Prover, error) {
 		}
 		p.algo = o.Lock
 	}
+	nodes := p.algo.NodesNeeded(locks.Params{})
+	if slices.Contains(o.Classes, ClassRestart) && nodes < 2 {
+		// A single node's restart loses any lock: not a bound worth
+		// proving. Dropped from a longer list (all), refused alone, so
+		// that no proof claims a class it never tried.
+		if len(o.Classes) == 1 {
+			return nil, fmt.Errorf("faults: restart is for a lock on several nodes; %s uses one", p.algo.Name)
+		}
+		o.Classes = slices.DeleteFunc(slices.Clone(o.Classes), func(c string) bool { return c == ClassRestart })
+		p.opts.Classes = o.Classes
+	}
+	p.menu = menuOf(o.Classes, o.MaxDelays, nodes)
 	params := p.algo.With(locks.Params{})
 	p.ttl = p.algo.Lifetime(locks.Params{})
 	if p.ttl <= 0 {
@@ -268,7 +281,9 @@ func (p *Prover) choiceNamed(name string) *choice {
 
 func (p *Prover) fault(c *choice, st Step) scenarios.Fault {
 	f := c.fault(p.ttl, p.opts.MaxFaults)
-	f.Client = st.Client
+	if f.Node == nil { // a node's restart names its node, not the client whose event triggers it
+		f.Client = st.Client
+	}
 	f.On = &scenarios.Trigger{Client: st.Client, Point: st.Point, N: st.N}
 	return f
 }
@@ -332,6 +347,9 @@ func (p *Prover) children(n *node) []*node {
 		st := Step{Client: p.names[pt.proc], Point: pt.at.String(), N: pt.n}
 		for j := range p.menu {
 			c := &p.menu[j]
+			if c.sendOnly() && pt.at != sim.PointSend {
+				continue
+			}
 			isDelay := c.class == ""
 			if isDelay && len(n.steps)-n.faultN >= p.opts.MaxDelays || !isDelay && n.faultN >= p.opts.MaxFaults {
 				continue

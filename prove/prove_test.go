@@ -3,6 +3,7 @@ package prove
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/model"
@@ -35,6 +36,8 @@ func run(t *testing.T, o Options) *Result {
 //     the second: 1 + 5 + (4+3+2+1+0) = 16.
 //   - pause and crash, K=1: 1 + 5·2 = 11.
 //   - delays only (3 of them), D=1: 1 + 5·3 = 16.
+//   - net, K=1: a lost request or reply is offered at the 2 send points
+//     only (SET, EVAL): 1 + 2·2 = 5.
 func TestCountTinySpace(t *testing.T) {
 	for _, c := range []struct {
 		classes []string
@@ -46,6 +49,7 @@ func TestCountTinySpace(t *testing.T) {
 		{[]string{ClassPause}, 2, 0, 16},
 		{[]string{ClassPause, ClassCrash}, 1, 0, 11},
 		{[]string{ClassPause}, 0, 1, 16},
+		{[]string{ClassNet}, 1, 0, 5},
 	} {
 		r := run(t, Options{Algorithm: "set-nx-px-token", Clients: 1, Rounds: 1, Classes: c.classes, MaxFaults: c.k, MaxDelays: c.d})
 		if r.Explored+r.Pruned != c.want || r.Found != nil || !r.Proved() {
@@ -65,6 +69,134 @@ func TestProvesReference(t *testing.T) {
 	r := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1, MaxDelays: d})
 	if !r.Proved() || r.Explored < 40 {
 		t.Fatalf("not proved: found %+v, explored %d, incomplete %d", r.Found, r.Explored, r.Incomplete)
+	}
+}
+
+// TestProvesReferenceWithLostReply is the issue's first test: for
+// set-nx-px-token, 2 clients × 2 rounds, K=1 fault from {pause < TTL,
+// crash, lost reply} (the net class brings a lost request too), prove says
+// proved, and the lost commands were among the schedules run.
+func TestProvesReferenceWithLostReply(t *testing.T) {
+	d := 1
+	if testing.Short() {
+		d = 0
+	}
+	without := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1, MaxDelays: d})
+	r := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash, ClassNet}, MaxFaults: 1, MaxDelays: d})
+	if !r.Proved() {
+		t.Fatalf("not proved: found %+v, explored %d, incomplete %d", r.Found, r.Explored, r.Incomplete)
+	}
+	if r.Explored <= without.Explored {
+		t.Fatalf("explored %d with net, %d without: no lost command was tried", r.Explored, without.Explored)
+	}
+}
+
+// TestLostCommandFindsSetnxDel: setnx-del's Acquire and Release return a
+// timeout as an error (the document says nothing of timeouts), so the first
+// lost request is a client-error; a lost SETNX reply leaves the key set for
+// ever: stuck. Both schedules replay from their scenario files.
+func TestLostCommandFindsSetnxDel(t *testing.T) {
+	p, err := New(Options{Algorithm: "setnx-del", Classes: []string{ClassNet}, MaxFaults: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Step{{Client: "c1", Point: "send", N: 1, Choice: "lost request"}}
+	if r.Found == nil || r.Found.Verdict != model.VerdictClientError || !slices.Equal(r.Found.Schedule, want) {
+		t.Fatalf("found %+v, want a client-error at %v", r.Found, want)
+	}
+	s, o, _, err := p.Shrink(r.Found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(t, s, model.VerdictClientError, o.Digest)
+
+	// The lost reply: the SETNX ran, its client timed out and gave up, and
+	// nobody deletes the key.
+	stuck, err := p.Scenario([]Step{{Client: "c1", Point: "send", N: 1, Choice: "lost reply"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(t, stuck, model.VerdictStuck, "")
+}
+
+// TestRestartMenu: a lock on several nodes gets one restart choice per
+// node, each a node-restart of that node triggered on the client's event,
+// which validates as a scenario.
+func TestRestartMenu(t *testing.T) {
+	p, err := New(Options{Algorithm: "redlock", Classes: []string{ClassRestart}, MaxFaults: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.menu {
+		names = append(names, c.name)
+	}
+	if want := []string{"restart node0", "restart node1", "restart node2", "restart node3", "restart node4"}; !slices.Equal(names, want) {
+		t.Fatalf("menu %v, want %v", names, want)
+	}
+	s, err := p.Scenario([]Step{{Client: "c2", Point: "reply", N: 3, Choice: "restart node3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Faults[0]; f.Kind != scenarios.FaultNodeRestart || f.Node == nil || *f.Node != 3 || f.Client != "" || f.On.Client != "c2" {
+		t.Fatalf("fault %+v", f)
+	}
+}
+
+// TestFindsRedlockRestart: redlock's documented restart bug (a node that
+// granted the lock restarts empty, and another client wins a majority with
+// it) needs one restart and one reordering: with no delay the space is
+// proved, with one the overlap is found and its file replays.
+func TestFindsRedlockRestart(t *testing.T) {
+	if r := run(t, Options{Algorithm: "redlock", Classes: []string{ClassRestart}, MaxFaults: 1}); !r.Proved() {
+		t.Fatalf("K=1, D=0: %+v", r.Found)
+	}
+	if testing.Short() {
+		t.Skip("the search with a delay takes ~10 s")
+	}
+	p, err := New(Options{Algorithm: "redlock", Classes: []string{ClassRestart}, MaxFaults: 1, MaxDelays: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil || r.Found.Verdict != model.VerdictUnsafe || !slices.ContainsFunc(r.Found.Schedule, func(s Step) bool { return strings.HasPrefix(s.Choice, "restart node") }) {
+		t.Fatalf("found %+v, want an overlap with a node restart", r.Found)
+	}
+	s, o, _, err := p.Shrink(r.Found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(t, s, model.VerdictUnsafe, o.Digest)
+}
+
+// replay writes s as a file, reads it back and runs it, as `simrun run`
+// does: it must give verdict (and digest, when given).
+func replay(t *testing.T, s *scenarios.Scenario, verdict, digest string) {
+	t.Helper()
+	data, err := scenarios.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := scenarios.Parse("counterexample.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.Execute("", model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Verdict.Verdict != verdict || digest != "" && again.Digest != digest {
+		t.Fatalf("replay: %s %s, want %s %s\n%s", again.Verdict.Verdict, again.Digest, verdict, digest, data)
 	}
 }
 
@@ -158,6 +290,14 @@ func TestBadOptions(t *testing.T) {
 		if _, err := New(o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
+	}
+	// A single node's restart is refused alone, and dropped from a longer
+	// list, so that no result names a class it never tried.
+	if _, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassRestart}}); err == nil {
+		t.Error("restart alone on a single-node lock: no error")
+	}
+	if p, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassCrash, ClassRestart}}); err != nil || !slices.Equal(p.opts.Classes, []string{ClassCrash}) {
+		t.Errorf("crash,restart on a single-node lock: %v, %v", err, p)
 	}
 	if _, err := ParseClasses("pause,bogus"); err == nil {
 		t.Error("ParseClasses took bogus")

@@ -43,6 +43,8 @@ var faultDrawings = map[sim.FaultKind]faultDrawing{
 	sim.FaultFailover: {down: true, mark: func(e sim.Event) mark {
 		return mark{e.At, markNodeRestart, fmt.Sprintf("failover: primary lost, a replica promoted after %v", e.Dur)}
 	}},
+	sim.FaultLoseRequest: {mark: func(e sim.Event) mark { return mark{e.At, markLost, "its next request is lost"} }},
+	sim.FaultLoseReply:   {mark: func(e sim.Event) mark { return mark{e.At, markLost, "its next reply is lost"} }},
 }
 
 func jumpMark(e sim.Event) mark {

@@ -47,6 +47,7 @@ const (
 	markJumpFwd
 	markJumpBack
 	markNodeRestart
+	markLost // a planned lost request or reply
 )
 
 type stateSpan struct {

@@ -28,6 +28,7 @@ const (
 	glyphRestart  = 'R'
 	glyphJumpFwd  = '>'
 	glyphJumpBack = '<'
+	glyphLost     = '~'
 	glyphKeyGone  = '.'
 	glyphKey      = '='
 	glyphDown     = 'x'
@@ -286,6 +287,8 @@ func markCell(k markKind) cell {
 		return cell{glyphRestart, colCrash}
 	case markJumpFwd:
 		return cell{glyphJumpFwd, colPaused}
+	case markLost:
+		return cell{glyphLost, colPaused}
 	}
 	return cell{glyphJumpBack, colPaused}
 }
@@ -360,7 +363,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 		{glyphIdle, "idle"}, {glyphCalling, "in Acquire/Release"}, {glyphHolding, "holding"},
 		{glyphPaused, "paused"}, {glyphPausedH, "paused holding"}, {glyphCrashed, "crashed"},
 		{glyphCrash, "crash"}, {glyphRestart, "restart"}, {glyphJumpFwd, "clock jumps ahead"},
-		{glyphJumpBack, "clock jumps back"},
+		{glyphJumpBack, "clock jumps back"}, {glyphLost, "request or reply lost"},
 	} {
 		if used[g.r] {
 			parts = append(parts, fmt.Sprintf("%c %s", g.r, g.text))

@@ -14,6 +14,8 @@ const (
 	FaultClockJump   = "clock-jump"
 	FaultNodeRestart = "node-restart"
 	FaultFailover    = "failover"
+	FaultLoseRequest = "lose-request"
+	FaultLoseReply   = "lose-reply"
 )
 
 // fileFault is the scenarios' part of a fault kind (sim/faultkinds.go says
@@ -27,6 +29,10 @@ type fileFault struct {
 	target fileTarget
 	// The length fields it takes; validation refuses the others.
 	hasFor, hasRestartAfter, hasBy bool
+	// lost: a lost request or reply, which needs on: (the command it
+	// loses is the client's next one) and a timeout to end the client's
+	// wait: for:, or the network's.
+	lost bool
 	// build is the engine's kind and Dur for f (f.Node set when it names one).
 	build func(f *Fault) (sim.FaultKind, time.Duration)
 	// outsideTTL, when set, says why f breaks a TTL lock's assumptions
@@ -76,6 +82,16 @@ var fileFaults = []fileFault{
 	{name: FaultFailover, target: targetNode, hasFor: true,
 		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
 		outsideTTL: func(*Fault) string { return "a failover loses what the replica had not received" },
+	},
+	// For is how long the client waits for the lost command's reply before
+	// it times out (0: network.timeout). What a timeout does to a lock is
+	// the lock's own business, as for the network's random losses: no
+	// assumption of the TTL is broken.
+	{name: FaultLoseRequest, target: targetClient, hasFor: true, lost: true,
+		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultLoseRequest, f.For.D() },
+	},
+	{name: FaultLoseReply, target: targetClient, hasFor: true, lost: true,
+		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultLoseReply, f.For.D() },
 	},
 }
 

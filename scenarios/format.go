@@ -88,15 +88,16 @@ type Network struct {
 // Fault is one planned fault: at a true time, or on an event of a client.
 type Fault struct {
 	Kind string `yaml:"kind"`
-	// Client is the target of pause, crash, and a client's clock jump.
+	// Client is the target of pause, crash, a client's clock jump, and a lost request or reply.
 	Client string `yaml:"client,omitempty"`
 	// Node is the target of node-restart, failover and a node's clock jump.
 	Node *int     `yaml:"node,omitempty"`
 	At   Duration `yaml:"at,omitempty"`
 	On   *Trigger `yaml:"on,omitempty"`
-	// For is a pause's length, how long a restarted node stays down, or a
+	// For is a pause's length, how long a restarted node stays down, a
 	// failover's detection delay (the node answers nothing until a replica
-	// is promoted).
+	// is promoted), or how long a client waits for a lost request's or
+	// reply's answer before it times out (0: network.timeout).
 	For Duration `yaml:"for,omitempty"`
 	// RestartAfter brings a crashed client back as a fresh process.
 	RestartAfter Duration `yaml:"restart_after,omitempty"`

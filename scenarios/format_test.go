@@ -99,11 +99,25 @@ func TestFaultValidation(t *testing.T) {
 		{"{kind: crash, client: a, on: {client: a, point: reply, n: 0}}", "faults[0].on.n: must be within"},
 		{"{kind: crash, client: a, at: 1s, on: {client: a, point: reply, n: 1}}", "faults[0]: has both at and on"},
 		{"{kind: pause, client: a, by: 1s}", "faults[0].by: only a clock-jump has by"},
+		{"{kind: lose-reply, client: a, at: 1s}", "faults[0].on: a lose-reply needs on:"},
+		{"{kind: lose-request, client: a, restart_after: 1s, on: {client: a, point: send, n: 1}}", "faults[0].restart_after: only a crash has restart_after"},
+		{"{kind: lose-reply, node: 0, on: {client: a, point: send, n: 1}}", "faults[0].node: a lose-reply targets a client"},
 	}
 	for _, c := range cases {
 		_, err := Parse("t.yaml", []byte(minimal+"faults:\n  - "+c.fault+"\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.fault, err, c.want)
+		}
+	}
+	// A lost command's client needs a timeout: for:, or the network's.
+	noTimeout := strings.Replace(minimal, "  timeout: 1s\n", "", 1)
+	lost := "faults:\n  - {kind: lose-request, client: a, on: {client: a, point: send, n: 2}}\n"
+	if _, err := Parse("t.yaml", []byte(noTimeout+lost)); err == nil || !strings.Contains(err.Error(), "faults[0].for: a lose-request needs for:") {
+		t.Errorf("a lost request with no timeout: got %v", err)
+	}
+	for _, src := range []string{minimal + lost, noTimeout + strings.Replace(lost, "n: 2}", "n: 2}, for: 300ms", 1)} {
+		if _, err := Parse("t.yaml", []byte(src)); err != nil {
+			t.Errorf("a lost request with a timeout: %v", err)
 		}
 	}
 }

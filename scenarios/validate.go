@@ -258,6 +258,12 @@ func (s *Scenario) validateFault(i int) error {
 	if !kind.hasFor && f.For != 0 {
 		return fieldError(field+".for", "a %s has no length", f.Kind)
 	}
+	if kind.lost && f.On == nil {
+		return fieldError(field+".on", "a %s needs on: the client's next command after that event is the one lost", f.Kind)
+	}
+	if kind.lost && f.For == 0 && s.Network.Timeout == 0 {
+		return fieldError(field+".for", "a %s needs for: (how long the client waits) or a network.timeout", f.Kind)
+	}
 	if f.On == nil {
 		return nil
 	}

@@ -389,3 +389,66 @@ func TestTwoCrashesOnOneEventRestartOnce(t *testing.T) {
 		t.Fatalf("the second crash hit a dying process: %d crashes recorded", crashes)
 	}
 }
+
+// A planned loss is the network's random loss made certain for one command:
+// at a send point it is that command; a lost request never runs, a lost
+// reply's command runs; either way the client times out after the fault's
+// Dur, and the commands before and after are untouched.
+func TestPlannedLossLosesOneCommand(t *testing.T) {
+	for _, c := range []struct {
+		kind FaultKind
+		ran  int // commands that ran on the node
+		why  string
+	}{
+		{FaultLoseRequest, 2, "request lost"},
+		{FaultLoseReply, 3, "reply lost"},
+	} {
+		errs := make([]error, 3)
+		res, err := oneProc(func(p Proc) (Lease, error) {
+			_, errs[0] = p.Do(0, "GET", "k")
+			_, errs[1] = p.Do(0, "SET", "k", "v")
+			_, errs[2] = p.Do(0, "GET", "k")
+			return Lease{}, nil
+		}, func(cfg *Config) {
+			cfg.Faults = []Fault{{Kind: c.kind, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "SET", N: 1}, Dur: 300 * time.Millisecond}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs[0] != nil || !errors.Is(errs[1], ErrTimeout) || errs[2] != nil {
+			t.Fatalf("%s: errors %v, want only the SET to time out", c.kind, errs)
+		}
+		if n := len(eventsOf(res.History, KindCommand)); n != c.ran {
+			t.Errorf("%s: %d commands ran, want %d", c.kind, n, c.ran)
+		}
+		var timedOut []Event
+		for _, e := range eventsOf(res.History, KindCommandResult) {
+			if e.Err != "" {
+				timedOut = append(timedOut, e)
+			}
+		}
+		if len(timedOut) != 1 || !strings.Contains(timedOut[0].Err, c.why) || timedOut[0].At-timedOut[0].Sent != Time(300*time.Millisecond) {
+			t.Errorf("%s: timeouts %+v, want one %q after the fault's 300ms", c.kind, timedOut, c.why)
+		}
+		if f := eventsOf(res.History, KindFault); len(f) != 1 || f[0].Fault != c.kind {
+			t.Errorf("%s: fault events %+v", c.kind, f)
+		}
+	}
+}
+
+// With no Dur the client waits out the network's timeout.
+func TestPlannedLossDefaultsToTheNetworkTimeout(t *testing.T) {
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		p.Do(0, "GET", "k")
+		return Lease{}, nil
+	}, func(cfg *Config) {
+		cfg.Faults = []Fault{{Kind: FaultLoseReply, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 1}}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := eventsOf(res.History, KindCommandResult)
+	if len(r) != 1 || r[0].At != Time(time.Second) || r[0].Err == "" {
+		t.Fatalf("want a timeout at the network's 1s: %+v", r)
+	}
+}

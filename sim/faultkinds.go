@@ -23,6 +23,8 @@ const (
 	FaultNodeJump    FaultKind = 5 // node clock jumps by Dur
 	FaultNodeRestart FaultKind = 6 // node loses all data; down for Dur
 	FaultFailover    FaultKind = 7 // node's primary lost, a replica promoted after Dur
+	FaultLoseRequest FaultKind = 8 // the process's next request is lost; it times out after Dur
+	FaultLoseReply   FaultKind = 9 // the process's next reply is lost; it times out after Dur
 )
 
 // FaultTarget is what a fault acts on.
@@ -115,6 +117,26 @@ var faultSpecs = [...]faultSpec{
 	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
 		realRefusal: "a failover runs only in simulation (the replicas are simulated)",
 		apply:       func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) }},
+	// A lost request or reply (network.go: send) is what the network's
+	// random loss does, but chosen: the process's next command (the one it
+	// is sending, at a send point) never reaches its node, or runs and its
+	// reply never comes back. The client times out after Dur, or the
+	// network's timeout when Dur is 0 (neither: it waits for ever, as for a
+	// random loss). The network's draws for that command are made as
+	// always, so no later latency changes.
+	FaultLoseRequest: {name: "lose-request", target: TargetProc, planned: true,
+		realRefusal: "a chosen lost request runs only in simulation (a real run loses at random: network.loss_request)",
+		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur} }},
+	FaultLoseReply: {name: "lose-reply", target: TargetProc, planned: true,
+		realRefusal: "a chosen lost reply runs only in simulation (a real run loses at random: network.loss_reply)",
+		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur} }},
+}
+
+// lossPlan is a planned loss waiting for its process's next command: kind
+// FaultLoseRequest or FaultLoseReply (0: none), and the client's wait.
+type lossPlan struct {
+	kind    FaultKind
+	timeout time.Duration
 }
 
 // FaultKinds lists every fault kind in number order.

@@ -22,6 +22,15 @@ func (r *runner) send(p *process) {
 	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
 	replyAt := arrive + Time(latency(p.net, nw.Reply))
+	// A planned loss (faultkinds.go) after the draws, which stay the same.
+	if h := p.home(); h.lose.kind != 0 {
+		lostReq = lostReq || h.lose.kind == FaultLoseRequest
+		lostReply = lostReply || h.lose.kind == FaultLoseReply
+		if h.lose.timeout > 0 {
+			q.deadline = r.now + Time(h.lose.timeout)
+		}
+		h.lose = lossPlan{}
+	}
 	if !lostReq {
 		r.q.push(event{at: arrive, kind: evArrive, req: q})
 	}

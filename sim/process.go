@@ -44,6 +44,7 @@ type process struct {
 	running      bool // the coroutine is executing right now
 	crashPending bool // crash at the next yield
 	pausedUntil  Time
+	lose         lossPlan // a planned lost request or reply for the next command (faultkinds.go)
 
 	// The watchdog (watchdog.go). A main coroutine's dog is its running
 	// watchdog, if any; a watchdog's owner is its process's main coroutine,

@@ -62,6 +62,7 @@ func TestProveBadFlags(t *testing.T) {
 		{[]string{"--algo", "set-nx-px-token", "--max-faults", "-1"}, "--max-faults"},
 		{[]string{"--algo", "set-nx-px-token", "--max-delays", "9"}, "--max-delays"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "pause,lava"}, "--faults"},
+		{[]string{"--algo", "set-nx-px-token", "--faults", "restart"}, "faults: restart is for a lock on several nodes"},
 		{[]string{"--algo", "set-nx-px-token", "--shard", "2/2"}, "--shard"},
 		{[]string{"--algo", "nope"}, "--algo"},
 		{[]string{}, "--algo"},

@@ -18,6 +18,10 @@ type genFault struct {
 	// draw sets Kind and the length fields. It must draw the same values
 	// in the same order for ever: explore's digests depend on it.
 	draw func(fg faultGen, t *rapid.T) scenarios.Fault
+	// notDrawn, when set, says why the generator never draws the kind (it
+	// has no class and no draw): a kind only a written scenario or prove
+	// plans. TestFaultKindsComplete accepts such an entry in place of a draw.
+	notDrawn string
 }
 
 // genFaults lists the ways to draw each kind. The generator takes them
@@ -48,6 +52,13 @@ var genFaults = []genFault{
 	{kind: scenarios.FaultFailover, class: scenarios.ClassFailover, onNode: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultFailover, For: scenarios.Duration(drawDur(t, "detection", 0, fg.ttl/2, 10*time.Millisecond))}
 	}},
+	// A chosen lost request or reply is never drawn: the net class already
+	// loses commands at random (network.loss_request, loss_reply), and a
+	// draw here would change what the net class draws, so every explore
+	// digest and matrix cell. faultKinds skips an entry with notDrawn; prove
+	// (prove/menu.go) plans these kinds, and scenario files may write them.
+	{kind: scenarios.FaultLoseRequest, notDrawn: "the net class loses requests at random (network.loss_request)"},
+	{kind: scenarios.FaultLoseReply, notDrawn: "the net class loses replies at random (network.loss_reply)"},
 }
 
 // drawnInside says, by genFaults index, whether the generator may draw that

@@ -25,6 +25,14 @@ func TestFaultKindsComplete(t *testing.T) {
 			t.Errorf("genFaults[%d]: %q is not a fault kind of scenarios", j, g.kind)
 			continue
 		}
+		if g.notDrawn != "" {
+			// A kind the generator never draws: no class, no draw, or it
+			// would be drawn after all (faultKinds skips it by notDrawn).
+			if g.class != "" || g.draw != nil {
+				t.Errorf("%s genFaults[%d]: not drawn (%s), yet it has a class or a draw", g.kind, j, g.notDrawn)
+			}
+			continue
+		}
 		if !slices.Contains(scenarios.FaultClasses, g.class) || g.class == scenarios.ClassNone || g.draw == nil {
 			t.Errorf("%s genFaults[%d]: class %q is not a fault class, or no draw", g.kind, j, g.class)
 			continue

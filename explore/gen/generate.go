@@ -217,7 +217,7 @@ func (g *scenarioGen) faultKinds(on classSet) []*genFault {
 			continue
 		}
 		for i := range genFaults {
-			if k := &genFaults[i]; k.class == c && (!g.inside || drawnInside[i]) {
+			if k := &genFaults[i]; k.class == c && k.notDrawn == "" && (!g.inside || drawnInside[i]) {
 				kinds = append(kinds, k)
 			}
 		}
