@@ -91,7 +91,8 @@ func (s Step) String() string {
 	return fmt.Sprintf("%s at %s's %s #%d", s.Choice, s.Client, s.Point, s.N)
 }
 
-// Found is the first failing schedule.
+// Found is the first failing schedule of one verdict: the fewest choices,
+// then the first in canonical order.
 type Found struct {
 	Verdict  string
 	Schedule []Step
@@ -114,7 +115,14 @@ type Result struct {
 	Incomplete int64         // schedules cut at a cap: nothing can be said of them
 	Depth      int           // the last pass finished: every schedule of at most Depth choices ran (-1: none; with Found, its pass)
 	Elapsed    time.Duration
-	Found      *Found // nil: none within the bounds
+	// Found is the worst verdict met, at its first schedule; nil: none
+	// within the bounds.
+	Found *Found
+	// Met is the first schedule of every failing verdict met, worst first
+	// (Found's among them). The enumeration goes on past every verdict but
+	// unsafe, extending failing schedules too, so a lesser verdict early
+	// never hides a worse one later.
+	Met []Found
 	// Interrupted: the context ended before the space was done.
 	Interrupted bool
 }
@@ -386,7 +394,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
 		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
 	began := time.Now()
-	w := &walker{p: p, ctx: ctx, workers: o.Workers}
+	w := &walker{p: p, ctx: ctx, workers: o.Workers, met: map[string]*node{}}
 	if w.workers <= 0 {
 		w.workers = runtime.GOMAXPROCS(0)
 	}
@@ -408,6 +416,14 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	}
 	finish := func() *Result {
 		r.Explored, r.Pruned, r.Incomplete, r.Elapsed = w.explored.Load(), w.pruned.Load(), w.incomplete.Load(), time.Since(began)
+		for _, n := range w.met {
+			r.Met = append(r.Met, Found{Verdict: n.verdict, Schedule: n.steps, Path: n.path, Scenario: p.scenario(n)})
+		}
+		// Worst first: the verdicts are distinct, so the order is the ranks'.
+		slices.SortFunc(r.Met, func(a, b Found) int { return model.Rank(b.Verdict) - model.Rank(a.Verdict) })
+		if len(r.Met) > 0 {
+			r.Found = &r.Met[0]
+		}
 		return r
 	}
 	for t := 0; t <= o.MaxFaults+o.MaxDelays; t++ {
@@ -433,9 +449,8 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 			return finish(), nil
 		}
 		r.Depth = t
-		if found != nil {
-			r.Found = &Found{Verdict: found.verdict, Schedule: found.steps, Path: found.path, Scenario: p.scenario(found)}
-			return finish(), nil
+		if found != nil { // unsafe: nothing is worse
+			break
 		}
 	}
 	return finish(), nil
@@ -450,16 +465,24 @@ type walker struct {
 	memo                         map[[32]byte]seen
 	explored, pruned, incomplete atomic.Int64
 	depth                        atomic.Int32
+	met                          map[string]*node // the first schedule of each failing verdict
 }
 
-// judge counts a schedule of the pass and returns it if it fails.
+// judge counts a schedule of the pass, records it if it is the first of
+// its verdict, and returns it if it is unsafe: the enumeration stops there
+// and only there. Schedules are judged one at a time in canonical order.
 func (w *walker) judge(n *node) *node {
 	w.explored.Add(1)
 	switch {
 	case n.verdict == model.VerdictIncomplete:
 		w.incomplete.Add(1)
 	case violation(n.verdict):
-		return n
+		if w.met[n.verdict] == nil {
+			w.met[n.verdict] = n
+		}
+		if n.verdict == model.VerdictUnsafe {
+			return n
+		}
 	}
 	return nil
 }
@@ -497,9 +520,11 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 				}
 				continue
 			}
-			if k.verdict == model.VerdictIncomplete || violation(k.verdict) {
-				continue // judged in an earlier pass; not extended
+			if k.verdict == model.VerdictIncomplete {
+				continue // cut at a cap (counted in an earlier pass): not extended
 			}
+			// A failing schedule is extended too: a worse verdict may
+			// follow from more choices (an unsafe one ended the search).
 			left := seen{k.start, p.opts.MaxFaults - k.faultN, p.opts.MaxDelays - (len(k.steps) - k.faultN)}
 			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
 				if d+2 == w.target {

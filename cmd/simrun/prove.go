@@ -16,6 +16,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/prove"
 )
 
@@ -39,10 +40,20 @@ type proveJSON struct {
 	Verdict     string       `json:"verdict"`
 	Schedule    []prove.Step `json:"schedule"`
 	Path        []int        `json:"path,omitempty"`
+	// Met is the first schedule of every failing verdict met, worst first
+	// (the one above among them): the enumeration stops only at unsafe.
+	Met []proveMet `json:"met,omitempty"`
 	// Counterexample is the shrunk scenario file written, "" when none.
 	Counterexample string `json:"counterexample"`
 	// LockSHA256 is the --algo-file's sum, in a shard's line.
 	LockSHA256 string `json:"lock_sha256,omitempty"`
+}
+
+// proveMet is a verdict met and its first schedule in canonical order.
+type proveMet struct {
+	Verdict  string       `json:"verdict"`
+	Schedule []prove.Step `json:"schedule"`
+	Path     []int        `json:"path"`
 }
 
 func cmdProve(args []string, stdout, stderr io.Writer) int {
@@ -129,6 +140,9 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	if sharded {
 		rep.Shard, rep.LockSHA256 = *shard, af.sum
 	}
+	for _, f := range r.Met {
+		rep.Met = append(rep.Met, proveMet{Verdict: f.Verdict, Schedule: f.Schedule, Path: f.Path})
+	}
 	if r.Found != nil {
 		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
 		if !sharded {
@@ -192,6 +206,11 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 		fmt.Fprintf(b, "result     interrupted: nothing proved (every schedule of at most %d choices had run, none failed)\n", r.Depth)
 	case r.Counterexample != "":
 		fmt.Fprintf(b, "result     %s: %s\n", strings.ToUpper(r.Verdict), stepsText(r.Schedule))
+		for _, m := range r.Met {
+			if m.Verdict != r.Verdict {
+				fmt.Fprintf(b, "also met   %s: %s\n", m.Verdict, stepsText(m.Schedule))
+			}
+		}
 		fmt.Fprintf(b, "shrunk     %s\nreplay     %s\n", r.Counterexample, replayLine(r.Counterexample))
 	case r.Proved:
 		b.WriteString("result     proved within bounds: no schedule of this space breaks the lock\n")
@@ -268,7 +287,10 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
 	var count int
 	seen := map[int]bool{}
-	var won *proveJSON
+	var (
+		won *proveMet
+		met []proveMet
+	)
 	for i := range lines {
 		l := &lines[i]
 		var idx, n int
@@ -298,9 +320,14 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		if i == 0 || l.Depth < m.Depth {
 			m.Depth = l.Depth // every shard finished that pass
 		}
-		if l.Verdict != "safe" && l.Verdict != "incomplete" && (won == nil || pathBefore(l.Path, won.Path)) {
-			won = l
+		met = append(met, l.Met...)
+		if len(l.Met) == 0 && l.Verdict != "safe" && l.Verdict != "incomplete" { // a line without met
+			met = append(met, proveMet{Verdict: l.Verdict, Schedule: l.Schedule, Path: l.Path})
 		}
+	}
+	m.Met = mergeMet(met)
+	if len(m.Met) > 0 {
+		won = &m.Met[0]
 	}
 	if len(seen) != count {
 		return fail(stderr, "prove", fmt.Errorf("--merge: %d of %d shards given", len(seen), count))
@@ -351,6 +378,33 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 
 // pathBefore says whether schedule path a comes before b in canonical
 // order: fewer choices first, then by child index at each level.
+// mergeMet is what one machine would have met: the search stops at the
+// first unsafe schedule in canonical order, so a verdict counts only at or
+// before it, each at its first schedule; worst first.
+func mergeMet(all []proveMet) []proveMet {
+	var stop []int
+	for _, x := range all {
+		if x.Verdict == model.VerdictUnsafe && (stop == nil || pathBefore(x.Path, stop)) {
+			stop = x.Path
+		}
+	}
+	var out []proveMet
+	for _, x := range all {
+		if stop != nil && pathBefore(stop, x.Path) {
+			continue // past the stop: another shard stopped before it
+		}
+		k := slices.IndexFunc(out, func(y proveMet) bool { return y.Verdict == x.Verdict })
+		switch {
+		case k < 0:
+			out = append(out, x)
+		case pathBefore(x.Path, out[k].Path):
+			out[k] = x
+		}
+	}
+	slices.SortFunc(out, func(a, b proveMet) int { return model.Rank(b.Verdict) - model.Rank(a.Verdict) })
+	return out
+}
+
 func pathBefore(a, b []int) bool {
 	if len(a) != len(b) {
 		return len(a) < len(b)

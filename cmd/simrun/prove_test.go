@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -159,5 +160,21 @@ func TestProveAlgoFile(t *testing.T) {
 	}
 	if code, _, errOut := simrun("run", file); code != exitViolation {
 		t.Errorf("replay: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Merged shards meet what one machine meets: every verdict at its first
+// schedule in canonical order, none past the first unsafe one, worst first.
+func TestMergeMet(t *testing.T) {
+	got := mergeMet([]proveMet{
+		{Verdict: "client-error", Path: []int{3}},
+		{Verdict: "unsafe", Path: []int{5}},
+		{Verdict: "stuck", Path: []int{7}}, // past the unsafe schedule: not met
+		{Verdict: "client-error", Path: []int{1}},
+		{Verdict: "unsafe", Path: []int{0, 2}}, // more choices: later
+	})
+	want := []proveMet{{Verdict: "unsafe", Path: []int{5}}, {Verdict: "client-error", Path: []int{1}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
