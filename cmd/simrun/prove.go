@@ -145,7 +145,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	}
 	if r.Found != nil {
 		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
-		if !sharded {
+		if !sharded && !r.Interrupted { // interrupted: what was met, nothing shrunk
 			if err := writeProveCounterexample(p, r.Found, af, *out); err != nil {
 				return fail(stderr, "prove", err)
 			}
@@ -200,6 +200,11 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, r.TTL)
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
 	switch {
+	case r.Interrupted && len(r.Met) > 0:
+		b.WriteString("result     interrupted: nothing shrunk; met so far, worst first:\n")
+		for _, m := range r.Met {
+			fmt.Fprintf(b, "met        %s: %s\n", strings.ToUpper(m.Verdict), stepsText(m.Schedule))
+		}
 	case r.Interrupted && r.Depth < 0:
 		b.WriteString("result     interrupted: nothing proved\n")
 	case r.Interrupted:

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/prove"
 )
 
 // prove's result: proved (exit 0), or the first counterexample written to
@@ -176,5 +178,19 @@ func TestMergeMet(t *testing.T) {
 	want := []proveMet{{Verdict: "unsafe", Path: []int{5}}, {Verdict: "client-error", Path: []int{1}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+// Interrupted, prove says what it met so far, worst first, and shrinks
+// nothing.
+func TestProveSummaryInterruptedWithMet(t *testing.T) {
+	var b strings.Builder
+	r := proveJSON{Algorithm: "setnx-del", Faults: []string{"net"}, Interrupted: true, Depth: 1,
+		Met: []proveMet{{Verdict: "stuck", Schedule: []prove.Step{{Client: "c1", Point: "send", N: 1, Choice: "lost reply"}}}}}
+	if err := writeProveSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "met        STUCK: lost reply at c1's send #1\n"; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "\nshrunk ") {
+		t.Errorf("summary lacks %q or shrank:\n%s", want, b.String())
 	}
 }
