@@ -34,12 +34,17 @@ const (
 	ClassSkew      = "skew"       // the process's clock moves by ±TTL/2 from then on
 	ClassNet       = "net"        // the command being sent loses its request or its reply; the client times out
 	ClassRestart   = "restart"    // a node restarts empty, for a lock on several nodes (restartChoices)
+	ClassNodeJump  = "node-jump"  // a node's clock jumps forward by the TTL, for a lock on several nodes (nodeJumpChoices)
 )
 
 // Classes lists the menu classes in menu order; a new class goes last, so
 // that the order of the old ones' schedules, and so which counterexample
 // comes first, stays.
-var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew, ClassNet, ClassRestart}
+var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew, ClassNet, ClassRestart, ClassNodeJump}
+
+// nodeClasses are the classes whose choices act on a node: only for a lock
+// on several nodes (a single node's restart or clock jump loses any lock).
+var nodeClasses = []string{ClassRestart, ClassNodeJump}
 
 // noTTL is the TTL the menu scales to for a lock that never expires.
 const noTTL = 30 * time.Second
@@ -135,6 +140,24 @@ func restartChoices(nodes int) []choice {
 	return out
 }
 
+// nodeJumpChoices are the node-jump class's choices for a lock on nodes
+// nodes: node i's clock jumps forward by the TTL, so every key it holds
+// expires at once (Redlock's clock-jump objection); one choice per node. A
+// lock on one node has none, as for restartChoices.
+func nodeJumpChoices(nodes int) []choice {
+	if nodes < 2 {
+		return nil
+	}
+	out := make([]choice, nodes)
+	for i := range nodes {
+		out[i] = choice{ClassNodeJump, fmt.Sprintf("node%d clock +TTL", i), func(ttl time.Duration, _ int) scenarios.Fault {
+			n := i
+			return scenarios.Fault{Kind: scenarios.FaultClockJump, Node: &n, By: scenarios.Duration(ttl)}
+		}}
+	}
+	return out
+}
+
 // menuOf is the menu the classes switch on for a lock on nodes nodes, in
 // menu order, then the delays when any may be taken.
 func menuOf(classes []string, maxDelays, nodes int) []choice {
@@ -146,6 +169,9 @@ func menuOf(classes []string, maxDelays, nodes int) []choice {
 	}
 	if slices.Contains(classes, ClassRestart) {
 		out = append(out, restartChoices(nodes)...)
+	}
+	if slices.Contains(classes, ClassNodeJump) {
+		out = append(out, nodeJumpChoices(nodes)...)
 	}
 	if maxDelays > 0 {
 		out = append(out, delays...)

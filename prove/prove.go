@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -185,14 +186,16 @@ func New(o Options) (*Prover, error) {
 		p.algo = o.Lock
 	}
 	nodes := p.algo.NodesNeeded(locks.Params{})
-	if slices.Contains(o.Classes, ClassRestart) && nodes < 2 {
-		// A single node's restart loses any lock: not a bound worth
-		// proving. Dropped from a longer list (all), refused alone, so
-		// that no proof claims a class it never tried.
-		if len(o.Classes) == 1 {
-			return nil, fmt.Errorf("faults: restart is for a lock on several nodes; %s uses one", p.algo.Name)
+	if nodes < 2 && slices.ContainsFunc(o.Classes, isNodeClass) {
+		// A single node's restart or clock jump loses any lock: not a
+		// bound worth proving. Dropped from a longer list (all), refused
+		// when only they are given, so that no proof claims a class it
+		// never tried.
+		rest := slices.DeleteFunc(slices.Clone(o.Classes), isNodeClass)
+		if len(rest) == 0 {
+			return nil, fmt.Errorf("faults: %s is for a lock on several nodes; %s uses one", strings.Join(o.Classes, ","), p.algo.Name)
 		}
-		o.Classes = slices.DeleteFunc(slices.Clone(o.Classes), func(c string) bool { return c == ClassRestart })
+		o.Classes = rest
 		p.opts.Classes = o.Classes
 	}
 	p.menu = menuOf(o.Classes, o.MaxDelays, nodes)
@@ -613,3 +616,5 @@ func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *scenarios.Outcome, 
 	}
 	return s, o, tries, nil
 }
+
+func isNodeClass(c string) bool { return slices.Contains(nodeClasses, c) }

@@ -179,6 +179,36 @@ func TestFindsRedlockRestart(t *testing.T) {
 	replay(t, s, model.VerdictUnsafe, o.Digest)
 }
 
+// TestFindsRedlockClockJump: Redlock's clock-jump objection. node0's clock
+// jumps forward by the TTL right after it granted c1, so c1's key there
+// expires at once; a 1 ns delay of c1 lets c2 win a majority with node0
+// while c1 still holds: K = 1 with one delay. The file replays.
+func TestFindsRedlockClockJump(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the search with a delay takes ~10 s")
+	}
+	p, err := New(Options{Algorithm: "redlock", Classes: []string{ClassNodeJump}, MaxFaults: 1, MaxDelays: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil || r.Found.Verdict != model.VerdictUnsafe || !slices.ContainsFunc(r.Found.Schedule, func(s Step) bool { return strings.HasSuffix(s.Choice, "clock +TTL") }) {
+		t.Fatalf("found %+v, want an overlap with a node clock jump", r.Found)
+	}
+	s, o, _, err := p.Shrink(r.Found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(t, s, model.VerdictUnsafe, o.Digest)
+	// Without a reordering, c1 takes every node first: proved at K = 1.
+	if r := run(t, Options{Algorithm: "redlock", Classes: []string{ClassNodeJump}, MaxFaults: 1}); !r.Proved() {
+		t.Errorf("K=1, D=0: found %+v", r.Found)
+	}
+}
+
 // replay writes s as a file, reads it back and runs it, as `simrun run`
 // does: it must give verdict (and digest, when given).
 func replay(t *testing.T, s *scenarios.Scenario, verdict, digest string) {
