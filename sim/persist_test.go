@@ -156,18 +156,8 @@ func TestCheckRealRefusesPersistence(t *testing.T) {
 // The real-time backend honours a restart delay: down 20 ms plus 200 ms, a
 // command at 100 ms finds the node down, and the event says 220 ms.
 func TestRunRealRestartDelay(t *testing.T) {
-	cfg := realConfig()
-	cfg.Procs = cfg.Procs[:1]
-	cfg.Procs[0].Start = 100 * time.Millisecond
-	cfg.Procs[0].Iterations = 1
+	cfg := realOneSet(100*time.Millisecond, Fault{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond})
 	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
-	cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond}}
-	cfg.NewLocker = func(int) Locker {
-		return scriptLock{acquire: func(p Proc) (Lease, error) {
-			p.Do(0, "SET", "k", "v")
-			return Lease{}, nil
-		}}
-	}
 	res, err := RunReal(cfg, newMemWire(1))
 	if err != nil {
 		t.Fatal(err)

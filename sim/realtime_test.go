@@ -225,18 +225,25 @@ func TestCheckRealRefusesNodeClocks(t *testing.T) {
 	}
 }
 
-func TestRunRealNodeDown(t *testing.T) {
+// realOneSet is a real-time run of one process that sends one SET at
+// start, with the faults given.
+func realOneSet(start time.Duration, faults ...Fault) Config {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:1]
-	cfg.Procs[0].Start = 20 * time.Millisecond
+	cfg.Procs[0].Start = start
 	cfg.Procs[0].Iterations = 1
-	cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond}}
+	cfg.Faults = faults
 	cfg.NewLocker = func(int) Locker {
 		return scriptLock{acquire: func(p Proc) (Lease, error) {
 			p.Do(0, "SET", "k", "v")
 			return Lease{}, nil
 		}}
 	}
+	return cfg
+}
+
+func TestRunRealNodeDown(t *testing.T) {
+	cfg := realOneSet(20*time.Millisecond, Fault{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond})
 	res, err := RunReal(cfg, newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
