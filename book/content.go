@@ -17,8 +17,9 @@ type Chapter struct {
 // in exactly one chapter; Render refuses a scenario that is in none.
 var Chapters = []Chapter{
 	{"The naive SETNX lock", "SETNX a timestamp, DEL to release. Nobody reads the timestamp, and the fix that adds " +
-		"EXPIRE does it in a second command: a holder that dies at the wrong moment blocks everyone.",
-		[]string{"crash-deadlock", "setnx-expire-crash"}},
+		"EXPIRE does it in a second command: a holder that dies at the wrong moment blocks everyone, and so " +
+		"does one lost reply.",
+		[]string{"crash-deadlock", "setnx-expire-crash", "lost-setnx-reply"}},
 	{"The DEL race", "The Redis page's first recovery from a dead holder: a waiter that finds an expired " +
 		"timestamp DELs the key and SETNXs again. Two waiters can both do it.",
 		[]string{"del-race"}},

@@ -49,6 +49,8 @@ type builtinCase struct {
 var builtinCases = map[string]builtinCase{
 	"crash-deadlock": {algorithm: "setnx-del", verdict: model.VerdictStuck,
 		must: []finding{kind(model.KindStuck, "c1")}},
+	"lost-setnx-reply": {algorithm: "setnx-del", verdict: model.VerdictStuck,
+		must: []finding{kind(model.KindStuck, "c3", "c1"), kind(model.KindClientError, "c3")}},
 	"del-race": {algorithm: "setnx-del-recover", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c1", "c2")}},
 	"getset-race": {algorithm: "setnx-getset", verdict: model.VerdictSafe,
@@ -378,6 +380,10 @@ var replays = []replay{
 	{scenario: "getset-race", algo: "setnx-del-recover", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c4", "c5")}},
 	{scenario: "crash-deadlock", algo: "setnx-getset", verdict: model.VerdictSafe, holders: []string{"c3", "c1"}},
+	// The narrative's next step: the reference lock's TTL frees the key C3
+	// does not know it holds; both get the lock in turn.
+	{scenario: "lost-setnx-reply", algo: "set-nx-px-token", why: "set-nx-px-token for 60 s", verdict: model.VerdictSafe,
+		edit: func(s *scenarios.Scenario) { s.Duration = scenarios.Duration(time.Minute) }, holders: []string{"c1", "c3"}},
 	{scenario: "crash-deadlock", algo: "set-nx-px-token", why: "set-nx-px-token for 60 s", verdict: model.VerdictSafe,
 		edit: func(s *scenarios.Scenario) { s.Duration = scenarios.Duration(time.Minute) }, holders: []string{"c3", "c1"}},
 	{scenario: "pause-del-release", algo: "setnx-getset-checked", verdict: model.VerdictUnsafe,
