@@ -41,6 +41,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -70,8 +71,9 @@ type Options struct {
 	_        struct{} // grows: callers name the fields they set
 }
 
-// Shard is one of Count parts of the space.
-type Shard struct{ Index, Count int }
+// Shard is one of Count parts of the space: explore's, so that both
+// searches parse and print --shard alike.
+type Shard = explore.Shard
 
 // Progress is what a terminal shows while prove runs.
 type Progress struct {
@@ -164,7 +166,7 @@ func New(o Options) (*Prover, error) {
 		return nil, fmt.Errorf("max-delays: %d is not within 0 to 8", o.MaxDelays)
 	}
 	if o.Shard.Count == 0 {
-		o.Shard = Shard{0, 1}
+		o.Shard = Shard{Index: 0, Count: 1}
 	}
 	if o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
 		return nil, fmt.Errorf("shard: %d/%d: want 0 ≤ i < n", o.Shard.Index, o.Shard.Count)

@@ -270,7 +270,7 @@ func TestShardsSplitTheSpace(t *testing.T) {
 	whole := run(t, o).Explored
 	var sum int64
 	for i := range 3 {
-		o.Shard = Shard{i, 3}
+		o.Shard = Shard{Index: i, Count: 3}
 		sum += run(t, o).Explored
 	}
 	if sum != whole+2 {
@@ -283,7 +283,7 @@ func TestBadOptions(t *testing.T) {
 		{Algorithm: "nope"},
 		{Algorithm: "set-nx-px-token", Clients: 65},
 		{Algorithm: "set-nx-px-token", MaxFaults: -1},
-		{Algorithm: "set-nx-px-token", Shard: Shard{3, 2}},
+		{Algorithm: "set-nx-px-token", Shard: Shard{Index: 3, Count: 2}},
 		{},
 	} {
 		if _, err := New(o); err == nil {

@@ -107,15 +107,11 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	}
 	sharded := *shard != ""
 	if sharded {
-		s, err := explore.ParseShard(*shard)
-		if err != nil {
+		if o.Shard, err = explore.ParseShard(*shard); err != nil {
 			return bad("shard", err)
 		}
-		o.Shard = prove.Shard{Index: s.Index, Count: s.Count}
-	} else if !*force {
-		if _, err := os.Stat(*out); err == nil {
-			return fail(stderr, "prove", fmt.Errorf("-o: %s exists: move it, or give --force", *out))
-		}
+	} else if err := checkOutFile(*out, *force); err != nil {
+		return fail(stderr, "prove", err)
 	}
 	if !*asJSON && !sharded && exploreTerminal(stdout) {
 		o.Progress = proveProgress(stdout)
@@ -298,10 +294,11 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	)
 	for i := range lines {
 		l := &lines[i]
-		var idx, n int
-		if _, err := fmt.Sscanf(l.Shard, "%d/%d", &idx, &n); err != nil || n < 1 || idx < 0 || idx >= n {
-			return fail(stderr, "prove", fmt.Errorf("--merge: line %d: shard %q is not i/n", i+1, l.Shard))
+		sh, err := explore.ParseShard(l.Shard)
+		if err != nil {
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d: shard %q: %v", i+1, l.Shard, err))
 		}
+		idx, n := sh.Index, sh.Count
 		if count == 0 {
 			count = n
 		}
@@ -341,10 +338,8 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	switch {
 	case won != nil:
 		m.Proved, m.Verdict, m.Schedule, m.Path = false, won.Verdict, won.Schedule, won.Path
-		if !force {
-			if _, err := os.Stat(out); err == nil {
-				return fail(stderr, "prove", fmt.Errorf("-o: %s exists: move it, or give --force", out))
-			}
+		if err := checkOutFile(out, force); err != nil {
+			return fail(stderr, "prove", err)
 		}
 		o := prove.Options{Clients: m.Clients, Rounds: m.Rounds, Classes: m.Faults, MaxFaults: m.MaxFaults, MaxDelays: m.MaxDelays, Workers: workers}
 		if af.File == "" {

@@ -51,6 +51,15 @@ func checkOut(dir string, force bool) error {
 	return nil
 }
 
+// checkOutFile is checkOut for a command that writes one file (prove's
+// -o): an existing one is kept unless --force.
+func checkOutFile(path string, force bool) error {
+	if _, err := os.Stat(path); err == nil && !force {
+		return fmt.Errorf("-o: %s exists: move it, or give --force", path)
+	}
+	return nil
+}
+
 // flagCheck is a flag and what checking its value said.
 type flagCheck struct {
 	flag string
