@@ -166,11 +166,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 		rep.IncompleteAt = sr.IncompleteAt
 	}
 	if sr.Found == nil {
-		// Incomplete names the search only when it met nothing worse (with
-		// --verdict, a worse kind met is not counted, but it is not hidden).
-		if _, cut := rep.Verdicts[model.VerdictIncomplete]; cut && len(rep.Verdicts) == 1 {
-			rep.Verdict = model.VerdictIncomplete
-		}
+		rep.Verdict = onlyIncomplete(rep.Verdicts)
 		return rep, nil
 	}
 	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
@@ -193,6 +189,17 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	vr.ScenarioYAML = ""
 	rep.Verdicts[sr.Found.Verdict] = vr
 	return rep, nil
+}
+
+// onlyIncomplete is the verdict of a search that found nothing that counts:
+// incomplete when the only verdict it met is incomplete, else none (with
+// --verdict, a worse kind met is not counted, but incomplete does not hide
+// it either).
+func onlyIncomplete(met map[string]VerdictReport) string {
+	if _, cut := met[model.VerdictIncomplete]; cut && len(met) == 1 {
+		return model.VerdictIncomplete
+	}
+	return ""
 }
 
 // micro is d in seconds rounded to the microsecond, as every JSON of
@@ -330,8 +337,8 @@ func Merge(lines []Report) (Report, error) {
 		s := stop
 		out.StoppedAt, out.Runs = &s, stop+1
 	}
-	if _, cut := out.Verdicts[model.VerdictIncomplete]; cut && win == nil && len(out.Verdicts) == 1 {
-		out.Verdict = model.VerdictIncomplete
+	if win == nil {
+		out.Verdict = onlyIncomplete(out.Verdicts)
 	}
 	if win != nil {
 		out.Found = true
