@@ -133,13 +133,12 @@ func TestMergeStreams(t *testing.T) {
 	}
 }
 
-// Ctrl-C during explore prints the summary of the runs so far and exits 130.
-func TestExploreInterrupt(t *testing.T) {
-	bin := builtSimrun(t)
-	// php-eval under net is never unsafe (stale at run 11, client-error at
-	// run 0): the search runs until it is stopped.
-	cmd := exec.Command(bin, "explore", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
-		"--out", t.TempDir())
+// interrupt runs bin with args, sends it SIGINT after 2 s, and returns its
+// stdout, stderr and exit code; it fails the test if the command does not
+// stop within 30 s of the signal.
+func interrupt(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
@@ -155,40 +154,32 @@ func TestExploreInterrupt(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatal("explore did not stop within 30 s of SIGINT")
+		t.Fatalf("%s did not stop within 30 s of SIGINT", args[0])
 	}
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-		t.Errorf("exit %d, want %d (stderr %q)", code, exitInterrupted, errOut.String())
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+}
+
+// Ctrl-C during explore prints the summary of the runs so far and exits 130.
+func TestExploreInterrupt(t *testing.T) {
+	bin := builtSimrun(t)
+	// php-eval under net is never unsafe (stale at run 11, client-error at
+	// run 0): the search runs until it is stopped.
+	s, errOut, code := interrupt(t, bin, "explore", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
+		"--out", t.TempDir())
+	if code != exitInterrupted {
+		t.Errorf("exit %d, want %d (stderr %q)", code, exitInterrupted, errOut)
 	}
-	s := out.String()
 	if !strings.Contains(s, "stopped    interrupted (Ctrl-C)") || !strings.Contains(s, "found      STALE at run 11") ||
 		!strings.Contains(s, "also met   client-error at run 0\n") || strings.Contains(s, "wrote") ||
-		!strings.Contains(s, "of 100000000 (run 0 to run ") || errOut.Len() != 0 {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", s, errOut.String())
+		!strings.Contains(s, "of 100000000 (run 0 to run ") || errOut != "" {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", s, errOut)
 	}
 
 	// matrix: a part of a matrix is no matrix; nothing is written.
 	file := filepath.Join(t.TempDir(), "m.md")
-	cmd = exec.Command(bin, "matrix", "--algo", "php-eval", "--runs", "100000000", "-o", file)
-	out.Reset()
-	errOut.Reset()
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("matrix did not stop within 30 s of SIGINT")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || errOut.String() != "simrun matrix: interrupted: nothing written\n" {
-		t.Errorf("matrix: exit %d, want %d; stderr %q", code, exitInterrupted, errOut.String())
+	_, errOut, code = interrupt(t, bin, "matrix", "--algo", "php-eval", "--runs", "100000000", "-o", file)
+	if code != exitInterrupted || errOut != "simrun matrix: interrupted: nothing written\n" {
+		t.Errorf("matrix: exit %d, want %d; stderr %q", code, exitInterrupted, errOut)
 	}
 	if _, err := os.Stat(file); err == nil {
 		t.Errorf("an interrupted matrix wrote %s", file)
