@@ -138,19 +138,7 @@ func TestLeaseBuiltinsTryNext(t *testing.T) {
 func TestReentrantAlgoFileUnderNone(t *testing.T) {
 	algo := loadExample(t, "hash-reentrant.yaml")
 	for seed := uint64(1); seed <= 20; seed++ {
-		s, err := scenarios.Lookup("reentrant-watchdog")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Seed = seed
-		p, err := s.PrepareWith(algo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := s.ExecutePrepared(p, model.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := runBuiltinWith(t, "reentrant-watchdog", seed, algo)
 		if o.Verdict.Verdict != model.VerdictSafe {
 			t.Fatalf("seed %d: %s: %+v", seed, o.Verdict.Verdict, o.Verdict.Violations)
 		}
@@ -167,6 +155,28 @@ func loadExample(t *testing.T, name string) locks.Algorithm {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// runBuiltinWith runs built-in scenario name with seed (0: its own)
+// against algo, a lock that need not be registered (an algorithm file).
+func runBuiltinWith(t *testing.T, name string, seed uint64, algo locks.Algorithm) *scenarios.Outcome {
+	t.Helper()
+	s, err := scenarios.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed != 0 {
+		s.Seed = seed
+	}
+	p, err := s.PrepareWith(algo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.ExecutePrepared(p, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // firstHold is when the run's first held Acquire returned; forever if none.

@@ -51,15 +51,7 @@ func TestWaitFromAlgorithmFile(t *testing.T) {
 		scenario, verdict string
 		wait              int64
 	}{{"failover-wait", model.VerdictSafe, 1}, {"failover-wait-lagging", model.VerdictUnsafe, 0}} {
-		s, _ := scenarios.Lookup(c.scenario)
-		p, err := s.PrepareWith(algo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := s.ExecutePrepared(p, model.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := runBuiltinWith(t, c.scenario, 0, algo)
 		if o.Verdict.Verdict != c.verdict {
 			t.Errorf("%s: %s, want %s", c.scenario, o.Verdict.Verdict, c.verdict)
 		}
