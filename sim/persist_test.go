@@ -110,9 +110,7 @@ func TestPooledNodesAreFreshWithPersistence(t *testing.T) {
 		cfg.Nodes[0].Persistence = Persistence(s%2 + 1)
 		cfg.Faults = append(cfg.Faults, Fault{Kind: FaultNodeRestart, Node: 0, At: 1300 * time.Millisecond, Dur: time.Millisecond})
 		pooled := digestOf(t, cfg)
-		freshNodes = true
-		fresh := digestOf(t, cfg)
-		freshNodes = false
+		fresh := digestOnNewNodes(t, cfg)
 		if pooled != fresh {
 			t.Fatalf("seed %d: pooled node gave %s, a new node %s", s, pooled, fresh)
 		}
@@ -120,9 +118,7 @@ func TestPooledNodesAreFreshWithPersistence(t *testing.T) {
 		// the run after a persisting one is the run on new nodes.
 		digestOf(t, cfg) // leaves a node that persisted in the pool
 		after := digestOf(t, faultyConfig(s))
-		freshNodes = true
-		want := digestOf(t, faultyConfig(s))
-		freshNodes = false
+		want := digestOnNewNodes(t, faultyConfig(s))
 		if after != want {
 			t.Fatalf("seed %d: a run after a persisting one gave %s, on new nodes %s", s, after, want)
 		}
