@@ -33,10 +33,12 @@ import (
 // that variant would still lose to, is not modelled.
 //
 // Choices (no document sets them): everything of set-nx-px-token, a WAIT
-// timeout of 50 ms (well inside a client's timeout: a WAIT that outlasts
-// it fails on the client); a WAIT that fails on the client (a timeout, the
-// primary lost during it) is a try that failed, and the try's key is
-// released with the compare-and-delete script before the next one.
+// timeout of 50 ms (inside a usual client timeout; a client whose timeout
+// is shorter than that plus the round trip fails every WAIT and never gets
+// the lock: the matrix's stuck under net); a WAIT that fails on the client
+// (a timeout, the primary lost during it) is a try that failed, and the
+// try's key is released with the compare-and-delete script before the next
+// one.
 var setNXPXWaitAlgorithm = register(Algorithm{
 	Name:     "set-nx-px-wait",
 	Source:   Reference,
