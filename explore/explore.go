@@ -120,7 +120,8 @@ func (e *Explorer) Scenario(i int) *scenarios.Scenario {
 }
 
 // Verdict runs a scenario and judges it with the direct checkers only
-// (porcupine is left out for speed).
+// (porcupine is left out for speed). A caller that keeps nothing of the run
+// releases it (sim.Result.Release).
 func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, error) {
 	p, err := s.PrepareWith(e.algo)
 	if err != nil {

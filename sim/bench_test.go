@@ -39,9 +39,12 @@ func BenchmarkSimCommand(b *testing.B) {
 		return Lease{}, nil
 	}
 	for i := 0; i < b.N; i += perRun {
-		if _, err := oneProc(body, func(c *Config) { c.WatchKey = "lock" }); err != nil {
+		res, err := oneProc(body, func(c *Config) { c.WatchKey = "lock" })
+		if err != nil {
 			b.Fatal(err)
 		}
+		res.Release() // as a search does
+
 	}
 }
 
@@ -68,9 +71,11 @@ func BenchmarkRunStandard(b *testing.B) {
 	cfg := standardConfig(1)
 	for i := 0; b.Loop(); i++ {
 		cfg.Seed = uint64(i)
-		if _, err := Run(cfg); err != nil {
+		res, err := Run(cfg)
+		if err != nil {
 			b.Fatal(err)
 		}
+		res.Release()
 	}
 }
 
