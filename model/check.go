@@ -5,7 +5,7 @@ import "github.com/locksim/locksim/sim"
 // Check judges one run's history.
 func Check(h sim.History, o Options) Verdict {
 	o = o.withDefaults()
-	t := traces.Get().(*trace).extract(&h)
+	t := traces.Get().(*trace).extract(&h, false)
 	defer func() {
 		t.h, t.names = nil, nil // keep the buffers, not the history
 		traces.Put(t)

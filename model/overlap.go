@@ -29,9 +29,16 @@ type overlap struct {
 }
 
 func overlaps(holds []hold) []overlap {
-	order := make([]int, len(holds))
-	for i := range order {
-		order[i] = i
+	out, _ := overlapsIn(holds, nil)
+	return out
+}
+
+// overlapsIn is overlaps sorting in order's memory, which it returns for
+// the caller to reuse.
+func overlapsIn(holds []hold, order []int) ([]overlap, []int) {
+	order = order[:0]
+	for i := range holds {
+		order = append(order, i)
 	}
 	slices.SortFunc(order, func(i, j int) int {
 		a, b := holds[i], holds[j]
@@ -55,12 +62,14 @@ func overlaps(holds []hold) []overlap {
 		}
 		active = append(active, j)
 	}
-	return out
+	return out, order
 }
 
 func overlapViolations(t *trace, w *witnesses) []Violation {
 	var vs []Violation
-	for _, o := range overlaps(t.holds) {
+	var found []overlap
+	found, t.ints = overlapsIn(t.holds, t.ints)
+	for _, o := range found {
 		a, b := t.holds[o.a], t.holds[o.b]
 		to, until := o.to, "until "+since(o.to)
 		if to == forever {
