@@ -22,8 +22,10 @@ func Check(h sim.History, o Options) Verdict {
 
 	v := Verdict{Linearizable: Unknown, ResourceLinearizable: Unknown}
 	if !o.SkipPorcupine {
-		v.Linearizable = linearizable(mutexModel(t), mutexOps(t), o.Timeout)
-		v.ResourceLinearizable = linearizable(resourceModel(t), resourceOps(t), o.Timeout)
+		m, ops := mutexCheck(t, minPiece)
+		v.Linearizable = linearizable(m, ops, o.Timeout)
+		m, ops = resourceCheck(t, minPiece)
+		v.ResourceLinearizable = linearizable(m, ops, o.Timeout)
 		// The direct checks should explain every porcupine rejection. If one
 		// does not, say so rather than stay quiet.
 		if v.Linearizable == No && lockFound == 0 {
