@@ -25,6 +25,19 @@ import (
 //
 // The mutex: a legal order alternates acquire and release from free, so
 // after as many acquires as releases the lock is free whatever the order.
+// A lock history rarely has a quiescent instant: the next holder is
+// usually already waiting in Acquire when the holder releases. So the lock
+// is also cut after a release R that the next operations overlap (see
+// mutexPieces): the piece before is P0, every operation of which returned
+// before any later one was called, plus R; P0 has one acquire more than
+// releases, so after it the lock is held in every order. Every operation
+// after the cut that was called before R returned is an acquire, and none
+// returned before R was called. In any legal order the first operation after
+// the cut cannot come before R: everything before it would be P0, the lock
+// held, and it is either an acquire (refused) or called after R returned
+// (so R comes first). So every legal order puts the piece first, and the
+// pieces' orders joined keep real time (nothing after the cut returned
+// before anything in the piece was called).
 // The counter: when every accepted write wrote its read plus one, each legal
 // order adds one per accepted write, so the value at a cut is the initial
 // value plus the accepted writes before it; a piece's values are shifted
@@ -62,12 +75,8 @@ func mutexCheck(t *trace, minOps int) (porcupine.Model, []porcupine.Operation) {
 		},
 		Hash: func(state any) uint64 { return uint64(state.(int) + 1) },
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
-			return cutOps(ops, minOps, true, func(op *porcupine.Operation) int64 {
-				if op.Input.(*lockInput).acquire {
-					return 1
-				}
-				return -1
-			}, func(ops []porcupine.Operation, _ int64) []porcupine.Operation { return ops })
+			pieces, _ := mutexPieces(ops, minOps)
+			return pieces
 		},
 	}
 	return m, ops
@@ -102,7 +111,7 @@ func resourceCheck(t *trace, minOps int) (porcupine.Model, []porcupine.Operation
 			if !byOne {
 				return [][]porcupine.Operation{ops}
 			}
-			return cutOps(ops, minOps, false, func(op *porcupine.Operation) int64 {
+			return cutOps(ops, minOps, func(op *porcupine.Operation) int64 {
 				if op.Input.(*resInput).accepted {
 					return 1
 				}
@@ -125,14 +134,92 @@ func resourceCheck(t *trace, minOps int) (porcupine.Model, []porcupine.Operation
 	return m, ops
 }
 
+// mutexPieces orders ops (mutex operations, inputs *lockInput) by call,
+// ties in their given order, and cuts them into pieces of at least minOps
+// operations (the last may hold fewer) by the two rules above: a quiescent
+// instant after as many acquires as releases, or a release the next
+// operations overlap. It sorts ops itself. moved counts the cuts of the
+// second kind. With an operation that returns before its call, ops stay
+// whole.
+func mutexPieces(ops []porcupine.Operation, minOps int) (pieces [][]porcupine.Operation, moved int) {
+	for i := range ops {
+		if ops[i].Return < ops[i].Call {
+			return [][]porcupine.Operation{ops}, 0
+		}
+	}
+	slices.SortStableFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	acquire := func(op *porcupine.Operation) bool { return op.Input.(*lockInput).acquire }
+	rest := ops
+	for k, balance, lastRet := 0, 0, int64(math.MinInt64); k < len(rest); k++ {
+		// rest[:k] returned before rest[k] was called, with balance more
+		// acquires than releases: cut before k, or move a release in.
+		if k >= max(minOps-1, 1) && lastRet < rest[k].Call {
+			if balance == 0 && k >= minOps {
+				pieces = append(pieces, rest[:k:k])
+				rest, k, lastRet = rest[k:], -1, math.MinInt64
+				continue
+			} else if balance == 1 {
+				if j := releaseCut(rest, k, acquire); j >= 0 {
+					// The piece is rest[:k] and the release at j: rotate
+					// it to k.
+					r := rest[j]
+					copy(rest[k+1:j+1], rest[k:j])
+					rest[k] = r
+					pieces = append(pieces, rest[:k+1:k+1])
+					rest, k, balance, lastRet, moved = rest[k+1:], -1, 0, math.MinInt64, moved+1
+					continue
+				}
+			}
+		}
+		if acquire(&rest[k]) {
+			balance++
+		} else {
+			balance--
+		}
+		lastRet = max(lastRet, rest[k].Return)
+	}
+	if len(rest) > 0 || len(pieces) == 0 {
+		pieces = append(pieces, rest)
+	}
+	return pieces, moved
+}
+
+// releaseWindow bounds how far past a quiescent instant releaseCut looks.
+const releaseWindow = 16
+
+// releaseCut is the index of a release R in ops[k:] after only acquires
+// (ops in call order) such that every other operation from k on called
+// before R returned is an acquire and none returned before R was called;
+// -1 when there is none within releaseWindow operations.
+func releaseCut(ops []porcupine.Operation, k int, acquire func(*porcupine.Operation) bool) int {
+	j := k
+	for j < len(ops) && j-k < releaseWindow && acquire(&ops[j]) {
+		j++
+	}
+	if j == len(ops) || j-k == releaseWindow {
+		return -1
+	}
+	r := &ops[j]
+	for i := k; i < j; i++ {
+		if ops[i].Return < r.Call {
+			return -1
+		}
+	}
+	for i := j + 1; i < len(ops) && ops[i].Call <= r.Return; i++ {
+		if i-j > releaseWindow || !acquire(&ops[i]) {
+			return -1
+		}
+	}
+	return j
+}
+
 // cutOps orders ops by call (ties in their given order; it sorts ops
 // itself) and cuts them, each piece at least minOps long, where every
-// operation before returned strictly before the next one's call and, with
-// balanced, the weights of all operations before sum to 0. adjust gets
-// each piece with the sum of the weights of all operations before it, and
-// returns what porcupine is to check. With an operation that returns
+// operation before returned strictly before the next one's call. adjust
+// gets each piece with the sum of the weights of all operations before it,
+// and returns what porcupine is to check. With an operation that returns
 // before its call, ops stay whole.
-func cutOps(ops []porcupine.Operation, minOps int, balanced bool, weight func(*porcupine.Operation) int64,
+func cutOps(ops []porcupine.Operation, minOps int, weight func(*porcupine.Operation) int64,
 	adjust func([]porcupine.Operation, int64) []porcupine.Operation) [][]porcupine.Operation {
 	for i := range ops {
 		if ops[i].Return < ops[i].Call {
@@ -145,7 +232,7 @@ func cutOps(ops []porcupine.Operation, minOps int, balanced bool, weight func(*p
 	var sum, before int64
 	lastRet := int64(math.MinInt64) // the latest return of all operations before i
 	for i := range ops {
-		if i-start >= max(minOps, 1) && lastRet < ops[i].Call && (!balanced || sum == 0) {
+		if i-start >= max(minOps, 1) && lastRet < ops[i].Call {
 			pieces = append(pieces, adjust(ops[start:i], before))
 			start, before = i, sum
 		}
