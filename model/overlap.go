@@ -40,10 +40,17 @@ func overlapsIn(holds []hold, order []int) ([]overlap, []int) {
 	for i := range holds {
 		order = append(order, i)
 	}
-	slices.SortFunc(order, func(i, j int) int {
-		a, b := holds[i], holds[j]
+	byStart := func(i, j int) int {
+		a, b := &holds[i], &holds[j]
 		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.proc, b.proc), cmp.Compare(i, j))
-	})
+	}
+	// Holds begin in history order, so they are usually in order already.
+	for k := 1; k < len(order); k++ {
+		if byStart(k-1, k) > 0 {
+			slices.SortFunc(order, byStart)
+			break
+		}
+	}
 	var out []overlap
 	var active []int // holds that may still overlap a later one
 	for _, j := range order {
