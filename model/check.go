@@ -5,7 +5,10 @@ import "github.com/locksim/locksim/sim"
 // Check judges one run's history.
 func Check(h sim.History, o Options) Verdict {
 	o = o.withDefaults()
-	t := traces.Get().(*trace).extract(&h, false)
+	t := traces.Get().(*trace).extract(&h, false, !o.SkipPorcupine)
+	if !t.keepOps && len(t.strays) > 0 {
+		t.extract(&h, false, true) // certain reads the lock operations
+	}
 	defer func() {
 		t.h, t.names = nil, nil // keep the buffers, not the history
 		traces.Put(t)

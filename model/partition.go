@@ -38,6 +38,7 @@ import (
 // (so R comes first). So every legal order puts the piece first, and the
 // pieces' orders joined keep real time (nothing after the cut returned
 // before anything in the piece was called).
+//
 // The counter: when every accepted write wrote its read plus one, each legal
 // order adds one per accepted write, so the value at a cut is the initial
 // value plus the accepted writes before it; a piece's values are shifted

@@ -129,6 +129,12 @@ type trace struct {
 	leftovers  []keyLeft
 	ps         []procState // the walk's state per process
 	keepFailed bool
+	// keepOps: lockOps are only for porcupine and for judging strays
+	// (certain): Check without porcupine walks without them, and walks
+	// again with them only when it met a stray. Without them the walk
+	// writes a release's return into noOp.
+	keepOps bool
+	noOp    lockOp
 
 	// Scratch the checkers reuse from one check to the next (see traces);
 	// nothing a verdict holds points into them.
@@ -174,7 +180,7 @@ type procState struct {
 // on what it finds: what a later check would walk the events again for
 // (fault events, refused resource writes, each release's leftover keys) is
 // picked up here.
-func extract(h *sim.History) *trace { return new(trace).extract(h, true) }
+func extract(h *sim.History) *trace { return new(trace).extract(h, true, true) }
 
 // traces keeps the buffers of finished checks: a search checks thousands of
 // similar histories one after another, and growing a trace's lists afresh
@@ -183,9 +189,9 @@ func extract(h *sim.History) *trace { return new(trace).extract(h, true) }
 var traces = sync.Pool{New: func() any { return new(trace) }}
 
 // extract fills t, reusing its lists' memory, from h; the failed attempts
-// only with keepFailed.
-func (t *trace) extract(h *sim.History, keepFailed bool) *trace {
-	*t = trace{h: h, names: h.Procs, nodes: h.Nodes, keepFailed: keepFailed,
+// only with keepFailed, the lock operations only with keepOps.
+func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
+	*t = trace{h: h, names: h.Procs, nodes: h.Nodes, keepFailed: keepFailed, keepOps: keepOps,
 		spanA: t.spanA[:0], spanB: t.spanB[:0], spanC: t.spanC[:0], ints: t.ints[:0],
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
 		wants: t.wants[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
@@ -258,9 +264,9 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 			return
 		}
 		t.endWant(s, p, e.At)
-		t.lockOps = append(t.lockOps, lockOp{proc: p, acquire: true, call: call, ret: e.At, fence: e.Fence, errIdx: -1})
+		op := t.addOp(lockOp{proc: p, acquire: true, call: call, ret: e.At, fence: e.Fence, errIdx: -1})
 		if s.holding >= 0 {
-			t.strays = append(t.strays, stray{p, i, len(t.lockOps) - 1, "acquired the lock while already holding it"})
+			t.strays = append(t.strays, stray{p, i, op, "acquired the lock while already holding it"})
 			return
 		}
 		s.holding = len(t.holds)
@@ -278,13 +284,13 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		} else {
 			t.strays = append(t.strays, stray{p, i, len(t.lockOps), "released the lock without holding it"})
 		}
-		s.releasing = len(t.lockOps)
-		t.lockOps = append(t.lockOps, lockOp{proc: p, call: e.At, ret: e.At, errIdx: -1})
+		s.releasing = t.addOp(lockOp{proc: p, call: e.At, ret: e.At, errIdx: -1})
 	case sim.KindReleaseReturn:
 		if s.releasing < 0 {
 			return
 		}
-		t.lockOps[s.releasing].ret, t.lockOps[s.releasing].errIdx = e.At, int32(i)
+		o := t.op(s.releasing)
+		o.ret, o.errIdx = e.At, int32(i)
 		if e.Err == "" && s.relHeld {
 			t.releases = append(t.releases, releaseOK{p, i, e.At})
 			t.leftoversOf(s, len(t.releases)-1, s.relToken)
@@ -369,7 +375,7 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 	s.acquiring = false
 	t.endHold(s, p, i, at, how)
 	if s.releasing >= 0 {
-		t.lockOps[s.releasing].ret = at
+		t.op(s.releasing).ret = at
 		s.releasing = -1
 	}
 	s.extending = -1
@@ -382,7 +388,7 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 func (t *trace) endHold(s *procState, p, i int, at sim.Time, how endKind) {
 	if s.holding >= 0 {
 		t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = at, i, how
-		t.lockOps = append(t.lockOps, lockOp{proc: p, call: at, ret: at, errIdx: -1, note: how})
+		t.addOp(lockOp{proc: p, call: at, ret: at, errIdx: -1, note: how})
 		s.holding = -1
 	}
 	s.reading = false
@@ -396,8 +402,25 @@ func (t *trace) finish(s *procState, p int) {
 	}
 	t.endWant(s, p, s.wantTo)
 	if s.releasing >= 0 {
-		t.lockOps[s.releasing].ret = t.end
+		t.op(s.releasing).ret = t.end
 	}
+}
+
+// addOp appends o to lockOps, if kept, and returns its index (0 if not).
+func (t *trace) addOp(o lockOp) int {
+	if !t.keepOps {
+		return 0
+	}
+	t.lockOps = append(t.lockOps, o)
+	return len(t.lockOps) - 1
+}
+
+// op is lock operation i, or noOp when lockOps are not kept.
+func (t *trace) op(i int) *lockOp {
+	if !t.keepOps {
+		return &t.noOp
+	}
+	return &t.lockOps[i]
 }
 
 // certain says whether porcupine must reject stray k. It must when the stray
