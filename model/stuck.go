@@ -23,11 +23,9 @@ import (
 // waiting counted while too many nodes are down to acquire (outage.go).
 
 func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
-	n := 0
-	for _, ws := range t.wants {
-		n += len(ws)
-	}
-	all := make([]span, 0, n)
+	// all, busy and idle live in the trace's scratch (a long history's
+	// lists are long): what is kept of them below is copied out.
+	all := t.spanA[:0]
 	for p, ws := range t.wants {
 		if len(t.paused[p]) == 0 {
 			all = append(all, ws...)
@@ -35,12 +33,14 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 			all = append(all, subtract(union(ws), union(t.paused[p]))...)
 		}
 	}
-	all = unionOwned(all)
+	all = unionIn(all, &t.spanC)
+	t.spanA = all[:0]
 	lastAcquire := sim.Time(math.MinInt64)
 	for _, h := range t.holds {
 		lastAcquire = max(lastAcquire, h.from)
 	}
-	busy := holdSpans(t)
+	busy := holdSpansIn(t, t.spanB[:0])
+	t.spanB = busy[:0]
 	if out := outageSpans(t); len(out) > 0 {
 		busy = unionOwned(append(busy, out...))
 	}
@@ -51,13 +51,14 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		}
 		// The other leases only shrink the idle time: look for them (a
 		// second walk of the history) only when there is a window to shrink.
-		if idle = subtract(all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
+		if idle = subtractIn(t.spanC[:0], all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
 			busy = unionOwned(append(busy, legitimateLeases(t, o.TTL)...))
-			idle = subtract(all, busy)
+			idle = subtractIn(idle[:0], all, busy)
 		}
 	} else {
-		idle = subtract(all, busy)
+		idle = subtractIn(t.spanC[:0], all, busy)
 	}
+	t.spanC = idle[:0]
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
@@ -108,10 +109,12 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 
 // holdSpans is when some live process held the lock. An acquisition, even one
 // released at once, counts for at least a nanosecond: it breaks a wait.
-func holdSpans(t *trace) []span {
-	busy := make([]span, len(t.holds))
-	for i, h := range t.holds {
-		busy[i] = span{h.from, max(min(h.to, t.end), h.from+1)}
+func holdSpans(t *trace) []span { return holdSpansIn(t, make([]span, 0, len(t.holds))) }
+
+// holdSpansIn is holdSpans appending to busy, memory the caller reuses.
+func holdSpansIn(t *trace, busy []span) []span {
+	for _, h := range t.holds {
+		busy = append(busy, span{h.from, max(min(h.to, t.end), h.from+1)})
 	}
 	return unionOwned(busy)
 }
