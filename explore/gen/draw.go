@@ -45,8 +45,17 @@ func drawDur(t *rapid.T, label string, lo, hi, step time.Duration) time.Duration
 }
 
 func drawLatency(t *rapid.T, label string) scenarios.Latency {
-	lo := drawDur(t, label+" min", 0, genMaxLatency/2, time.Millisecond)
-	hi := lo + drawDur(t, label+" spread", 0, genMaxLatency/2, time.Millisecond)
+	var minLabel, spreadLabel string
+	switch label { // the generator's two, written out so that no draw builds them
+	case "request":
+		minLabel, spreadLabel = "request min", "request spread"
+	case "reply":
+		minLabel, spreadLabel = "reply min", "reply spread"
+	default:
+		minLabel, spreadLabel = label+" min", label+" spread"
+	}
+	lo := drawDur(t, minLabel, 0, genMaxLatency/2, time.Millisecond)
+	hi := lo + drawDur(t, spreadLabel, 0, genMaxLatency/2, time.Millisecond)
 	return scenarios.Latency{Min: scenarios.Duration(lo), Max: scenarios.Duration(hi)}
 }
 

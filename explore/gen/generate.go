@@ -70,7 +70,7 @@ type scenarioGen struct {
 	// triggerCommands is "" (any command), then commands: what a send or
 	// reply trigger draws from.
 	triggerCommands []string
-	classLabel      map[string]string // "class " + the class: the label of its on/off draw
+	classLabels     []string // by index in classes: "class " + the class, the label of its on/off draw
 }
 
 // Generator makes random scenarios for algo under the given fault classes.
@@ -95,9 +95,8 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	g.multiNode = algo.NodesNeeded(locks.Params{Nodes: 3}) == 3
 	g.commands = probeCommands(algo)
 	g.triggerCommands = append([]string{""}, g.commands...)
-	g.classLabel = map[string]string{}
-	for _, c := range append(slices.Clone(classes), scenarios.ClassFailover) {
-		g.classLabel[c] = "class " + c
+	for _, c := range classes {
+		g.classLabels = append(g.classLabels, "class "+c)
 	}
 	return rapid.Custom(g.draw), nil
 }
@@ -107,7 +106,7 @@ type classSet map[string]bool
 
 func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	on := classSet{}
-	for _, c := range g.classes {
+	for i, c := range g.classes {
 		switch {
 		case len(g.classes) == 1:
 			on[c] = true
@@ -115,7 +114,7 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 			// Drawn last (failoverLast): the draws of the other classes,
 			// which existing digests depend on, stay where they were.
 		default:
-			on[c] = drawBool(t, g.classLabel[c])
+			on[c] = drawBool(t, g.classLabels[i])
 		}
 	}
 	s := &scenarios.Scenario{Name: "generated", Algorithm: g.algo.Name, MaxEvents: genMaxEvents}
@@ -381,7 +380,7 @@ func probeCommands(algo locks.Algorithm) []string {
 // is on.
 func (g *scenarioGen) failoverLast(t *rapid.T, s *scenarios.Scenario, on classSet, ttl time.Duration, nodes int) {
 	if len(g.classes) > 1 && slices.Contains(g.classes, scenarios.ClassFailover) {
-		if on[scenarios.ClassFailover] = drawBool(t, g.classLabel[scenarios.ClassFailover]); on[scenarios.ClassFailover] {
+		if on[scenarios.ClassFailover] = drawBool(t, g.classLabels[slices.Index(g.classes, scenarios.ClassFailover)]); on[scenarios.ClassFailover] {
 			kinds := g.faultKinds(classSet{scenarios.ClassFailover: true})
 			if len(kinds) > 0 {
 				fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, prev: &prevFault{}}
