@@ -74,8 +74,8 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 			Timeout:     s.Network.Timeout.D(),
 		},
 	}
-	// Sized once: an explore search prepares every run.
-	// (nil stays nil when there is nothing to append, as before).
+	// Sized once, as an explore search prepares every run; nil stays nil
+	// when there is nothing to append.
 	if len(nodes) > 0 {
 		cfg.Nodes = make([]sim.NodeSpec, 0, len(nodes))
 	}
