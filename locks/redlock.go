@@ -40,6 +40,7 @@ var redlockAlgorithm = register(Algorithm{
 type redlock struct {
 	name string
 	p    Params
+	cmd  cmdLine // each SET's and unlock's arguments, one command at a time
 }
 
 func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
@@ -49,6 +50,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	quorum := n/2 + 1
 	drift := l.p.TTL/100 + 2*time.Millisecond
+	px := millis(l.p.TTL)
 	for try := 1; ; try++ {
 		// "It gets the current time in milliseconds." One token for all nodes.
 		start := p.Now()
@@ -57,7 +59,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 		// "It tries to acquire the lock in all the N instances sequentially,
 		// using the same key name and random value in all the instances."
 		for i := range n {
-			if setNXPX(p, i, l.p.Key, tok, l.p.TTL) {
+			if setNXPX(p, &l.cmd, i, l.p.Key, tok, px) {
 				granted++
 			}
 		}
@@ -83,7 +85,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 
 func (l *redlock) unlockAll(p sim.Proc, tok string) {
 	for i := range l.p.Nodes {
-		unlock(p, i, l.p.Key, tok)
+		unlock(p, &l.cmd, i, l.p.Key, tok)
 	}
 }
 
