@@ -2,7 +2,6 @@ package locks
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,22 +39,6 @@ func call(p sim.Proc, algo, step string, n int, args ...string) (sim.Reply, erro
 		return r, &ClientError{Algorithm: algo, Step: step, Err: err}
 	}
 	return r, nil
-}
-
-// cmdLine holds one command's arguments on their way into Do, reused from
-// one command to the next: Do copies what it keeps (the history's copy,
-// sim/process.go and sim/realtime_proc.go), so a fresh slice per command is
-// garbage as soon as it is sent. One per locker, whose commands go one at a
-// time; the arguments and their order are the caller's, unchanged.
-type cmdLine [8]string
-
-// do is p.Do(n, args...) through c.
-func (c *cmdLine) do(p sim.Proc, n int, args ...string) (sim.Reply, error) {
-	if len(args) > len(c) {
-		return p.Do(n, slices.Clone(args)...)
-	}
-	k := copy(c[:], args)
-	return p.Do(n, c[:k]...)
 }
 
 // integer reads an integer reply (SETNX, DEL, EVAL returning a number).

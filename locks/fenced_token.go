@@ -35,7 +35,7 @@ var fencedTokenAlgorithm = register(Algorithm{
 		if err == nil && r.Kind == node.Int {
 			return sim.Lease{Held: true, Token: tok, Fence: r.Int}, true
 		}
-		unlock(pr, &l.cmd, 0, p.Key, tok)
+		unlock(pr, 0, p.Key, tok)
 		return sim.Lease{}, false
 	}
 	return l

@@ -40,7 +40,6 @@ var redlockAlgorithm = register(Algorithm{
 type redlock struct {
 	name string
 	p    Params
-	cmd  cmdLine // each SET's and unlock's arguments, one command at a time
 }
 
 func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
@@ -59,7 +58,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 		// "It tries to acquire the lock in all the N instances sequentially,
 		// using the same key name and random value in all the instances."
 		for i := range n {
-			if setNXPX(p, &l.cmd, i, l.p.Key, tok, px) {
+			if setNXPX(p, i, l.p.Key, tok, px) {
 				granted++
 			}
 		}
@@ -85,7 +84,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 
 func (l *redlock) unlockAll(p sim.Proc, tok string) {
 	for i := range l.p.Nodes {
-		unlock(p, &l.cmd, i, l.p.Key, tok)
+		unlock(p, i, l.p.Key, tok)
 	}
 }
 

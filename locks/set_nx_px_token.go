@@ -44,7 +44,6 @@ var unlockScripts = map[string]string{unlockScript: "compare-and-delete release 
 type setNXPXToken struct {
 	name string
 	p    Params
-	cmd  cmdLine // SET's and the release's arguments, one command at a time
 	// granted, if set, runs once SET has granted the lock with tok and says
 	// whether to keep it (fenced-token takes its fencing number here).
 	granted func(p sim.Proc, tok string) (lease sim.Lease, keep bool)
@@ -59,7 +58,7 @@ func (l *setNXPXToken) Acquire(p sim.Proc) (sim.Lease, error) {
 	px := millis(l.p.TTL) // PX's argument, the same at every try
 	for try := 1; ; try++ {
 		tok := toks.next(p)
-		if setNXPX(p, &l.cmd, 0, l.p.Key, tok, px) || try > 1 && l.retake != nil && toks.kept() && l.retake(p, tok) {
+		if setNXPX(p, 0, l.p.Key, tok, px) || try > 1 && l.retake != nil && toks.kept() && l.retake(p, tok) {
 			if l.granted == nil {
 				return sim.Lease{Held: true, Token: tok}, nil
 			}
@@ -75,23 +74,22 @@ func (l *setNXPXToken) Acquire(p sim.Proc) (sim.Lease, error) {
 }
 
 func (l *setNXPXToken) Release(p sim.Proc, lease sim.Lease) error {
-	unlock(p, &l.cmd, 0, l.p.Key, lease.Token)
+	unlock(p, 0, l.p.Key, lease.Token)
 	return nil
 }
 
 // setNXPX tries SET key tok NX PX px on node n, px the TTL in milliseconds
-// (millis), through the locker's cmd. An error (timeout, error reply) is a
-// lock not granted.
-func setNXPX(p sim.Proc, cmd *cmdLine, n int, key, tok, px string) bool {
-	r, err := cmd.do(p, n, "SET", key, tok, "NX", "PX", px)
+// (millis). An error (timeout, error reply) is a lock not granted.
+func setNXPX(p sim.Proc, n int, key, tok, px string) bool {
+	r, err := p.Do(n, "SET", key, tok, "NX", "PX", px)
 	return err == nil && r.Kind == node.Status && r.Str == "OK"
 }
 
 // unlock runs the compare-and-delete script on node n; failures are left to
 // the TTL.
-func unlock(p sim.Proc, cmd *cmdLine, n int, key, tok string) {
+func unlock(p sim.Proc, n int, key, tok string) {
 	if tok == "" {
 		return
 	}
-	_, _ = cmd.do(p, n, "EVAL", unlockScript, "1", key, tok)
+	_, _ = p.Do(n, "EVAL", unlockScript, "1", key, tok)
 }

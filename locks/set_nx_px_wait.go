@@ -47,11 +47,9 @@ var setNXPXWaitAlgorithm = register(Algorithm{
 	Scripts:  unlockScripts,
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker {
-	l := &setNXPXToken{name: name, p: p}
-	l.granted = func(pr sim.Proc, tok string) (sim.Lease, bool) {
-		return waitForReplica(pr, &l.cmd, p.Key, tok)
-	}
-	return l
+	return &setNXPXToken{name: name, p: p, granted: func(pr sim.Proc, tok string) (sim.Lease, bool) {
+		return waitForReplica(pr, p.Key, tok)
+	}}
 })
 
 // WaitReplicas and WaitTimeout are set-nx-px-wait's WAIT arguments.
@@ -63,10 +61,10 @@ const (
 // waitForReplica runs WAIT after a granted SET. The count it answers is
 // not checked (see above); an error is a try that failed, whose key is
 // released rather than left to block everyone for a TTL.
-func waitForReplica(p sim.Proc, cmd *cmdLine, key, tok string) (sim.Lease, bool) {
+func waitForReplica(p sim.Proc, key, tok string) (sim.Lease, bool) {
 	r, err := p.Do(0, "WAIT", strconv.Itoa(WaitReplicas), millis(WaitTimeout))
 	if err != nil || r.Kind != node.Int {
-		unlock(p, cmd, 0, key, tok)
+		unlock(p, 0, key, tok)
 		return sim.Lease{}, false
 	}
 	return sim.Lease{Held: true, Token: tok}, true
