@@ -21,6 +21,15 @@ import (
 // lost release, a write whose writer cannot know what it left. Nothing
 // else: a failed try's own write of the key explains no waiting. Nor is
 // waiting counted while too many nodes are down to acquire (outage.go).
+//
+// Nor is the network's waiting (trace.go, netWait): from a try whose command
+// never reached its node until the process's next command. That time is
+// neither counted nor a break: a window is a stretch of waiting with no
+// live holder, and it is stuck when what is left of it after the network's
+// waiting still lasts 2×TTL. Without this, a free lock whose waiter lost
+// four requests in a row under 15% loss was called stuck; with it, a lock
+// that refuses every try that arrives is still stuck however many others
+// the network loses.
 
 func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	// all, busy and idle live in the trace's scratch (a long history's
@@ -59,10 +68,16 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		idle = subtractIn(t.spanC[:0], all, busy)
 	}
 	t.spanC = idle[:0]
+	// counted is idle less the network's waiting (the same list when there
+	// is none).
+	counted := idle
+	if c, lost := countedWaiting(t); lost {
+		counted = subtract(c, busy)
+	}
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
-			if s.len() >= 2*sim.Time(o.TTL) {
+			if s.len() >= 2*sim.Time(o.TTL) && measure(clip(counted, s)) >= 2*sim.Time(o.TTL) {
 				windows = append(windows, s)
 			}
 		}
@@ -76,7 +91,11 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 				tail = append(tail, s)
 			}
 		}
-		if measure(tail) >= sim.Time(o.StaleBound) {
+		var left sim.Time
+		for _, s := range tail {
+			left += measure(clip(counted, s))
+		}
+		if left >= sim.Time(o.StaleBound) {
 			windows = append(windows, span{tail[0].from, tail[len(tail)-1].to})
 		}
 	}
@@ -94,17 +113,46 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		if o.TTL == 0 {
 			why = "and nobody acquired it again before the run ended (no TTL)"
 		}
+		took := time.Duration(win.len()).String()
+		if net := measure(clip(idle, win)) - measure(clip(counted, win)); net > 0 {
+			took += fmt.Sprintf(", %v of it waiting on tries the network lost, not counted", time.Duration(net))
+		}
 		vs = append(vs, Violation{
 			Kind:      KindStuck,
 			Processes: names(t, procs...),
 			From:      win.from,
 			To:        win.to,
-			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%v) with no live holder, %s",
-				joinNames(t, procs...), since(win.from), since(win.to), time.Duration(win.len()), why),
+			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%s) with no live holder, %s",
+				joinNames(t, procs...), since(win.from), since(win.to), took, why),
 			Witness: w.events(wit...),
 		})
 	}
 	return vs
+}
+
+// countedWaiting is every process's waiting outside its pauses (stuck's
+// all) less the network's waiting of each process: the time some process
+// waited on the lock itself; lost says whether the network waited at all
+// (without, the list is not made: it would be all).
+func countedWaiting(t *trace) (counted []span, lost bool) {
+	for _, nw := range t.netWaits {
+		lost = lost || len(nw) > 0
+	}
+	if !lost {
+		return nil, false
+	}
+	var out []span
+	for p, ws := range t.wants {
+		mine := union(ws)
+		if len(t.paused[p]) > 0 {
+			mine = subtract(mine, union(t.paused[p]))
+		}
+		if len(t.netWaits[p]) > 0 {
+			mine = subtract(mine, union(t.netWaits[p]))
+		}
+		out = append(out, mine...)
+	}
+	return unionOwned(out), true
 }
 
 // holdSpans is when some live process held the lock. An acquisition, even one

@@ -115,6 +115,7 @@ type trace struct {
 	strays    []stray
 	failed    []attempt // only when asked for (visualize.go): no check reads them
 	wants     [][]span  // per process: when it kept trying to acquire
+	netWaits  [][]span  // per process: waiting the network caused (netWait)
 	paused    [][]span  // per process: when a pause fault had it stopped
 	sections  []section
 	releases  []releaseOK
@@ -140,6 +141,7 @@ type trace struct {
 	// nothing a verdict holds points into them.
 	spanA, spanB, spanC []span
 	ints                []int
+	ran                 []bool // by request id: its command has run by now
 }
 
 // keyLeft is a key a release may have left behind.
@@ -168,6 +170,9 @@ type procState struct {
 	wanting   bool
 	wantFrom  sim.Time
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
+	netWait   bool     // a command of the want never reached its node (netWait)
+	netFrom   sim.Time // when that command was sent
+	netUntil  sim.Time // when the process gave up on the last such command
 	reading   bool
 	read      section
 	extending int   // index in renewals of an extend with no return yet; -1
@@ -194,9 +199,9 @@ func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
 	*t = trace{h: h, names: h.Procs, nodes: h.Nodes, keepFailed: keepFailed, keepOps: keepOps,
 		spanA: t.spanA[:0], spanB: t.spanB[:0], spanC: t.spanC[:0], ints: t.ints[:0],
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
-		wants: t.wants[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
+		wants: t.wants[:0], netWaits: t.netWaits[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
 		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
-		ps: t.ps[:0]}
+		ps: t.ps[:0], ran: t.ran[:0]}
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
@@ -229,13 +234,14 @@ func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
 func (t *trace) growProcs(n int) {
 	for len(t.ps) < n {
 		k := len(t.ps)
-		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.paused) {
-			t.ps, t.wants, t.paused = t.ps[:k+1], t.wants[:k+1], t.paused[:k+1]
+		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.netWaits) && k < cap(t.paused) {
+			t.ps, t.wants, t.netWaits, t.paused = t.ps[:k+1], t.wants[:k+1], t.netWaits[:k+1], t.paused[:k+1]
 			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0], relLost: t.ps[k].relLost[:0]}
-			t.wants[k], t.paused[k] = t.wants[k][:0], t.paused[k][:0]
+			t.wants[k], t.netWaits[k], t.paused[k] = t.wants[k][:0], t.netWaits[k][:0], t.paused[k][:0]
 		} else {
 			t.ps = append(t.ps, procState{})
 			t.wants = append(t.wants, nil)
+			t.netWaits = append(t.netWaits, nil)
 			t.paused = append(t.paused, nil)
 		}
 		t.ps[k].holding, t.ps[k].releasing, t.ps[k].extending = -1, -1, -1
@@ -297,6 +303,8 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		}
 		s.releasing = -1
 	case sim.KindCommand:
+		t.markRan(e.Req)
+		t.endNetWait(s, p, e.Sent, e.Sent)
 		if e.Node >= 0 {
 			for len(s.lastCmd) <= e.Node {
 				s.lastCmd = append(s.lastCmd, -1)
@@ -308,6 +316,12 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		// lost, or too slow.
 		if s.releasing >= 0 && e.Err != "" {
 			s.relLost = append(s.relLost, e.Node)
+		}
+		if e.Err != "" && s.wanting && !t.hasRun(e.Req) {
+			if !s.netWait {
+				s.netWait, s.netFrom = true, e.Sent
+			}
+			s.netUntil = e.At
 		}
 	case sim.KindResourceRead:
 		s.reading = true
@@ -359,7 +373,49 @@ func (t *trace) endWant(s *procState, p int, at sim.Time) {
 		t.wants[p] = append(t.wants[p], span{s.wantFrom, at})
 		s.wanting = false
 	}
+	t.endNetWait(s, p, at, s.netUntil)
 }
+
+// netWait: a process trying to acquire sent a command that had not reached
+// its node when the process gave up on it (its request was lost, or a down
+// node dropped it, or it was still on its way): the network, not the lock,
+// failed that try. The process's waiting from that send until it sends its
+// next command that runs is the network's, and the stuck check counts none
+// of it (stuck.go). When no such command follows before it stops wanting,
+// only the wait for the lost replies is: a client that never tries again
+// after a loss is stuck on itself.
+//
+// endNetWait closes the process's network wait, if one is open: at the send
+// of the command that ran (next), or, when the want ended first, at the
+// last lost reply (stop).
+func (t *trace) endNetWait(s *procState, p int, next, stop sim.Time) {
+	if !s.netWait {
+		return
+	}
+	end := next
+	if next != stop {
+		end = min(next, stop)
+	}
+	if end > s.netFrom {
+		t.netWaits[p] = append(t.netWaits[p], span{s.netFrom, end})
+	}
+	s.netWait = false
+}
+
+// markRan notes that request req's command ran (request ids are small and
+// dense: a run numbers its commands from 1).
+func (t *trace) markRan(req uint64) {
+	if req >= uint64(len(t.ran)) {
+		if req > uint64(len(t.h.Events))+1<<20 {
+			return // not an engine's numbering (a hand-made history): hasRun says false
+		}
+		t.ran = append(t.ran, make([]bool, int(req)+1-len(t.ran))...)
+	}
+	t.ran[req] = true
+}
+
+// hasRun says whether request req's command has run by now.
+func (t *trace) hasRun(req uint64) bool { return req < uint64(len(t.ran)) && t.ran[req] }
 
 // stop ends a process's life at at, event i: a crash or its end. Its hold ends here
 // (a release is synthesized so the mutex model sees the lock freed); an
