@@ -11,7 +11,8 @@
 #           batches), BenchmarkRunStandard and BenchmarkRunStandardRaw, the
 #           same run's commands straight into a node (-cpu 1)
 #   model   BenchmarkCheck10k, BenchmarkCheck10kSkipPorcupine (-cpu 1)
-#   explore BenchmarkExploreTokenAllFaults, workers=1 then workers=2
+#   explore BenchmarkExploreScaling: 1 and 2 workers in alternating batches,
+#           at Go's GOGC and at simrun's 400
 #   simrun  explore of set-nx-px-token, all faults, 6,000 runs: 1 worker and
 #           2 as built (its GC tuner on), 2 with GOGC=100 (off)
 # Rounds interleave the benchmarks (and BASE's with this tree's), so that a
@@ -79,7 +80,11 @@ for ((i = 1; i <= rounds; i++)); do
 		bench "$tag" sim -test.bench '^BenchmarkRunStandard(Raw)?$' -test.benchtime 500x -test.cpu 1 -test.benchmem
 		bench "$tag" model -test.bench '^BenchmarkCheck10k$' -test.benchtime 10x -test.cpu 1
 		bench "$tag" model -test.bench '^BenchmarkCheck10kSkipPorcupine$' -test.benchtime 100x -test.cpu 1
-		bench "$tag" explore -test.bench '^BenchmarkExploreTokenAllFaults$' -test.benchtime 3000x
+		if [[ $tag == new ]] || grep -q ExploreScaling "${src[$tag]}/explore/bench_test.go"; then
+			bench "$tag" explore -test.bench '^BenchmarkExploreScaling$' -test.benchtime 3x
+		else
+			bench "$tag" explore -test.bench '^BenchmarkExploreTokenAllFaults$' -test.benchtime 3000x
+		fi
 		cli "$tag" CLIExplore1 1 X=1
 		cli "$tag" CLIExplore 2 X=1
 		cli "$tag" CLIExploreGOGC100 2 GOGC=100
@@ -118,8 +123,17 @@ function report(tag) {
 	floor = median(tag, "BenchmarkRunStandardRaw", "ns/op")
 	chk = median(tag, "BenchmarkCheck10k", "ns/op")
 	skip = median(tag, "BenchmarkCheck10kSkipPorcupine", "ns/op")
-	w1 = median(tag, "BenchmarkExploreTokenAllFaults/workers=1", "runs/s")
-	w2 = median(tag, "BenchmarkExploreTokenAllFaults/workers=2", "runs/s")
+	w1 = median(tag, "BenchmarkExploreScaling/gc=100", "runs/s-1w")
+	w2 = median(tag, "BenchmarkExploreScaling/gc=100", "runs/s-2w")
+	r = median(tag, "BenchmarkExploreScaling/gc=100", "2w/1w")
+	t1 = median(tag, "BenchmarkExploreScaling/gc=400", "runs/s-1w")
+	t2 = median(tag, "BenchmarkExploreScaling/gc=400", "runs/s-2w")
+	tr = median(tag, "BenchmarkExploreScaling/gc=400", "2w/1w")
+	if (r < 0) {
+		w1 = median(tag, "BenchmarkExploreTokenAllFaults/workers=1", "runs/s")
+		w2 = median(tag, "BenchmarkExploreTokenAllFaults/workers=2", "runs/s")
+		r = w2 / w1
+	}
 	cli1 = median(tag, "CLIExplore1", "runs/s")
 	cli = median(tag, "CLIExplore", "runs/s")
 	cli100 = median(tag, "CLIExploreGOGC100", "runs/s")
@@ -130,7 +144,9 @@ function report(tag) {
 		printf "  its commands alone           %7.0f runs/s: the engine takes %.0f%% of a run\n", 1e9 / floor, 100 * (run - floor) / run
 	printf "Check10k with porcupine        %7.2f ms\n", chk / 1e6
 	printf "Check10k without porcupine     %7.2f ms   (goal <= 2 ms)\n", skip / 1e6
-	printf "explore set-nx-px-token, all   %7.0f runs/s with 1 worker, %.0f with 2: %.2fx   (goal >= 15000 on 2, >= 1.8x)\n", w1, w2, w2 / w1
+	printf "explore set-nx-px-token, all   %7.0f runs/s with 1 worker, %.0f with 2: %.2fx   (goal >= 15000 on 2, >= 1.8x)\n", w1, w2, r
+	if (tr > 0)
+		printf "  at GOGC=400, as simrun runs %7.0f runs/s with 1 worker, %.0f with 2: %.2fx\n", t1, t2, tr
 	printf "simrun explore                 %7.0f runs/s with 1 worker, %.0f with 2: %.2fx; %.0f with 2 and GOGC=100\n", cli1, cli, cli / cli1, cli100
 }
 { lines[++nl] = $0 }
