@@ -54,6 +54,7 @@ type corpusCase struct {
 //	                         with no cmd REQ line before it, the request
 //
 // A command is sent at its first line's AT.
+//
 //	read V                   the critical section read V
 //	write V FENCE ok|refused the critical section wrote V
 //	extend                   the watchdog called Extend
