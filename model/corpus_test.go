@@ -52,9 +52,6 @@ type corpusCase struct {
 //	reply REQ NODE           the command's reply reached the client
 //	timeout REQ NODE         the client timed out: the reply was lost, or,
 //	                         with no cmd REQ line before it, the request
-//
-// A command is sent at its first line's AT.
-//
 //	read V                   the critical section read V
 //	write V FENCE ok|refused the critical section wrote V
 //	extend                   the watchdog called Extend
@@ -64,6 +61,7 @@ type corpusCase struct {
 //	end                      the process ended; end! MSG: on a client error
 //
 // for a node: restart [DUR down], jump DUR; for -: tick (only moves the run's end).
+// A command is sent at its first line's AT.
 func parseEvent(line string, procs []string) (sim.Event, error) {
 	f := strings.Fields(line)
 	if len(f) < 3 {
