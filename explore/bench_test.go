@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,49 @@ func BenchmarkExploreTokenAllFaults(b *testing.B) {
 				b.Fatalf("run %d has a client error", sr.Found.Index)
 			}
 			b.ReportMetric(float64(sr.Executed)/b.Elapsed().Seconds(), "runs/s")
+		})
+	}
+}
+
+// BenchmarkExploreScaling is BenchmarkExploreTokenAllFaults's search with
+// two workers over the same search with one, measured in alternating
+// batches of the same 1,000 runs (one op is a batch at each worker count),
+// so that both halves of the ratio see the same machine: on a shared
+// machine, two benchmarks run one after the other differ by more than the
+// ratio does. gc=400 collects as simrun's searches do (cmd/simrun's GC
+// tuner raises GOGC to 400 while the live heap is small); gc=100 is Go's
+// default, which the other benchmarks here run at.
+//
+//	go test ./explore -run '^$' -bench ExploreScaling -benchtime 5x
+func BenchmarkExploreScaling(b *testing.B) {
+	const perBatch = 1000
+	for _, gc := range []int{100, 400} {
+		b.Run(fmt.Sprintf("gc=%d", gc), func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gc))
+			var elapsed [3]time.Duration // by worker count
+			batch := 0
+			for b.Loop() {
+				batch++
+				for _, workers := range []int{1, 2} {
+					b.StopTimer()
+					e := explorer(b, Options{Algorithm: "set-nx-px-token", Classes: classes(b, "all"), Seed: uint64(batch),
+						Runs: perBatch, Workers: workers, Verdicts: []string{"client-error"}})
+					b.StartTimer()
+					start := time.Now()
+					sr, err := e.Search(context.Background())
+					elapsed[workers] += time.Since(start)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if sr.Found != nil || sr.Executed != perBatch {
+						b.Fatalf("batch %d, %d workers: %d runs executed, found %v", batch, workers, sr.Executed, sr.Found)
+					}
+				}
+			}
+			runs := float64(batch * perBatch)
+			b.ReportMetric(runs/elapsed[1].Seconds(), "runs/s-1w")
+			b.ReportMetric(runs/elapsed[2].Seconds(), "runs/s-2w")
+			b.ReportMetric(elapsed[1].Seconds()/elapsed[2].Seconds(), "2w/1w")
 		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/locksim/locksim/explore/gen"
@@ -115,12 +116,23 @@ func splitmix(z uint64) uint64 {
 // fault classes).
 func (e *Explorer) Scenario(i int) *scenarios.Scenario {
 	s := e.gen.Example(int(RunSeed(e.opts.Seed, i)))
-	s.Name = fmt.Sprintf("explore-%s-seed%d-run%d", e.algo.Name, e.opts.Seed, i)
+	s.Name = e.runName(i)
 	return s
 }
 
+// runName is run i's scenario name, explore-ALGO-seedSEED-runI, made
+// without fmt: every run is named.
+func (e *Explorer) runName(i int) string {
+	b := make([]byte, 0, 64)
+	b = append(append(b, "explore-"...), e.algo.Name...)
+	b = strconv.AppendUint(append(b, "-seed"...), e.opts.Seed, 10)
+	b = strconv.AppendInt(append(b, "-run"...), int64(i), 10)
+	return string(b)
+}
+
 // Verdict runs a scenario and judges it with the direct checkers only
-// (porcupine is left out for speed).
+// (porcupine is left out for speed). A caller that keeps nothing of the run
+// releases it (sim.Result.Release).
 func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, error) {
 	p, err := s.PrepareWith(e.algo)
 	if err != nil {
@@ -244,7 +256,7 @@ func (e *Explorer) foundBy() string {
 // with every checker and records the verdict it replays with.
 func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *scenarios.Outcome, error) {
 	c := *s
-	c.Name = fmt.Sprintf("explore-%s-seed%d-run%d", e.algo.Name, e.opts.Seed, f.Index)
+	c.Name = e.runName(f.Index)
 	c.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d, shrunk",
 		e.algo.Name, f.Verdict, strings.Join(e.classes, ","), f.Index, e.opts.Seed)
 	c.Source = "simrun explore"

@@ -301,5 +301,6 @@ func shrinkCell(e *Explorer, cell *Cell, budget int) error {
 	}
 	cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
 	cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events)}
+	res.Release()
 	return nil
 }

@@ -123,6 +123,11 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 				}
 				s := e.Scenario(i)
 				v, res, err := e.Verdict(s)
+				var cut string
+				if res != nil {
+					cut = res.Cut
+				}
+				res.Release() // a search keeps nothing of a run but its verdict
 				executed.Add(1)
 				mu.Lock()
 				for len(done) <= m {
@@ -141,7 +146,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					}
 					k := slices.Index(metOrder, v.Verdict)
 					if k >= 0 && (met[k] == nil || i < met[k].Index) {
-						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s, Cut: res.Cut}
+						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s, Cut: cut}
 						seenAt[k] = time.Since(start)
 						if k < len(WorstFirst) {
 							storeMin(&worst, int64(k))

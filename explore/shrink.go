@@ -39,7 +39,8 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 			stats.TimedOut = true
 			return false
 		}
-		v, _, err := e.Verdict(s)
+		v, res, err := e.Verdict(s)
+		res.Release()
 		return err == nil && v.Verdict == verdict
 	}
 	// Run i failed so in the search (the same Verdict): it is not run again.

@@ -49,6 +49,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	quorum := n/2 + 1
 	drift := l.p.TTL/100 + 2*time.Millisecond
+	px := millis(l.p.TTL)
 	for try := 1; ; try++ {
 		// "It gets the current time in milliseconds." One token for all nodes.
 		start := p.Now()
@@ -57,7 +58,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 		// "It tries to acquire the lock in all the N instances sequentially,
 		// using the same key name and random value in all the instances."
 		for i := range n {
-			if setNXPX(p, i, l.p.Key, tok, l.p.TTL) {
+			if setNXPX(p, i, l.p.Key, tok, px) {
 				granted++
 			}
 		}

@@ -55,9 +55,10 @@ type setNXPXToken struct {
 
 func (l *setNXPXToken) Acquire(p sim.Proc) (sim.Lease, error) {
 	toks := tokenSource{scope: l.p.TokenScope}
+	px := millis(l.p.TTL) // PX's argument, the same at every try
 	for try := 1; ; try++ {
 		tok := toks.next(p)
-		if setNXPX(p, 0, l.p.Key, tok, l.p.TTL) || try > 1 && l.retake != nil && toks.kept() && l.retake(p, tok) {
+		if setNXPX(p, 0, l.p.Key, tok, px) || try > 1 && l.retake != nil && toks.kept() && l.retake(p, tok) {
 			if l.granted == nil {
 				return sim.Lease{Held: true, Token: tok}, nil
 			}
@@ -77,10 +78,10 @@ func (l *setNXPXToken) Release(p sim.Proc, lease sim.Lease) error {
 	return nil
 }
 
-// setNXPX tries SET key tok NX PX ttl on node n. An error (timeout, error
-// reply) is a lock not granted.
-func setNXPX(p sim.Proc, n int, key, tok string, ttl time.Duration) bool {
-	r, err := p.Do(n, "SET", key, tok, "NX", "PX", millis(ttl))
+// setNXPX tries SET key tok NX PX px on node n, px the TTL in milliseconds
+// (millis). An error (timeout, error reply) is a lock not granted.
+func setNXPX(p sim.Proc, n int, key, tok, px string) bool {
+	r, err := p.Do(n, "SET", key, tok, "NX", "PX", px)
 	return err == nil && r.Kind == node.Status && r.Str == "OK"
 }
 

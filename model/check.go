@@ -5,7 +5,10 @@ import "github.com/locksim/locksim/sim"
 // Check judges one run's history.
 func Check(h sim.History, o Options) Verdict {
 	o = o.withDefaults()
-	t := traces.Get().(*trace).extract(&h)
+	t := traces.Get().(*trace).extract(&h, false, !o.SkipPorcupine)
+	if !t.keepOps && len(t.strays) > 0 {
+		t.extract(&h, false, true) // certain reads the lock operations
+	}
 	defer func() {
 		t.h, t.names = nil, nil // keep the buffers, not the history
 		traces.Put(t)
@@ -22,8 +25,10 @@ func Check(h sim.History, o Options) Verdict {
 
 	v := Verdict{Linearizable: Unknown, ResourceLinearizable: Unknown}
 	if !o.SkipPorcupine {
-		v.Linearizable = linearizable(mutexModel(t), mutexOps(t), o.Timeout)
-		v.ResourceLinearizable = linearizable(resourceModel(t), resourceOps(t), o.Timeout)
+		m, ops := mutexCheck(t, minPiece)
+		v.Linearizable = linearizable(m, ops, o.Timeout)
+		m, ops = resourceCheck(t, minPiece)
+		v.ResourceLinearizable = linearizable(m, ops, o.Timeout)
 		// The direct checks should explain every porcupine rejection. If one
 		// does not, say so rather than stay quiet.
 		if v.Linearizable == No && lockFound == 0 {

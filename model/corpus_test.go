@@ -50,7 +50,8 @@ type corpusCase struct {
 //	cmd REQ NODE KEY ARGS    command REQ ran on NODE; KEY is the watched key
 //	                         after it: - (absent), VALUE (no TTL), VALUE@TTL
 //	reply REQ NODE           the command's reply reached the client
-//	timeout REQ NODE         the client timed out (request or reply lost)
+//	timeout REQ NODE         the client timed out: the reply was lost, or,
+//	                         with no cmd REQ line before it, the request
 //	read V                   the critical section read V
 //	write V FENCE ok|refused the critical section wrote V
 //	extend                   the watchdog called Extend
@@ -60,6 +61,7 @@ type corpusCase struct {
 //	end                      the process ended; end! MSG: on a client error
 //
 // for a node: restart [DUR down], jump DUR; for -: tick (only moves the run's end).
+// A command is sent at its first line's AT.
 func parseEvent(line string, procs []string) (sim.Event, error) {
 	f := strings.Fields(line)
 	if len(f) < 3 {
@@ -149,6 +151,7 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 			return e, err
 		}
 		e.Kind, e.Req, e.Node, e.Args = sim.KindCommand, uint64(num(args[0])), int(num(args[1])), args[3:]
+		e.Sent = e.At
 		e.Key = sim.KeyState{TTL: -1}
 		if k := args[2]; k != "-" {
 			e.Key.Exists, e.Key.Value = true, k
@@ -161,6 +164,7 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 			return e, err
 		}
 		e.Kind, e.Req, e.Node = sim.KindCommandResult, uint64(num(args[0])), int(num(args[1]))
+		e.Sent = e.At // a hand-made command is sent when it is written
 		if what == "timeout" {
 			e.Err = "timeout: lost"
 		}

@@ -27,7 +27,7 @@ func Holds(h *sim.History) []Hold {
 			to = t.end
 		}
 		out[k] = Hold{Proc: x.proc, From: x.from, To: to, FromEvent: x.fromIdx, ToEvent: x.toIdx, End: x.end.String(),
-			Token: x.token, Fence: x.fence}
+			Token: t.token(&x), Fence: x.fence}
 	}
 	return out
 }

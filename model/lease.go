@@ -90,7 +90,7 @@ type callIndex struct {
 }
 
 func indexCalls(t *trace) *callIndex {
-	ci := &callIndex{calls: make([]call, 0, len(t.lockOps))}
+	ci := &callIndex{calls: make([]call, 0, 2*len(t.holds))} // a guess: an acquire and a release a hold
 	procs := len(t.wants)
 	cur := make([]int, procs)     // per process: its open call, or -1
 	pending := make([]int, procs) // per process: its write awaiting a result, or -1

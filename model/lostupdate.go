@@ -13,12 +13,13 @@ import (
 // linearizable; porcupine's resource verdict is the reference.
 
 func lostUpdateViolations(t *trace, w *witnesses) []Violation {
-	acc := make([]int, 0, len(t.sections)) // indexes in sections of accepted writes, in write order
+	acc := t.ints[:0] // indexes in sections of accepted writes, in write order
 	for i, s := range t.sections {
 		if s.accepted {
 			acc = append(acc, i)
 		}
 	}
+	t.ints = acc[:0]
 	var vs []Violation
 	for j, i := range acc {
 		s := t.sections[i]

@@ -60,12 +60,12 @@ func mutexOps(t *trace) []porcupine.Operation {
 	ops := make([]porcupine.Operation, len(t.lockOps))
 	for i, o := range t.lockOps {
 		meta := fmt.Sprintf("call %s, return %s", o.call, o.ret)
-		if o.err != "" {
-			meta += ", error: " + o.err
+		if err := t.errText(&t.lockOps[i]); err != "" {
+			meta += ", error: " + err
 		}
 		ops[i] = porcupine.Operation{
 			ClientId: o.proc,
-			Input:    lockInput{o.proc, o.acquire, o.fence, o.note},
+			Input:    lockInput{o.proc, o.acquire, o.fence, o.noteText()},
 			Call:     int64(o.call),
 			Return:   int64(o.ret),
 			Metadata: meta,

@@ -18,9 +18,12 @@ func outageSpans(t *trace) []span {
 		return nil
 	}
 	spare := t.nodes - (t.nodes/2 + 1) // nodes a quorum can do without
-	downs := make([][]span, t.nodes)
+	var downs [][]span                 // made at the first outage: most runs have none
 	for _, i := range t.faults {
 		if e := &t.h.Events[i]; e.Fault.LosesData() && e.Node >= 0 && e.Node < t.nodes && e.Dur > 0 {
+			if downs == nil {
+				downs = make([][]span, t.nodes)
+			}
 			downs[e.Node] = append(downs[e.Node], span{e.At, e.At + sim.Time(e.Dur)})
 		}
 	}

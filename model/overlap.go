@@ -29,14 +29,28 @@ type overlap struct {
 }
 
 func overlaps(holds []hold) []overlap {
-	order := make([]int, len(holds))
-	for i := range order {
-		order[i] = i
+	out, _ := overlapsIn(holds, nil)
+	return out
+}
+
+// overlapsIn is overlaps sorting in order's memory, which it returns for
+// the caller to reuse.
+func overlapsIn(holds []hold, order []int) ([]overlap, []int) {
+	order = order[:0]
+	for i := range holds {
+		order = append(order, i)
 	}
-	slices.SortFunc(order, func(i, j int) int {
-		a, b := holds[i], holds[j]
+	byStart := func(i, j int) int {
+		a, b := &holds[i], &holds[j]
 		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.proc, b.proc), cmp.Compare(i, j))
-	})
+	}
+	// Holds begin in history order, so they are usually in order already.
+	for k := 1; k < len(order); k++ {
+		if byStart(k-1, k) > 0 {
+			slices.SortFunc(order, byStart)
+			break
+		}
+	}
 	var out []overlap
 	var active []int // holds that may still overlap a later one
 	for _, j := range order {
@@ -55,12 +69,14 @@ func overlaps(holds []hold) []overlap {
 		}
 		active = append(active, j)
 	}
-	return out
+	return out, order
 }
 
 func overlapViolations(t *trace, w *witnesses) []Violation {
 	var vs []Violation
-	for _, o := range overlaps(t.holds) {
+	var found []overlap
+	found, t.ints = overlapsIn(t.holds, t.ints)
+	for _, o := range found {
 		a, b := t.holds[o.a], t.holds[o.b]
 		to, until := o.to, "until "+since(o.to)
 		if to == forever {

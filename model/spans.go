@@ -27,14 +27,19 @@ func union(in []span) []span { return unionOwned(slices.Clone(in)) }
 
 // unionOwned is union for spans the caller owns and no longer needs: it
 // works in their memory rather than on a copy.
-func unionOwned(in []span) []span {
+func unionOwned(in []span) []span { return unionIn(in, nil) }
+
+// unionIn is unionOwned merging through *scratch (grown as needed; nil:
+// a fresh buffer) rather than a buffer of its own. The result is in in's
+// memory.
+func unionIn(in []span, scratch *[]span) []span {
 	s := in[:0]
 	for _, x := range in {
 		if x.to > x.from {
 			s = append(s, x)
 		}
 	}
-	s = sortByFrom(s)
+	s = sortByFrom(s, scratch)
 	out := s[:0]
 	for _, x := range s {
 		if n := len(out); n > 0 && x.from <= out[n-1].to {
@@ -50,8 +55,8 @@ func unionOwned(in []span) []span {
 const maxRuns = 16
 
 // sortByFrom orders s by start, merging its ascending runs when there are
-// few, and returns the sorted slice (s itself or a copy).
-func sortByFrom(s []span) []span {
+// few through *scratch (see unionIn), and returns s.
+func sortByFrom(s []span, scratch *[]span) []span {
 	var runs [maxRuns + 1]int // run boundaries: runs[0] = 0, then each start
 	n := 1
 	for i := 1; i < len(s); i++ {
@@ -69,7 +74,16 @@ func sortByFrom(s []span) []span {
 	}
 	runs[n] = len(s)
 	bounds := runs[:n+1]
-	buf := make([]span, len(s))
+	var buf []span
+	if scratch != nil && cap(*scratch) >= len(s) {
+		buf = (*scratch)[:len(s)]
+	} else {
+		buf = make([]span, len(s))
+		if scratch != nil {
+			*scratch = buf
+		}
+	}
+	orig := s
 	for len(bounds) > 2 {
 		// Merge runs pairwise from s into buf, then swap.
 		next := bounds[:1]
@@ -85,7 +99,10 @@ func sortByFrom(s []span) []span {
 		bounds = next
 		s, buf = buf, s
 	}
-	return s
+	if &s[0] != &orig[0] {
+		copy(orig, s)
+	}
+	return orig
 }
 
 // mergeByFrom merges ascending a and b into dst (len(a)+len(b) long), a first
@@ -117,6 +134,12 @@ func subtract(a, b []span) []span {
 	// for all of them.
 	_, n := cut(a, b, nil, true)
 	out, _ := cut(a, b, make([]span, 0, n), false)
+	return out
+}
+
+// subtractIn is subtract appending to out, memory the caller reuses.
+func subtractIn(out, a, b []span) []span {
+	out, _ = cut(a, b, out, false)
 	return out
 }
 

@@ -21,13 +21,20 @@ import (
 // lost release, a write whose writer cannot know what it left. Nothing
 // else: a failed try's own write of the key explains no waiting. Nor is
 // waiting counted while too many nodes are down to acquire (outage.go).
+//
+// Nor is the network's waiting (trace.go, netWait): from a try whose command
+// never reached its node until the process's next command. That time is
+// neither counted nor a break: a window is a stretch of waiting with no
+// live holder, and it is stuck when what is left of it after the network's
+// waiting still lasts 2×TTL. Without this, a free lock whose waiter lost
+// four requests in a row under 15% loss was called stuck; with it, a lock
+// that refuses every try that arrives is still stuck however many others
+// the network loses.
 
 func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
-	n := 0
-	for _, ws := range t.wants {
-		n += len(ws)
-	}
-	all := make([]span, 0, n)
+	// all, busy and idle live in the trace's scratch (a long history's
+	// lists are long): what is kept of them below is copied out.
+	all := t.spanA[:0]
 	for p, ws := range t.wants {
 		if len(t.paused[p]) == 0 {
 			all = append(all, ws...)
@@ -35,12 +42,14 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 			all = append(all, subtract(union(ws), union(t.paused[p]))...)
 		}
 	}
-	all = unionOwned(all)
+	all = unionIn(all, &t.spanC)
+	t.spanA = all[:0]
 	lastAcquire := sim.Time(math.MinInt64)
 	for _, h := range t.holds {
 		lastAcquire = max(lastAcquire, h.from)
 	}
-	busy := holdSpans(t)
+	busy := holdSpansIn(t, t.spanB[:0])
+	t.spanB = busy[:0]
 	if out := outageSpans(t); len(out) > 0 {
 		busy = unionOwned(append(busy, out...))
 	}
@@ -51,17 +60,24 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		}
 		// The other leases only shrink the idle time: look for them (a
 		// second walk of the history) only when there is a window to shrink.
-		if idle = subtract(all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
+		if idle = subtractIn(t.spanC[:0], all, busy); longest(idle) >= 2*sim.Time(o.TTL) {
 			busy = unionOwned(append(busy, legitimateLeases(t, o.TTL)...))
-			idle = subtract(all, busy)
+			idle = subtractIn(idle[:0], all, busy)
 		}
 	} else {
-		idle = subtract(all, busy)
+		idle = subtractIn(t.spanC[:0], all, busy)
+	}
+	t.spanC = idle[:0]
+	// counted is idle less the network's waiting (the same list when there
+	// is none).
+	counted := idle
+	if c, lost := countedWaiting(t); lost {
+		counted = subtract(c, busy)
 	}
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
-			if s.len() >= 2*sim.Time(o.TTL) {
+			if s.len() >= 2*sim.Time(o.TTL) && measure(clip(counted, s)) >= 2*sim.Time(o.TTL) {
 				windows = append(windows, s)
 			}
 		}
@@ -75,7 +91,11 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 				tail = append(tail, s)
 			}
 		}
-		if measure(tail) >= sim.Time(o.StaleBound) {
+		var left sim.Time
+		for _, s := range tail {
+			left += measure(clip(counted, s))
+		}
+		if left >= sim.Time(o.StaleBound) {
 			windows = append(windows, span{tail[0].from, tail[len(tail)-1].to})
 		}
 	}
@@ -93,25 +113,56 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		if o.TTL == 0 {
 			why = "and nobody acquired it again before the run ended (no TTL)"
 		}
+		took := time.Duration(win.len()).String()
+		if net := measure(clip(idle, win)) - measure(clip(counted, win)); net > 0 {
+			took += fmt.Sprintf(", %v of it waiting on tries the network lost, not counted", time.Duration(net))
+		}
 		vs = append(vs, Violation{
 			Kind:      KindStuck,
 			Processes: names(t, procs...),
 			From:      win.from,
 			To:        win.to,
-			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%v) with no live holder, %s",
-				joinNames(t, procs...), since(win.from), since(win.to), time.Duration(win.len()), why),
+			Detail: fmt.Sprintf("%s kept trying to acquire from %s to %s (%s) with no live holder, %s",
+				joinNames(t, procs...), since(win.from), since(win.to), took, why),
 			Witness: w.events(wit...),
 		})
 	}
 	return vs
 }
 
+// countedWaiting is every process's waiting outside its pauses (stuck's
+// all) less the network's waiting of each process: the time some process
+// waited on the lock itself; lost says whether the network waited at all
+// (without, the list is not made: it would be all).
+func countedWaiting(t *trace) (counted []span, lost bool) {
+	for _, nw := range t.netWaits {
+		lost = lost || len(nw) > 0
+	}
+	if !lost {
+		return nil, false
+	}
+	var out []span
+	for p, ws := range t.wants {
+		mine := union(ws)
+		if len(t.paused[p]) > 0 {
+			mine = subtract(mine, union(t.paused[p]))
+		}
+		if len(t.netWaits[p]) > 0 {
+			mine = subtract(mine, union(t.netWaits[p]))
+		}
+		out = append(out, mine...)
+	}
+	return unionOwned(out), true
+}
+
 // holdSpans is when some live process held the lock. An acquisition, even one
 // released at once, counts for at least a nanosecond: it breaks a wait.
-func holdSpans(t *trace) []span {
-	busy := make([]span, len(t.holds))
-	for i, h := range t.holds {
-		busy[i] = span{h.from, max(min(h.to, t.end), h.from+1)}
+func holdSpans(t *trace) []span { return holdSpansIn(t, make([]span, 0, len(t.holds))) }
+
+// holdSpansIn is holdSpans appending to busy, memory the caller reuses.
+func holdSpansIn(t *trace, busy []span) []span {
+	for _, h := range t.holds {
+		busy = append(busy, span{h.from, max(min(h.to, t.end), h.from+1)})
 	}
 	return unionOwned(busy)
 }

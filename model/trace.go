@@ -25,24 +25,48 @@ func (k endKind) String() string { return endNames[k] }
 
 // hold is one process's belief that it holds the lock: [from, to), from the
 // held Acquire return to the Release call, its crash or stop, or forever.
+//
+// It holds no pointers, nor do the other lists a trace keeps per operation:
+// a long history fills them with tens of thousands of entries, and the
+// collector neither scans nor write-barriers pointer-free memory. Strings
+// are read from the events they came from (the token from fromIdx's event).
 type hold struct {
 	proc     int
 	from, to sim.Time
 	fromIdx  int // event index of the held LockReturn
 	toIdx    int // event index of what ended it; -1 while open
 	end      endKind
-	token    string
 	fence    int64
 }
+
+// token is the hold's lease token, as its Acquire returned it.
+func (t *trace) token(h *hold) string { return t.h.Events[h.fromIdx].Token }
 
 // lockOp is one operation of the mutex model, spanning call → return.
 type lockOp struct {
 	proc      int
-	acquire   bool
 	call, ret sim.Time
 	fence     int64
-	note      string // a synthesized release says why: "crashed", "stopped"
-	err       string // Release returned an error
+	errIdx    int32 // the event index of the ReleaseReturn, whose Err may say why it failed; -1: none
+	acquire   bool
+	note      endKind // a synthesized release says why (crashed, stopped, lost); endReleased: not synthesized
+}
+
+// noteText is what DescribeOperation says of a synthesized release, "" for
+// a real one.
+func (o *lockOp) noteText() string {
+	if o.note == endReleased {
+		return ""
+	}
+	return o.note.String()
+}
+
+// errText is the error Release returned, if any.
+func (t *trace) errText(o *lockOp) string {
+	if o.errIdx < 0 {
+		return ""
+	}
+	return t.h.Events[o.errIdx].Err
 }
 
 // stray is a process's own lock calls out of order: a release while not
@@ -59,7 +83,7 @@ type stray struct {
 type attempt struct {
 	proc      int
 	call, ret sim.Time
-	err       string
+	idx       int // its LockReturn event, whose Err may say why
 }
 
 // section is one critical section: a read, then a write the resource
@@ -75,10 +99,9 @@ type section struct {
 
 // releaseOK is a Release of a real hold that returned without error.
 type releaseOK struct {
-	proc  int
-	idx   int
-	at    sim.Time
-	token string
+	proc int
+	idx  int
+	at   sim.Time
 }
 
 // trace is the history cut, in one pass, into what the checkers read.
@@ -90,9 +113,10 @@ type trace struct {
 	holds     []hold
 	lockOps   []lockOp
 	strays    []stray
-	failed    []attempt
-	wants     [][]span // per process: when it kept trying to acquire
-	paused    [][]span // per process: when a pause fault had it stopped
+	failed    []attempt // only when asked for (visualize.go): no check reads them
+	wants     [][]span  // per process: when it kept trying to acquire
+	netWaits  [][]span  // per process: waiting the network caused (netWait)
+	paused    [][]span  // per process: when a pause fault had it stopped
 	sections  []section
 	releases  []releaseOK
 	clientErr []int // event indexes of ProcEnd with Err
@@ -103,8 +127,21 @@ type trace struct {
 	// releaser's last command before the release returned left the key
 	// holding the lease: what the stale check must explain. In release
 	// order, then node order.
-	leftovers []keyLeft
-	ps        []procState // the walk's state per process
+	leftovers  []keyLeft
+	ps         []procState // the walk's state per process
+	keepFailed bool
+	// keepOps: lockOps are only for porcupine and for judging strays
+	// (certain): Check without porcupine walks without them, and walks
+	// again with them only when it met a stray. Without them the walk
+	// writes a release's return into noOp.
+	keepOps bool
+	noOp    lockOp
+
+	// Scratch the checkers reuse from one check to the next (see traces);
+	// nothing a verdict holds points into them.
+	spanA, spanB, spanC []span
+	ints                []int
+	ran                 []bool // by request id: its command has run by now
 }
 
 // keyLeft is a key a release may have left behind.
@@ -133,6 +170,9 @@ type procState struct {
 	wanting   bool
 	wantFrom  sim.Time
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
+	netWait   bool     // a command of the want never reached its node (netWait)
+	netFrom   sim.Time // when that command was sent
+	netUntil  sim.Time // when the process gave up on the last such command
 	reading   bool
 	read      section
 	extending int   // index in renewals of an extend with no return yet; -1
@@ -145,7 +185,7 @@ type procState struct {
 // on what it finds: what a later check would walk the events again for
 // (fault events, refused resource writes, each release's leftover keys) is
 // picked up here.
-func extract(h *sim.History) *trace { return new(trace).extract(h) }
+func extract(h *sim.History) *trace { return new(trace).extract(h, true, true) }
 
 // traces keeps the buffers of finished checks: a search checks thousands of
 // similar histories one after another, and growing a trace's lists afresh
@@ -153,13 +193,15 @@ func extract(h *sim.History) *trace { return new(trace).extract(h) }
 // a trace (witnesses and names are copies), so Check hands its trace back.
 var traces = sync.Pool{New: func() any { return new(trace) }}
 
-// extract fills t, reusing its lists' memory, from h.
-func (t *trace) extract(h *sim.History) *trace {
-	*t = trace{h: h, names: h.Procs, nodes: h.Nodes,
+// extract fills t, reusing its lists' memory, from h; the failed attempts
+// only with keepFailed, the lock operations only with keepOps.
+func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
+	*t = trace{h: h, names: h.Procs, nodes: h.Nodes, keepFailed: keepFailed, keepOps: keepOps,
+		spanA: t.spanA[:0], spanB: t.spanB[:0], spanC: t.spanC[:0], ints: t.ints[:0],
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
-		wants: t.wants[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
+		wants: t.wants[:0], netWaits: t.netWaits[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
 		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
-		ps: t.ps[:0]}
+		ps: t.ps[:0], ran: t.ran[:0]}
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
@@ -192,13 +234,14 @@ func (t *trace) extract(h *sim.History) *trace {
 func (t *trace) growProcs(n int) {
 	for len(t.ps) < n {
 		k := len(t.ps)
-		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.paused) {
-			t.ps, t.wants, t.paused = t.ps[:k+1], t.wants[:k+1], t.paused[:k+1]
+		if k < cap(t.ps) && k < cap(t.wants) && k < cap(t.netWaits) && k < cap(t.paused) {
+			t.ps, t.wants, t.netWaits, t.paused = t.ps[:k+1], t.wants[:k+1], t.netWaits[:k+1], t.paused[:k+1]
 			t.ps[k] = procState{lastCmd: t.ps[k].lastCmd[:0], relLost: t.ps[k].relLost[:0]}
-			t.wants[k], t.paused[k] = t.wants[k][:0], t.paused[k][:0]
+			t.wants[k], t.netWaits[k], t.paused[k] = t.wants[k][:0], t.netWaits[k][:0], t.paused[k][:0]
 		} else {
 			t.ps = append(t.ps, procState{})
 			t.wants = append(t.wants, nil)
+			t.netWaits = append(t.netWaits, nil)
 			t.paused = append(t.paused, nil)
 		}
 		t.ps[k].holding, t.ps[k].releasing, t.ps[k].extending = -1, -1, -1
@@ -221,43 +264,47 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		s.acquiring = false
 		if !e.Held || e.Err != "" {
 			s.wantTo = e.At
-			t.failed = append(t.failed, attempt{p, call, e.At, e.Err})
+			if t.keepFailed {
+				t.failed = append(t.failed, attempt{p, call, e.At, i})
+			}
 			return
 		}
 		t.endWant(s, p, e.At)
-		t.lockOps = append(t.lockOps, lockOp{proc: p, acquire: true, call: call, ret: e.At, fence: e.Fence})
+		op := t.addOp(lockOp{proc: p, acquire: true, call: call, ret: e.At, fence: e.Fence, errIdx: -1})
 		if s.holding >= 0 {
-			t.strays = append(t.strays, stray{p, i, len(t.lockOps) - 1, "acquired the lock while already holding it"})
+			t.strays = append(t.strays, stray{p, i, op, "acquired the lock while already holding it"})
 			return
 		}
 		s.holding = len(t.holds)
-		t.holds = append(t.holds, hold{proc: p, from: e.At, to: forever, fromIdx: i, toIdx: -1, end: endOpen, token: e.Token, fence: e.Fence})
+		t.holds = append(t.holds, hold{proc: p, from: e.At, to: forever, fromIdx: i, toIdx: -1, end: endOpen, fence: e.Fence})
 	case sim.KindReleaseInvoke:
 		// The hold ends when Release is called, whatever Release returns: from
 		// then on the process does no protected work.
 		s.relHeld, s.relToken, s.relLost = s.holding >= 0, e.Token, s.relLost[:0]
 		if s.relHeld {
 			if s.relToken == "" {
-				s.relToken = t.holds[s.holding].token
+				s.relToken = t.token(&t.holds[s.holding])
 			}
 			t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = e.At, i, endReleased
 			s.holding = -1
 		} else {
 			t.strays = append(t.strays, stray{p, i, len(t.lockOps), "released the lock without holding it"})
 		}
-		s.releasing = len(t.lockOps)
-		t.lockOps = append(t.lockOps, lockOp{proc: p, call: e.At, ret: e.At})
+		s.releasing = t.addOp(lockOp{proc: p, call: e.At, ret: e.At, errIdx: -1})
 	case sim.KindReleaseReturn:
 		if s.releasing < 0 {
 			return
 		}
-		t.lockOps[s.releasing].ret, t.lockOps[s.releasing].err = e.At, e.Err
+		o := t.op(s.releasing)
+		o.ret, o.errIdx = e.At, int32(i)
 		if e.Err == "" && s.relHeld {
-			t.releases = append(t.releases, releaseOK{p, i, e.At, s.relToken})
-			t.leftoversOf(s, len(t.releases)-1)
+			t.releases = append(t.releases, releaseOK{p, i, e.At})
+			t.leftoversOf(s, len(t.releases)-1, s.relToken)
 		}
 		s.releasing = -1
 	case sim.KindCommand:
+		t.markRan(e.Req)
+		t.endNetWait(s, p, e.Sent, e.Sent)
 		if e.Node >= 0 {
 			for len(s.lastCmd) <= e.Node {
 				s.lastCmd = append(s.lastCmd, -1)
@@ -269,6 +316,12 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		// lost, or too slow.
 		if s.releasing >= 0 && e.Err != "" {
 			s.relLost = append(s.relLost, e.Node)
+		}
+		if e.Err != "" && s.wanting && !t.hasRun(e.Req) {
+			if !s.netWait {
+				s.netWait, s.netFrom = true, e.Sent
+			}
+			s.netUntil = e.At
 		}
 	case sim.KindResourceRead:
 		s.reading = true
@@ -304,8 +357,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 // command in between may have written the same value (two whole-second
 // timestamps collide) and is no leftover. When the lease has a token, only
 // a key holding it counts.
-func (t *trace) leftoversOf(s *procState, r int) {
-	tok := t.releases[r].token
+func (t *trace) leftoversOf(s *procState, r int, tok string) {
 	for n, c := range s.lastCmd {
 		if c < 0 {
 			continue
@@ -321,7 +373,49 @@ func (t *trace) endWant(s *procState, p int, at sim.Time) {
 		t.wants[p] = append(t.wants[p], span{s.wantFrom, at})
 		s.wanting = false
 	}
+	t.endNetWait(s, p, at, s.netUntil)
 }
+
+// netWait: a process trying to acquire sent a command that had not reached
+// its node when the process gave up on it (its request was lost, or a down
+// node dropped it, or it was still on its way): the network, not the lock,
+// failed that try. The process's waiting from that send until it sends its
+// next command that runs is the network's, and the stuck check counts none
+// of it (stuck.go). When no such command follows before it stops wanting,
+// only the wait for the lost replies is: a client that never tries again
+// after a loss is stuck on itself.
+//
+// endNetWait closes the process's network wait, if one is open: at the send
+// of the command that ran (next), or, when the want ended first, at the
+// last lost reply (stop).
+func (t *trace) endNetWait(s *procState, p int, next, stop sim.Time) {
+	if !s.netWait {
+		return
+	}
+	end := next
+	if next != stop {
+		end = min(next, stop)
+	}
+	if end > s.netFrom {
+		t.netWaits[p] = append(t.netWaits[p], span{s.netFrom, end})
+	}
+	s.netWait = false
+}
+
+// markRan notes that request req's command ran (request ids are small and
+// dense: a run numbers its commands from 1).
+func (t *trace) markRan(req uint64) {
+	if req >= uint64(len(t.ran)) {
+		if req > uint64(len(t.h.Events))+1<<20 {
+			return // not an engine's numbering (a hand-made history): hasRun says false
+		}
+		t.ran = append(t.ran, make([]bool, int(req)+1-len(t.ran))...)
+	}
+	t.ran[req] = true
+}
+
+// hasRun says whether request req's command has run by now.
+func (t *trace) hasRun(req uint64) bool { return req < uint64(len(t.ran)) && t.ran[req] }
 
 // stop ends a process's life at at, event i: a crash or its end. Its hold ends here
 // (a release is synthesized so the mutex model sees the lock freed); an
@@ -337,7 +431,7 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 	s.acquiring = false
 	t.endHold(s, p, i, at, how)
 	if s.releasing >= 0 {
-		t.lockOps[s.releasing].ret = at
+		t.op(s.releasing).ret = at
 		s.releasing = -1
 	}
 	s.extending = -1
@@ -350,7 +444,7 @@ func (t *trace) stop(s *procState, p, i int, at sim.Time, how endKind) {
 func (t *trace) endHold(s *procState, p, i int, at sim.Time, how endKind) {
 	if s.holding >= 0 {
 		t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = at, i, how
-		t.lockOps = append(t.lockOps, lockOp{proc: p, call: at, ret: at, note: how.String()})
+		t.addOp(lockOp{proc: p, call: at, ret: at, errIdx: -1, note: how})
 		s.holding = -1
 	}
 	s.reading = false
@@ -364,8 +458,25 @@ func (t *trace) finish(s *procState, p int) {
 	}
 	t.endWant(s, p, s.wantTo)
 	if s.releasing >= 0 {
-		t.lockOps[s.releasing].ret = t.end
+		t.op(s.releasing).ret = t.end
 	}
+}
+
+// addOp appends o to lockOps, if kept, and returns its index (0 if not).
+func (t *trace) addOp(o lockOp) int {
+	if !t.keepOps {
+		return 0
+	}
+	t.lockOps = append(t.lockOps, o)
+	return len(t.lockOps) - 1
+}
+
+// op is lock operation i, or noOp when lockOps are not kept.
+func (t *trace) op(i int) *lockOp {
+	if !t.keepOps {
+		return &t.noOp
+	}
+	return &t.lockOps[i]
 }
 
 // certain says whether porcupine must reject stray k. It must when the stray

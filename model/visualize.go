@@ -89,8 +89,8 @@ func annotations(t *trace) []porcupine.Annotation {
 	}
 	for _, a := range t.failed {
 		details := fmt.Sprintf("%s: call %s, return %s", t.name(a.proc), a.call, a.ret)
-		if a.err != "" {
-			details += ", error: " + a.err
+		if err := t.h.Events[a.idx].Err; err != "" {
+			details += ", error: " + err
 		}
 		lane(a.proc, a.call, a.ret, "acquire failed", details, colorFailed)
 	}

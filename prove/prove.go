@@ -317,6 +317,7 @@ func (p *Prover) run(n *node, last bool) error {
 	if err != nil {
 		return err
 	}
+	defer res.Release() // nothing of the run is kept but its verdict and key
 	n.verdict = v.Verdict
 	if last {
 		return nil
@@ -600,7 +601,8 @@ func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *scenarios.Outcome, 
 		if err != nil {
 			return false
 		}
-		_, v, err := prep.Judge(model.Options{})
+		res, v, err := prep.Judge(model.Options{})
+		res.Release()
 		return err == nil && v.Verdict == f.Verdict
 	}
 	s, tries, _ = gen.Shrink(f.Scenario, fails, shrinkBudget)

@@ -59,12 +59,13 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 	} else if len(nodes) < need {
 		return nil, fmt.Errorf("nodes: %s needs %d nodes, the scenario has %d", algo.Name, need, len(nodes))
 	}
+	mk := algo.New // the closure keeps the constructor, not a copy of the whole Algorithm
 	cfg := sim.Config{
 		Seed:      s.Seed,
 		Duration:  s.Duration.D(),
 		MaxEvents: s.MaxEvents,
 		WatchKey:  params.Key,
-		NewLocker: func(int) sim.Locker { return algo.New(over) },
+		NewLocker: func(int) sim.Locker { return mk(over) },
 		Network: sim.Network{
 			Request:     sim.Latency{Min: s.Network.Request.Min.D(), Max: s.Network.Request.Max.D()},
 			Reply:       sim.Latency{Min: s.Network.Reply.Min.D(), Max: s.Network.Reply.Max.D()},
@@ -72,6 +73,17 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 			LossReply:   s.Network.LossReply,
 			Timeout:     s.Network.Timeout.D(),
 		},
+	}
+	// Sized once, as an explore search prepares every run; nil stays nil
+	// when there is nothing to append.
+	if len(nodes) > 0 {
+		cfg.Nodes = make([]sim.NodeSpec, 0, len(nodes))
+	}
+	if len(s.Clients) > 0 {
+		cfg.Procs = make([]sim.ProcSpec, 0, len(s.Clients))
+	}
+	if len(s.Faults) > 0 {
+		cfg.Faults = make([]sim.Fault, 0, len(s.Faults))
 	}
 	for _, n := range nodes {
 		cfg.Nodes = append(cfg.Nodes, n.spec())
@@ -109,7 +121,7 @@ var pointOf = map[string]sim.Point{PointSend: sim.PointSend, PointReply: sim.Poi
 	PointAcquired: sim.PointAcquired, PointReleased: sim.PointReleased}
 
 func (s *Scenario) fault(i, nodes int) (sim.Fault, error) {
-	f := s.Faults[i]
+	f := &s.Faults[i] // read only (build too)
 	out := sim.Fault{At: f.At.D(), Proc: s.clientIndex(f.Client), Node: -1}
 	if f.Node != nil {
 		if *f.Node >= nodes {
@@ -118,7 +130,7 @@ func (s *Scenario) fault(i, nodes int) (sim.Fault, error) {
 		out.Node = *f.Node
 	}
 	if kind := fileFaultOf(f.Kind); kind != nil { // validated: always
-		out.Kind, out.Dur = kind.build(&f)
+		out.Kind, out.Dur = kind.build(f)
 	}
 	if f.On != nil {
 		out.On = sim.Trigger{Point: pointOf[f.On.Point], Proc: s.clientIndex(f.On.Client),

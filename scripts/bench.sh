@@ -7,11 +7,14 @@
 #
 # Each round (a few seconds: fixed, small iteration counts) runs, from test
 # binaries built once, one after the other:
-#   sim     BenchmarkRawDispatch, BenchmarkSimCommand, BenchmarkRunStandard (-cpu 1)
+#   sim     BenchmarkSimOverRaw (SimCommand over RawDispatch in alternating
+#           batches), BenchmarkRunStandard and BenchmarkRunStandardRaw, the
+#           same run's commands straight into a node (-cpu 1)
 #   model   BenchmarkCheck10k, BenchmarkCheck10kSkipPorcupine (-cpu 1)
-#   explore BenchmarkExploreTokenAllFaults, workers=1 then workers=2
-#   simrun  explore of set-nx-px-token, all faults, 2 workers, 3,000 runs: as
-#           built (its GC tuner on) and with GOGC=100 (off)
+#   explore BenchmarkExploreScaling: 1 and 2 workers in alternating batches,
+#           at Go's GOGC and at simrun's 400
+#   simrun  explore of set-nx-px-token, all faults, 6,000 runs: 1 worker and
+#           2 as built (its GC tuner on), 2 with GOGC=100 (off)
 # Rounds interleave the benchmarks (and BASE's with this tree's), so that a
 # ratio compares figures taken seconds apart on a machine whose load drifts;
 # the load average is printed before and after, because on a shared machine
@@ -52,11 +55,11 @@ bench() {
 	(cd "${src[$tag]}/$pkg" && "$tmp/$tag-$pkg.test" -test.run '^$' "$@") | sed "s/^/$tag /" >>"$tmp/out"
 }
 
-# cli TAG NAME ENV: simrun explore's runs/s as a benchmark line.
+# cli TAG NAME WORKERS ENV: simrun explore's runs/s as a benchmark line.
 cli() {
 	local out
-	out=$(env "$3" "$tmp/$1-simrun" explore --algo set-nx-px-token --faults all --runs 3000 --verdict client-error \
-		--workers 2 --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
+	out=$(env "$4" "$tmp/$1-simrun" explore --algo set-nx-px-token --faults all --runs 6000 --verdict client-error \
+		--workers "$3" --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
 	# explore exits 1 on the client-error it is told to stop at; no figure
 	# at all means simrun itself failed.
 	if [ -z "$out" ]; then
@@ -69,13 +72,22 @@ cli() {
 echo "load before:$(uptime)"
 for ((i = 1; i <= rounds; i++)); do
 	for tag in $tags; do
-		bench "$tag" sim -test.bench '^Benchmark(RawDispatch|SimCommand)$' -test.benchtime 200000x -test.cpu 1 -test.benchmem
-		bench "$tag" sim -test.bench '^BenchmarkRunStandard$' -test.benchtime 500x -test.cpu 1 -test.benchmem
+		if [[ $tag == new ]] || grep -q SimOverRaw "${src[$tag]}/sim/bench_test.go"; then
+			bench "$tag" sim -test.bench '^BenchmarkSimOverRaw$' -test.benchtime 150x -test.cpu 1
+		else # a BASE from before it: the two benchmarks one after the other
+			bench "$tag" sim -test.bench '^Benchmark(RawDispatch|SimCommand)$' -test.benchtime 150000x -test.cpu 1
+		fi
+		bench "$tag" sim -test.bench '^BenchmarkRunStandard(Raw)?$' -test.benchtime 500x -test.cpu 1 -test.benchmem
 		bench "$tag" model -test.bench '^BenchmarkCheck10k$' -test.benchtime 10x -test.cpu 1
 		bench "$tag" model -test.bench '^BenchmarkCheck10kSkipPorcupine$' -test.benchtime 100x -test.cpu 1
-		bench "$tag" explore -test.bench '^BenchmarkExploreTokenAllFaults$' -test.benchtime 3000x
-		cli "$tag" CLIExplore X=1
-		cli "$tag" CLIExploreGOGC100 GOGC=100
+		if [[ $tag == new ]] || grep -q ExploreScaling "${src[$tag]}/explore/bench_test.go"; then
+			bench "$tag" explore -test.bench '^BenchmarkExploreScaling$' -test.benchtime 3x
+		else
+			bench "$tag" explore -test.bench '^BenchmarkExploreTokenAllFaults$' -test.benchtime 3000x
+		fi
+		cli "$tag" CLIExplore1 1 X=1
+		cli "$tag" CLIExplore 2 X=1
+		cli "$tag" CLIExploreGOGC100 2 GOGC=100
 	done
 	echo "round $i/$rounds done" >&2
 done
@@ -96,23 +108,46 @@ function median(tag, name, unit,    n, i, j, k, v, t, f) {
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 function report(tag) {
-	raw = median(tag, "BenchmarkRawDispatch", "ns/op")
-	simc = median(tag, "BenchmarkSimCommand", "ns/op")
+	raw = median(tag, "BenchmarkSimOverRaw", "raw-ns/cmd")
+	simc = median(tag, "BenchmarkSimOverRaw", "sim-ns/cmd")
+	ratio = median(tag, "BenchmarkSimOverRaw", "sim/raw")
+	how = "alternating batches"
+	if (ratio < 0) {
+		raw = median(tag, "BenchmarkRawDispatch", "ns/op")
+		simc = median(tag, "BenchmarkSimCommand", "ns/op")
+		ratio = simc / raw
+		how = "one after the other"
+	}
 	run = median(tag, "BenchmarkRunStandard", "ns/op")
 	allocs = median(tag, "BenchmarkRunStandard", "allocs/op")
+	floor = median(tag, "BenchmarkRunStandardRaw", "ns/op")
 	chk = median(tag, "BenchmarkCheck10k", "ns/op")
 	skip = median(tag, "BenchmarkCheck10kSkipPorcupine", "ns/op")
-	w1 = median(tag, "BenchmarkExploreTokenAllFaults/workers=1", "runs/s")
-	w2 = median(tag, "BenchmarkExploreTokenAllFaults/workers=2", "runs/s")
+	w1 = median(tag, "BenchmarkExploreScaling/gc=100", "runs/s-1w")
+	w2 = median(tag, "BenchmarkExploreScaling/gc=100", "runs/s-2w")
+	r = median(tag, "BenchmarkExploreScaling/gc=100", "2w/1w")
+	t1 = median(tag, "BenchmarkExploreScaling/gc=400", "runs/s-1w")
+	t2 = median(tag, "BenchmarkExploreScaling/gc=400", "runs/s-2w")
+	tr = median(tag, "BenchmarkExploreScaling/gc=400", "2w/1w")
+	if (r < 0) {
+		w1 = median(tag, "BenchmarkExploreTokenAllFaults/workers=1", "runs/s")
+		w2 = median(tag, "BenchmarkExploreTokenAllFaults/workers=2", "runs/s")
+		r = w2 / w1
+	}
+	cli1 = median(tag, "CLIExplore1", "runs/s")
 	cli = median(tag, "CLIExplore", "runs/s")
 	cli100 = median(tag, "CLIExploreGOGC100", "runs/s")
 	if (tags != "new") printf "%s:\n", tag == "old" ? "BASE" : "this tree"
-	printf "SimCommand / RawDispatch       %7.0f / %.0f ns = %.2fx   (goal <= 1.5x)\n", simc, raw, simc / raw
+	printf "SimCommand / RawDispatch       %7.0f / %.0f ns = %.2fx, %s   (goal <= 1.5x)\n", simc, raw, ratio, how
 	printf "RunStandard                    %7.0f runs/s on one core, %.0f allocs/run   (goal >= 4000 runs/s)\n", 1e9 / run, allocs
+	if (floor > 0)
+		printf "  its commands alone           %7.0f runs/s: the engine takes %.0f%% of a run\n", 1e9 / floor, 100 * (run - floor) / run
 	printf "Check10k with porcupine        %7.2f ms\n", chk / 1e6
 	printf "Check10k without porcupine     %7.2f ms   (goal <= 2 ms)\n", skip / 1e6
-	printf "explore set-nx-px-token, all   %7.0f runs/s with 1 worker, %.0f with 2: %.2fx   (goal >= 15000 on 2, >= 1.8x)\n", w1, w2, w2 / w1
-	printf "simrun explore, 2 workers      %7.0f runs/s as built, %.0f with GOGC=100\n", cli, cli100
+	printf "explore set-nx-px-token, all   %7.0f runs/s with 1 worker, %.0f with 2: %.2fx   (goal >= 15000 on 2, >= 1.8x)\n", w1, w2, r
+	if (tr > 0)
+		printf "  at GOGC=400, as simrun runs %7.0f runs/s with 1 worker, %.0f with 2: %.2fx\n", t1, t2, tr
+	printf "simrun explore                 %7.0f runs/s with 1 worker, %.0f with 2: %.2fx; %.0f with 2 and GOGC=100\n", cli1, cli, cli / cli1, cli100
 }
 { lines[++nl] = $0 }
 END {

@@ -16,7 +16,21 @@ type Result struct {
 	Stats   Stats
 	End     Time     // true time at which the run ended
 	Cut     string   // why the run stopped before its processes finished, if it did
+	mem     *memory  // what Release gives back; nil once released
 	_       struct{} // grows: callers name the fields they set
+}
+
+// Release gives the run's memory (its history's events, the argument lists
+// they hold, its requests) back to the engine for a later run to reuse. A
+// search that judges a run and keeps nothing of it calls it; nothing of the
+// result, its history above all, may be read afterwards. Calling it again,
+// or on a result of RunReal, does nothing.
+func (r *Result) Release() {
+	if r == nil || r.mem == nil {
+		return
+	}
+	r.mem.release(r.History.Events)
+	r.mem, r.History.Events = nil, nil
 }
 
 // Stats counts what happened in a run.
@@ -65,7 +79,7 @@ type runner struct {
 	procs []*process
 	nodes []simNode
 	hist  recorder
-	arena arena // requests and argument lists
+	mem   *memory // history buffer, requests and argument lists (arena.go)
 	stats Stats
 	reqID uint64
 	live  int // processes alive or waiting to restart
@@ -123,12 +137,15 @@ func Run(cfg Config) (*Result, error) {
 	for _, i := range timed {
 		r.q.push(event{at: Time(cfg.Faults[i].At), kind: evFault, fault: int32(i)})
 	}
-	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
+	r.mem = takeMemory(historyEstimate(&cfg, r.maxEv))
+	r.hist.cur = r.mem.events
 	r.loop()
 	for _, p := range r.procs {
 		p.kill() // unwinds the goroutine: none outlives the run
 	}
-	return cfg.result(r.hist.events(), r.stats, r.now, r.cut), nil
+	res := cfg.result(r.hist.events(), r.stats, r.now, r.cut)
+	res.mem = r.mem
+	return res, nil
 }
 
 // historyEstimate sizes the first chunk of history so that a run with little
@@ -190,7 +207,8 @@ func (r *recorder) events() []Event {
 // (TestPooledNodesAreFresh).
 var nodePool sync.Pool
 
-// freshNodes turns the pool off, for the test that compares both.
+// freshNodes turns the node and memory pools off, for the tests that compare
+// runs with and without them.
 var freshNodes = false
 
 func takeNode(seed int64) *node.Node {

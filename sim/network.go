@@ -13,7 +13,7 @@ import (
 func (r *runner) send(p *process) {
 	nw := &r.cfg.Network
 	r.reqID++
-	q := r.arena.request()
+	q := r.mem.request()
 	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now}
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)

@@ -93,7 +93,7 @@ func (p *process) Do(node int, args ...string) (Reply, error) {
 		return Reply{}, fmt.Errorf("empty command")
 	}
 	p.want, p.node = effCommand, node
-	p.args = p.r.arena.keep(args) // the history keeps them
+	p.args = p.r.mem.keep(args) // the history keeps them
 	p.suspend()
 	return p.reply, p.err
 }

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +14,21 @@ import (
 // The draw helpers: every number the generator draws is made of single
 // bits (genBit), in an order that is part of every explore digest.
 
-func genClientName(i int) string { return "c" + strconv.Itoa(i+1) }
+func genClientName(i int) string {
+	if i >= 0 && i < len(clientNames) {
+		return clientNames[i] // a run names its clients at every draw: no new string each time
+	}
+	return "c" + strconv.Itoa(i+1)
+}
+
+// clientNames are genClientName's first names, made once.
+var clientNames = func() []string {
+	names := make([]string, genMaxClients)
+	for i := range names {
+		names[i] = "c" + strconv.Itoa(i+1)
+	}
+	return names
+}()
 
 // clientNumber is i for the name genClientName(i).
 func clientNumber(name string) int {
@@ -30,24 +45,61 @@ func drawDur(t *rapid.T, label string, lo, hi, step time.Duration) time.Duration
 }
 
 func drawLatency(t *rapid.T, label string) scenarios.Latency {
-	lo := drawDur(t, label+" min", 0, genMaxLatency/2, time.Millisecond)
-	hi := lo + drawDur(t, label+" spread", 0, genMaxLatency/2, time.Millisecond)
+	var minLabel, spreadLabel string
+	switch label { // the generator's two, written out so that no draw builds them
+	case "request":
+		minLabel, spreadLabel = "request min", "request spread"
+	case "reply":
+		minLabel, spreadLabel = "reply min", "reply spread"
+	default:
+		minLabel, spreadLabel = label+" min", label+" spread"
+	}
+	lo := drawDur(t, minLabel, 0, genMaxLatency/2, time.Millisecond)
+	hi := lo + drawDur(t, spreadLabel, 0, genMaxLatency/2, time.Millisecond)
 	return scenarios.Latency{Min: scenarios.Duration(lo), Max: scenarios.Duration(hi)}
+}
+
+// clockLabels are the labels of one clock's draws (rapid shows them in its
+// logs), made once per clock name rather than at every draw.
+type clockLabels struct{ offsetLess, offsetBehind, driftLess, driftSlow, skewed string }
+
+func newClockLabels(name string) clockLabels {
+	return clockLabels{name + " offset less", name + " offset behind", name + " drift less", name + " drift slow", name + " skewed"}
+}
+
+// nodeClockLabels and clientClockLabels are the labels of the clocks the
+// generator draws: node0, node1, … and c1, c2, ….
+var nodeClockLabels, clientClockLabels = func() (nodes, clients []clockLabels) {
+	for i := range scenarios.MaxNodes {
+		nodes = append(nodes, newClockLabels("node"+strconv.Itoa(i)))
+	}
+	for i := range genMaxClients {
+		clients = append(clients, newClockLabels(genClientName(i)))
+	}
+	return nodes, clients
+}()
+
+// clockLabelsOf is labels[i], or made now past the table.
+func clockLabelsOf(labels []clockLabels, i int, name func(int) string) clockLabels {
+	if i < len(labels) {
+		return labels[i]
+	}
+	return newClockLabels(name(i))
 }
 
 // drawClock: offsets up to two TTLs either way, drift up to 5% either way.
 // Both shrink towards their largest value ahead: a counterexample whose
 // clock is far off, not one that fails by a lucky millisecond.
-func drawClock(t *rapid.T, label string, ttl time.Duration) scenarios.Clock {
-	off := 2*ttl - drawDur(t, label+" offset less", 0, 2*ttl, 10*time.Millisecond)
-	if drawBool(t, label+" offset behind") {
+func drawClock(t *rapid.T, label clockLabels, ttl time.Duration) scenarios.Clock {
+	off := 2*ttl - drawDur(t, label.offsetLess, 0, 2*ttl, 10*time.Millisecond)
+	if drawBool(t, label.offsetBehind) {
 		off = -off
 	}
-	drift := int64(genMaxDrift - 1000*drawInt(t, label+" drift less", 0, genMaxDrift/1000))
-	if drawBool(t, label+" drift slow") {
+	drift := int64(genMaxDrift - 1000*drawInt(t, label.driftLess, 0, genMaxDrift/1000))
+	if drawBool(t, label.driftSlow) {
 		drift = -drift
 	}
-	if !drawBool(t, label+" skewed") {
+	if !drawBool(t, label.skewed) {
 		return scenarios.Clock{} // most clocks are right: skew is one clock against the others
 	}
 	return scenarios.Clock{Offset: scenarios.Duration(off), DriftPPM: drift}
@@ -89,11 +141,13 @@ func drawList[E any](t *rapid.T, label string, minN, maxN int, elem func(*rapid.
 		v    E
 		more bool
 	}
+	another := anotherOf(label)
 	g := rapid.Custom(func(t *rapid.T) item {
 		v := elem(t)
-		return item{v, drawBool(t, "another of the "+label)}
+		return item{v, drawBool(t, another)}
 	})
-	var out []E
+	var buf [genMaxClients]E // room for every list the generator draws: one allocation, in Clone
+	out := buf[:0]
 	for len(out) < maxN {
 		it := g.Draw(t, label)
 		out = append(out, it.v)
@@ -101,5 +155,19 @@ func drawList[E any](t *rapid.T, label string, minN, maxN int, elem func(*rapid.
 			break
 		}
 	}
-	return out
+	return slices.Clone(out)
+}
+
+// anotherOf is the label of drawList's "another follows" bit, written out
+// for the generator's lists so that no draw builds it.
+func anotherOf(label string) string {
+	switch label {
+	case "clients":
+		return "another of the clients"
+	case "faults":
+		return "another of the faults"
+	case "failovers":
+		return "another of the failovers"
+	}
+	return "another of the " + label
 }

@@ -67,6 +67,10 @@ type scenarioGen struct {
 	res       time.Duration // timestamp resolution of the algorithm
 	multiNode bool
 	commands  []string // command names the algorithm sends, for event triggers
+	// triggerCommands is "" (any command), then commands: what a send or
+	// reply trigger draws from.
+	triggerCommands []string
+	classLabels     []string // by index in classes: "class " + the class, the label of its on/off draw
 }
 
 // Generator makes random scenarios for algo under the given fault classes.
@@ -90,6 +94,10 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	g.res = algo.With(locks.Params{}).Resolution
 	g.multiNode = algo.NodesNeeded(locks.Params{Nodes: 3}) == 3
 	g.commands = probeCommands(algo)
+	g.triggerCommands = append([]string{""}, g.commands...)
+	for _, c := range classes {
+		g.classLabels = append(g.classLabels, "class "+c)
+	}
 	return rapid.Custom(g.draw), nil
 }
 
@@ -98,7 +106,7 @@ type classSet map[string]bool
 
 func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	on := classSet{}
-	for _, c := range g.classes {
+	for i, c := range g.classes {
 		switch {
 		case len(g.classes) == 1:
 			on[c] = true
@@ -106,7 +114,7 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 			// Drawn last (failoverLast): the draws of the other classes,
 			// which existing digests depend on, stay where they were.
 		default:
-			on[c] = drawBool(t, "class "+c)
+			on[c] = drawBool(t, g.classLabels[i])
 		}
 	}
 	s := &scenarios.Scenario{Name: "generated", Algorithm: g.algo.Name, MaxEvents: genMaxEvents}
@@ -156,13 +164,14 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	if on[scenarios.ClassSkew] {
 		s.Nodes = make([]scenarios.Node, nodes)
 		for i := range s.Nodes {
-			s.Nodes[i].Clock = drawClock(t, "node"+strconv.Itoa(i), ttl)
+			s.Nodes[i].Clock = drawClock(t, clockLabelsOf(nodeClockLabels, i, func(i int) string { return "node" + strconv.Itoa(i) }), ttl)
 		}
 	}
 	var clocks []scenarios.Clock
 	if on[scenarios.ClassSkew] {
+		clocks = make([]scenarios.Clock, 0, genMaxClients)
 		for i := range genMaxClients {
-			clocks = append(clocks, drawClock(t, genClientName(i), ttl))
+			clocks = append(clocks, drawClock(t, clockLabelsOf(clientClockLabels, i, genClientName), ttl))
 		}
 	}
 	drift := bound * time.Duration(scenarios.LargestDrift(s.Nodes, clocks)) / 1_000_000
@@ -287,7 +296,7 @@ func (fg faultGen) draw(t *rapid.T) scenarios.Fault {
 		f.On = &scenarios.Trigger{Point: scenarios.PointReply}
 	}
 	if f.On.Point == scenarios.PointSend || f.On.Point == scenarios.PointReply {
-		cmds := append([]string{""}, fg.g.commands...)
+		cmds := fg.g.triggerCommands
 		f.On.Command = cmds[drawInt(t, "command", 0, len(cmds)-1)]
 	}
 	other := drawInt(t, "other client", 0, 3) == 3
@@ -371,7 +380,7 @@ func probeCommands(algo locks.Algorithm) []string {
 // is on.
 func (g *scenarioGen) failoverLast(t *rapid.T, s *scenarios.Scenario, on classSet, ttl time.Duration, nodes int) {
 	if len(g.classes) > 1 && slices.Contains(g.classes, scenarios.ClassFailover) {
-		if on[scenarios.ClassFailover] = drawBool(t, "class "+scenarios.ClassFailover); on[scenarios.ClassFailover] {
+		if on[scenarios.ClassFailover] = drawBool(t, g.classLabels[slices.Index(g.classes, scenarios.ClassFailover)]); on[scenarios.ClassFailover] {
 			kinds := g.faultKinds(classSet{scenarios.ClassFailover: true})
 			if len(kinds) > 0 {
 				fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, prev: &prevFault{}}
