@@ -289,6 +289,9 @@ func TestFailoverEventRecordsPromotedKey(t *testing.T) {
 				if e.Key.Exists != c.exists || (c.exists && e.Key.Value != "tok") || e.RestartPersistence() != PersistNone {
 					t.Errorf("failover event key %+v (persistence %v), want exists=%v", e.Key, e.RestartPersistence(), c.exists)
 				}
+				if e.Value != int64(res.History.Nodes) { // the one replica's lane
+					t.Errorf("failover event promoted lane %d, want %d", e.Value, res.History.Nodes)
+				}
 				return
 			}
 			t.Fatal("no failover event")
