@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/locksim/locksim/sim/node"
+	"strings"
 	"testing"
 	"time"
 )
@@ -296,5 +297,26 @@ func TestFailoverEventRecordsPromotedKey(t *testing.T) {
 			}
 			t.Fatal("no failover event")
 		})
+	}
+}
+
+// The engine refuses negative replicas or lag, and a real run refuses
+// replicas: they exist only in simulation.
+func TestReplicationValidated(t *testing.T) {
+	for _, n := range []NodeSpec{{Replicas: -1}, {Replicas: 1, ReplicationLag: Latency{Min: -1}}, {Replicas: 1, ReplicationLag: Latency{Max: -1}}} {
+		cfg := standardConfig(1)
+		cfg.Nodes[0] = n
+		if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "nodes[0]: replicas and replication lag must not be negative") {
+			t.Errorf("%+v: %v", n, err)
+		}
+	}
+	cfg := standardConfig(1)
+	cfg.Nodes = []NodeSpec{{ReplicationLag: Latency{Min: time.Millisecond}}} // a lag without replicas is nothing
+	if err := CheckReal(&cfg); err != nil {
+		t.Fatalf("no replicas refused: %v", err)
+	}
+	cfg.Nodes[0].Replicas = 1
+	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].replicas: ") {
+		t.Fatalf("replicas: %v, want a refusal naming nodes[0].replicas", err)
 	}
 }
