@@ -70,8 +70,14 @@ func (r *runner) setupReplication() {
 		r.nodes[i].n.Capture(true)
 		for k := range ns.Replicas {
 			seed := mix(r.cfg.Seed^0x7265706c, uint64(i)<<8|uint64(k)+1) // 0x7265706c: "repl"
-			g.replicas = append(g.replicas, &replica{lane: lane, n: takeNode(int64(seed)), lag: ns.ReplicationLag,
-				rng: rand.New(rand.NewPCG(seed, 1))})
+			rep := &replica{lane: lane, n: takeNode(int64(seed)), lag: ns.ReplicationLag, rng: rand.New(rand.NewPCG(seed, 1))}
+			if ns.Persistence != PersistNone {
+				// A promoted replica is the node from then on: its restarts
+				// keep what the node's persistence keeps, everysec's log
+				// holding every entry it applied.
+				rep.n.SetPersistence(ns.Persistence)
+			}
+			g.replicas = append(g.replicas, rep)
 			lane++
 		}
 	}

@@ -320,3 +320,37 @@ func TestReplicationValidated(t *testing.T) {
 		t.Fatalf("replicas: %v, want a refusal naming nodes[0].replicas", err)
 	}
 }
+
+// A promoted replica keeps the node's persistence: a restart after the
+// failover keeps what that persistence keeps, and its event says so.
+func TestFailoverKeepsPersistence(t *testing.T) {
+	for _, mode := range []Persistence{PersistAlways, PersistEverysec} {
+		var got string
+		res, err := oneProc(func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "lock", "tok")
+			p.Sleep(3 * time.Second)
+			r, _ := p.Do(0, "GET", "lock")
+			got = r.String()
+			return Lease{}, nil
+		}, func(cfg *Config) {
+			withReplica(10 * time.Millisecond)(cfg)
+			cfg.Nodes[0].Persistence = mode
+			cfg.WatchKey = "lock"
+			// everysec: the SET replicated at 10 ms, synced at the second
+			// after; the restart at 2.5 s keeps it.
+			cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond},
+				{Kind: FaultNodeRestart, Node: 0, At: 2500 * time.Millisecond, Dur: 10 * time.Millisecond}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != `"tok"` {
+			t.Errorf("%s: GET after a failover and a restart answered %s, want the replicated key", mode, got)
+		}
+		for _, e := range eventsOf(res.History, KindFault) {
+			if e.Fault == FaultNodeRestart && (e.RestartPersistence() != mode || !e.Key.Exists) {
+				t.Errorf("%s: restart event persistence %v key %+v", mode, e.RestartPersistence(), e.Key)
+			}
+		}
+	}
+}
