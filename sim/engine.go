@@ -23,8 +23,9 @@ type Result struct {
 // Release gives the run's memory (its history's events, the argument lists
 // they hold, its requests) back to the engine for a later run to reuse. A
 // search that judges a run and keeps nothing of it calls it; nothing of the
-// result, its history above all, may be read afterwards. Calling it again,
-// or on a result of RunReal, does nothing.
+// result, its history above all, may be read afterwards, nor any copy of
+// its events (a verdict's witness): their argument lists are reused.
+// Calling it again, or on a result of RunReal, does nothing.
 func (r *Result) Release() {
 	if r == nil || r.mem == nil {
 		return

@@ -51,7 +51,8 @@ type faultSpec struct {
 	pauses    bool // the process is stopped for Dur
 	losesData bool // the node forgets its keys (persist.go) and is down for Dur
 	// before, when set, runs in Run before the event is recorded and
-	// completes it (a node restart: what the node kept, the delay).
+	// completes it (a node restart: what the node kept, the delay; a
+	// failover: the lane it promotes and the key there).
 	before func(r *runner, f *Fault, ev *Event)
 	// apply fires a planned fault in Run, after the event is recorded;
 	// a process target is live.
@@ -116,6 +117,7 @@ var faultSpecs = [...]faultSpec{
 	// of the key a new version and its Dur an outage.
 	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
 		realRefusal: "a failover runs only in simulation (the replicas are simulated)",
+		before:      failoverEvent,
 		apply:       func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) }},
 	// A lost request or reply (network.go: send) is what the network's
 	// random loss does, but chosen: the process's next command (the one it

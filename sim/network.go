@@ -95,13 +95,8 @@ func (r *runner) deliver(p *process, q *request) {
 	if q.dropped && q.why == "" {
 		// The node was down: no reply will come, the client waits out its
 		// deadline.
-		if q.deadline == 0 {
-			return
-		}
 		q.why = "timeout: node down"
-		e := p.ev(q.deadline, evReply)
-		e.req = q
-		r.q.push(e)
+		r.later(p, q, q.deadline)
 		return
 	}
 	if q.why == "" && q.ran {

@@ -46,6 +46,9 @@ func CheckReal(cfg *Config) error {
 		if n.Persistence != PersistNone {
 			return fmt.Errorf("nodes[%d].persistence: a real node's restart keeps nothing (FLUSHDB, or a server without persistence); %s runs only in simulation", i, n.Persistence)
 		}
+		if n.Replicas > 0 {
+			return fmt.Errorf("nodes[%d].replicas: replication runs only in simulation", i)
+		}
 	}
 	for i, p := range cfg.Procs {
 		if p.RenewEvery > 0 || p.Reenter > 0 {
@@ -55,11 +58,6 @@ func CheckReal(cfg *Config) error {
 	if cfg.NewLocker != nil && len(cfg.Procs) > 0 {
 		if s, ok := cfg.NewLocker(0).(SelfRenewing); ok && s.RenewEvery() > 0 {
 			return errors.New("algorithm: a lock that runs its own watchdog runs only in simulation")
-		}
-	}
-	for i, n := range cfg.Nodes {
-		if n.Replicas > 0 {
-			return fmt.Errorf("nodes[%d].replicas: replication runs only in simulation", i)
 		}
 	}
 	for i, f := range cfg.Faults {

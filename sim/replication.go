@@ -70,8 +70,14 @@ func (r *runner) setupReplication() {
 		r.nodes[i].n.Capture(true)
 		for k := range ns.Replicas {
 			seed := mix(r.cfg.Seed^0x7265706c, uint64(i)<<8|uint64(k)+1) // 0x7265706c: "repl"
-			g.replicas = append(g.replicas, &replica{lane: lane, n: takeNode(int64(seed)), lag: ns.ReplicationLag,
-				rng: rand.New(rand.NewPCG(seed, 1))})
+			rep := &replica{lane: lane, n: takeNode(int64(seed)), lag: ns.ReplicationLag, rng: rand.New(rand.NewPCG(seed, 1))}
+			if ns.Persistence != PersistNone {
+				// A promoted replica is the node from then on: its restarts
+				// keep what the node's persistence keeps, everysec's log
+				// holding every entry it applied.
+				rep.n.SetPersistence(ns.Persistence)
+			}
+			g.replicas = append(g.replicas, rep)
 			lane++
 		}
 	}
@@ -176,15 +182,11 @@ func (g *group) trim() {
 	}
 }
 
-// failover loses node i's primary and promotes its most advanced replica;
-// the address answers again after detect. With no replica there is nothing
-// to promote: the node is only unreachable for detect.
-func (r *runner) failover(i int, detect time.Duration) {
-	n := &r.nodes[i]
-	n.downUntil = max(n.downUntil, r.now+Time(detect))
-	g := n.g
+// promoted is the index of the replica a failover of g promotes: the one
+// that applied the most (the first of those); -1 with no replica.
+func (g *group) promoted() int {
 	if g == nil || len(g.replicas) == 0 {
-		return
+		return -1
 	}
 	best := 0
 	for k, rep := range g.replicas {
@@ -192,18 +194,41 @@ func (r *runner) failover(i int, detect time.Duration) {
 			best = k
 		}
 	}
-	pr := g.replicas[best]
-	// The failover's event, just recorded by fire, names the promoted lane
-	// and, as a restart that reloaded does, the watched key as the promoted
-	// replica has it: the checkers read the key on from there (a key that
-	// was replicated lives on; the model's lease versions and stale keys).
-	ev := &r.hist.cur[len(r.hist.cur)-1]
+	return best
+}
+
+// failoverEvent completes the event of failover f before it is recorded: it
+// names the promoted lane and, as a restart that reloaded does, the watched
+// key as the promoted replica has it: the checkers read the key on from
+// there (a key that was replicated lives on; the model's lease versions and
+// stale keys). With no replica to promote it records neither.
+func failoverEvent(r *runner, f *Fault, ev *Event) {
+	n := &r.nodes[f.Node]
+	best := n.g.promoted()
+	if best < 0 {
+		return
+	}
+	pr := n.g.replicas[best]
 	ev.Value = int64(pr.lane)
 	if r.cfg.WatchKey != "" {
 		if exists, value, ttl := pr.n.Key(n.clock.at(r.now).Std(), r.cfg.WatchKey); exists {
 			ev.Key = KeyState{Exists: true, Value: value, TTL: ttl}
 		}
 	}
+}
+
+// failover loses node i's primary and promotes its most advanced replica;
+// the address answers again after detect. With no replica there is nothing
+// to promote: the node is only unreachable for detect.
+func (r *runner) failover(i int, detect time.Duration) {
+	n := &r.nodes[i]
+	n.downUntil = max(n.downUntil, r.now+Time(detect))
+	g := n.g
+	best := g.promoted()
+	if best < 0 {
+		return
+	}
+	pr := g.replicas[best]
 	g.replicas = slices.Delete(g.replicas, best, best+1)
 	g.stream = g.stream[:pr.applied-g.base] // what no replica applied is lost
 	for k := range g.woff {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/locksim/locksim/sim/node"
+	"strings"
 	"testing"
 	"time"
 )
@@ -289,9 +290,67 @@ func TestFailoverEventRecordsPromotedKey(t *testing.T) {
 				if e.Key.Exists != c.exists || (c.exists && e.Key.Value != "tok") || e.RestartPersistence() != PersistNone {
 					t.Errorf("failover event key %+v (persistence %v), want exists=%v", e.Key, e.RestartPersistence(), c.exists)
 				}
+				if e.Value != int64(res.History.Nodes) { // the one replica's lane
+					t.Errorf("failover event promoted lane %d, want %d", e.Value, res.History.Nodes)
+				}
 				return
 			}
 			t.Fatal("no failover event")
 		})
+	}
+}
+
+// The engine refuses negative replicas or lag, and a real run refuses
+// replicas: they exist only in simulation.
+func TestReplicationValidated(t *testing.T) {
+	for _, n := range []NodeSpec{{Replicas: -1}, {Replicas: 1, ReplicationLag: Latency{Min: -1}}, {Replicas: 1, ReplicationLag: Latency{Max: -1}}} {
+		cfg := standardConfig(1)
+		cfg.Nodes[0] = n
+		if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "nodes[0]: replicas and replication lag must not be negative") {
+			t.Errorf("%+v: %v", n, err)
+		}
+	}
+	cfg := standardConfig(1)
+	cfg.Nodes = []NodeSpec{{ReplicationLag: Latency{Min: time.Millisecond}}} // a lag without replicas is nothing
+	if err := CheckReal(&cfg); err != nil {
+		t.Fatalf("no replicas refused: %v", err)
+	}
+	cfg.Nodes[0].Replicas = 1
+	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].replicas: ") {
+		t.Fatalf("replicas: %v, want a refusal naming nodes[0].replicas", err)
+	}
+}
+
+// A promoted replica keeps the node's persistence: a restart after the
+// failover keeps what that persistence keeps, and its event says so.
+func TestFailoverKeepsPersistence(t *testing.T) {
+	for _, mode := range []Persistence{PersistAlways, PersistEverysec} {
+		var got string
+		res, err := oneProc(func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "lock", "tok")
+			p.Sleep(3 * time.Second)
+			r, _ := p.Do(0, "GET", "lock")
+			got = r.String()
+			return Lease{}, nil
+		}, func(cfg *Config) {
+			withReplica(10 * time.Millisecond)(cfg)
+			cfg.Nodes[0].Persistence = mode
+			cfg.WatchKey = "lock"
+			// everysec: the SET replicated at 10 ms, synced at the second
+			// after; the restart at 2.5 s keeps it.
+			cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond},
+				{Kind: FaultNodeRestart, Node: 0, At: 2500 * time.Millisecond, Dur: 10 * time.Millisecond}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != `"tok"` {
+			t.Errorf("%s: GET after a failover and a restart answered %s, want the replicated key", mode, got)
+		}
+		for _, e := range eventsOf(res.History, KindFault) {
+			if e.Fault == FaultNodeRestart && (e.RestartPersistence() != mode || !e.Key.Exists) {
+				t.Errorf("%s: restart event persistence %v key %+v", mode, e.RestartPersistence(), e.Key)
+			}
+		}
 	}
 }

@@ -27,6 +27,8 @@ func (c *Config) validate() error {
 			return fmt.Errorf("sim: nodes[%d]: persistence %d is not a mode (0 none, 1 aof-everysec, 2 aof-always)", i, n.Persistence)
 		case n.RestartDelay < 0:
 			return fmt.Errorf("sim: nodes[%d]: restart delay %v is negative", i, n.RestartDelay)
+		case n.Replicas < 0 || n.ReplicationLag.Min < 0 || n.ReplicationLag.Max < 0:
+			return fmt.Errorf("sim: nodes[%d]: replicas and replication lag must not be negative", i)
 		}
 	}
 	for i, p := range c.Procs {
@@ -42,11 +44,6 @@ func (c *Config) validate() error {
 	}
 	if nw.LossRequest < 0 || nw.LossRequest > 1 || nw.LossReply < 0 || nw.LossReply > 1 {
 		return errors.New("sim: network loss must be within [0, 1]")
-	}
-	for i, n := range c.Nodes {
-		if n.Replicas < 0 || n.ReplicationLag.Min < 0 || n.ReplicationLag.Max < 0 {
-			return fmt.Errorf("sim: nodes[%d]: replicas and replication lag must not be negative", i)
-		}
 	}
 	if nw.Timeout < 0 {
 		return errors.New("sim: network timeout must not be negative")
