@@ -405,7 +405,10 @@ func (t *trace) markRan(req uint64) {
 		if req > uint64(len(t.h.Events))+1<<20 {
 			return // not an engine's numbering (a hand-made history): hasRun says false
 		}
-		t.ran = append(t.ran, make([]bool, int(req)+1-len(t.ran))...)
+		// Grown by doubling: extended one at a time, as requests come,
+		// the growing cost as much as the walk's step.
+		n := max(int(req)+1, 2*len(t.ran), 64)
+		t.ran = append(t.ran, make([]bool, n-len(t.ran))...)
 	}
 	t.ran[req] = true
 }
