@@ -153,7 +153,6 @@ func newPicture(o *scenarios.Outcome) *picture {
 	p.versionIndex(h)
 	for n := range nodes {
 		p.nodes = append(p.nodes, p.nodeLane(h, n))
-		p.nodes[n].name = laneName(h, n)
 	}
 	for _, v := range o.Verdict.Violations {
 		p.windows = append(p.windows, window{v.Kind, v.From, v.To, v.Processes, v.Detail})
@@ -375,11 +374,12 @@ func (p *picture) versionIndex(h *sim.History) {
 	}
 }
 
-// nodeLane follows the key on node n. It is gone when a later command finds
-// it absent or changed, when its TTL runs out (in true time, counting the
-// node's clock jumps), or when the node restarts.
+// nodeLane follows the key on node lane n (a node or a replica). It is
+// gone when a later command finds it absent or changed, when its TTL runs
+// out (in true time, counting the node's clock jumps), or when the node
+// restarts or fails over without it.
 func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
-	l := nodeLane{name: nodeName(n)}
+	l := nodeLane{name: laneName(h, n)}
 	present, v, from := false, 0, sim.Time(0)
 	var prev sim.KeyState
 	had := false
