@@ -164,7 +164,7 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 			return e, err
 		}
 		e.Kind, e.Req, e.Node = sim.KindCommandResult, uint64(num(args[0])), int(num(args[1]))
-		e.Sent = e.At // a hand-made command is sent when it is written
+		e.Sent = e.At // unless a line above sent it (loadCorpusCase)
 		if what == "timeout" {
 			e.Err = "timeout: lost"
 		}
@@ -225,6 +225,7 @@ func loadCorpusCase(path string) (corpusCase, sim.History, Options, error) {
 		return c, sim.History{}, Options{}, err
 	}
 	h := sim.History{Procs: c.Procs, Nodes: max(c.Nodes, 1), WatchKey: "lock"}
+	sent := map[uint64]sim.Time{} // a command's first line
 	for i, line := range c.Events {
 		e, err := parseEvent(line, c.Procs)
 		if err != nil {
@@ -232,6 +233,13 @@ func loadCorpusCase(path string) (corpusCase, sim.History, Options, error) {
 		}
 		if n := len(h.Events); n > 0 && e.At < h.Events[n-1].At {
 			return c, h, Options{}, fmt.Errorf("events[%d] %q: before the event above it", i, line)
+		}
+		if e.Kind == sim.KindCommand || e.Kind == sim.KindCommandResult {
+			if at, ok := sent[e.Req]; ok {
+				e.Sent = at
+			} else {
+				sent[e.Req] = e.Sent
+			}
 		}
 		h.Events = append(h.Events, e)
 	}

@@ -27,7 +27,8 @@
 // nothing: a lock whose failing waiters write the key is stuck when its
 // holder dies, however often they write. Waiting while too many nodes are
 // down to acquire (outage.go) is the deployment's unavailability and is not
-// counted either.
+// counted either, nor is a waiter's wait from a try the network lost until
+// its next command that runs (trace.go, netWait; stuck.go).
 //
 // Stale splits by cause: a released key that stays is stale when the
 // release's commands ran and their replies came back, or when the lock has no

@@ -68,16 +68,13 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		idle = subtractIn(t.spanC[:0], all, busy)
 	}
 	t.spanC = idle[:0]
-	// counted is idle less the network's waiting (the same list when there
-	// is none).
-	counted := idle
-	if c, lost := countedWaiting(t); lost {
-		counted = subtract(c, busy)
-	}
+	// A window is a stretch of idle time that lasts need; it is stuck when
+	// what is left of it after the network's waiting still does.
+	need := 2 * sim.Time(o.TTL)
 	var windows []span
 	if o.TTL > 0 {
 		for _, s := range idle {
-			if s.len() >= 2*sim.Time(o.TTL) && measure(clip(counted, s)) >= 2*sim.Time(o.TTL) {
+			if s.len() >= need {
 				windows = append(windows, s)
 			}
 		}
@@ -85,18 +82,31 @@ func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 		// No TTL: the tail after the last acquisition, if they tried for at
 		// least StaleBound in it (a run cut off mid-acquire is not a stuck
 		// lock).
+		need = sim.Time(o.StaleBound)
 		var tail []span
 		for _, s := range idle {
 			if s.from >= lastAcquire {
 				tail = append(tail, s)
 			}
 		}
-		var left sim.Time
-		for _, s := range tail {
-			left += measure(clip(counted, s))
-		}
-		if left >= sim.Time(o.StaleBound) {
+		if len(tail) > 0 && measure(tail) >= need {
 			windows = append(windows, span{tail[0].from, tail[len(tail)-1].to})
+		}
+	}
+	// counted is idle less the network's waiting (the same list when there
+	// is none), made only when there is a window to judge: most runs have
+	// none.
+	counted := idle
+	if len(windows) > 0 {
+		if c, lost := countedWaiting(t); lost {
+			counted = subtract(c, busy)
+			kept := windows[:0]
+			for _, win := range windows {
+				if measure(clip(counted, win)) >= need {
+					kept = append(kept, win)
+				}
+			}
+			windows = kept
 		}
 	}
 	var vs []Violation

@@ -304,7 +304,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		s.releasing = -1
 	case sim.KindCommand:
 		t.markRan(e.Req)
-		t.endNetWait(s, p, e.Sent, e.Sent)
+		t.endNetWait(s, p, e.Sent)
 		if e.Node >= 0 {
 			for len(s.lastCmd) <= e.Node {
 				s.lastCmd = append(s.lastCmd, -1)
@@ -373,7 +373,7 @@ func (t *trace) endWant(s *procState, p int, at sim.Time) {
 		t.wants[p] = append(t.wants[p], span{s.wantFrom, at})
 		s.wanting = false
 	}
-	t.endNetWait(s, p, at, s.netUntil)
+	t.endNetWait(s, p, min(at, s.netUntil))
 }
 
 // netWait: a process trying to acquire sent a command that had not reached
@@ -385,16 +385,12 @@ func (t *trace) endWant(s *procState, p int, at sim.Time) {
 // only the wait for the lost replies is: a client that never tries again
 // after a loss is stuck on itself.
 //
-// endNetWait closes the process's network wait, if one is open: at the send
-// of the command that ran (next), or, when the want ended first, at the
-// last lost reply (stop).
-func (t *trace) endNetWait(s *procState, p int, next, stop sim.Time) {
+// endNetWait closes the process's network wait, if one is open, at end:
+// the send of the command that ran, or, when the want ended first, the last
+// lost reply.
+func (t *trace) endNetWait(s *procState, p int, end sim.Time) {
 	if !s.netWait {
 		return
-	}
-	end := next
-	if next != stop {
-		end = min(next, stop)
 	}
 	if end > s.netFrom {
 		t.netWaits[p] = append(t.netWaits[p], span{s.netFrom, end})
@@ -409,7 +405,10 @@ func (t *trace) markRan(req uint64) {
 		if req > uint64(len(t.h.Events))+1<<20 {
 			return // not an engine's numbering (a hand-made history): hasRun says false
 		}
-		t.ran = append(t.ran, make([]bool, int(req)+1-len(t.ran))...)
+		// Grown by doubling: extended one at a time, as requests come,
+		// the growing cost as much as the walk's step.
+		n := max(int(req)+1, 2*len(t.ran), 64)
+		t.ran = append(t.ran, make([]bool, n-len(t.ran))...)
 	}
 	t.ran[req] = true
 }

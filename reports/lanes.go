@@ -153,7 +153,6 @@ func newPicture(o *scenarios.Outcome) *picture {
 	p.versionIndex(h)
 	for n := range nodes {
 		p.nodes = append(p.nodes, p.nodeLane(h, n))
-		p.nodes[n].name = laneName(h, n)
 	}
 	for _, v := range o.Verdict.Violations {
 		p.windows = append(p.windows, window{v.Kind, v.From, v.To, v.Processes, v.Detail})
@@ -375,11 +374,12 @@ func (p *picture) versionIndex(h *sim.History) {
 	}
 }
 
-// nodeLane follows the key on node n. It is gone when a later command finds
-// it absent or changed, when its TTL runs out (in true time, counting the
-// node's clock jumps), or when the node restarts.
+// nodeLane follows the key on node lane n (a node or a replica). It is
+// gone when a later command finds it absent or changed, when its TTL runs
+// out (in true time, counting the node's clock jumps), or when the node
+// restarts or fails over without it.
 func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
-	l := nodeLane{name: nodeName(n)}
+	l := nodeLane{name: laneName(h, n)}
 	present, v, from := false, 0, sim.Time(0)
 	var prev sim.KeyState
 	had := false
@@ -393,6 +393,20 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 	expireBefore := func(at sim.Time) {
 		if present && expires >= 0 && expires <= at {
 			closeAt(expires)
+		}
+	}
+	// showAgain draws key k, as the node had it at seen, again from back,
+	// when the node serves again, until its TTL runs out (if it has not by
+	// then): after a restart that persisted it, or a failover that promoted
+	// a replica holding it.
+	showAgain := func(k sim.KeyState, seen, back sim.Time) {
+		prev, had = k, true
+		expires = -1
+		if k.TTL > 0 {
+			expires = seen + sim.Time(k.TTL)
+		}
+		if expires < 0 || expires > back {
+			present, from = true, back
 		}
 	}
 	promoted := false
@@ -440,22 +454,24 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 				closeAt(e.At)
 				back := min(e.At+sim.Time(e.Dur), p.end)
 				l.spans = append(l.spans, keySpan{from: e.At, to: back, v: -1, down: true})
-				keptAfterRestart(e, &prev, had, &present, &from, &expires, back)
-			}
-			if e.Fault == sim.FaultFailover && e.Value > 0 {
-				// The promoted replica's copy is the node's key once the
-				// node answers again.
-				if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && k.Key.Exists {
-					w, _ := p.keyWriter(&k)
-					v = p.vidx[versionKey{k.Key.Value, w}]
-					present, from = true, e.At+sim.Time(e.Dur)
-					prev, had = k.Key, true
-					expires = -1
-					if k.Key.TTL > 0 {
-						expires = k.At + sim.Time(k.Key.TTL)
+				switch {
+				case e.Fault == sim.FaultFailover && e.Value > 0:
+					// The promoted replica's copy is the node's key once the
+					// node answers again.
+					if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && k.Key.Exists {
+						w, _ := p.keyWriter(&k)
+						v = p.vidx[versionKey{k.Key.Value, w}]
+						showAgain(k.Key, k.At, back)
+					} else {
+						prev, had = sim.KeyState{}, true
 					}
-				} else {
-					prev, had = sim.KeyState{}, true
+				case e.Key.Exists && had && prev.Exists && prev.Value == e.Key.Value:
+					// A restart that persisted the key (the event's Key;
+					// without persistence it is zero): the version last seen.
+					// A kept key that is not that version (aof-everysec lost
+					// a newer write) is left for the next command to show, as
+					// its writer is not known here.
+					showAgain(e.Key, e.At, back)
 				}
 			}
 			if d.shifts && present && expires >= 0 {

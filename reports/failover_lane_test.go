@@ -1,0 +1,66 @@
+package reports
+
+import (
+	"testing"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// A promoted replica's copy of the key is drawn from when the node answers
+// again, and only if its TTL has not run out by then: here the replica has
+// c1's key (TTL 3s) when the primary is lost at 2ms, and node0 answers only
+// at 10.002s. Nothing may be drawn on node0 after the outage, and no span
+// may end before it begins.
+func TestFailoverCopyExpiredWhileDown(t *testing.T) {
+	s, err := scenarios.Parse("failover-copy-expired", []byte(`name: failover-copy-expired
+algorithm: set-nx-px-token
+params:
+  ttl: 3s
+seed: 1
+duration: 20s
+nodes:
+  - replicas: 1
+    replication_lag: {min: 0s, max: 0s}
+clients:
+  - name: c1
+    iterations: 1
+    work: 1s
+network:
+  request: 1ms
+  reply: 1ms
+  timeout: 1s
+faults:
+  - kind: failover
+    node: 0
+    for: 10s
+    on: {client: c1, point: acquired, n: 1}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Execute("", model.Options{SkipPorcupine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPicture(o)
+	copied := false
+	for _, e := range o.Result.History.Events {
+		if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+			copied = e.Value > 0 && e.Key.Exists
+		}
+	}
+	if !copied {
+		t.Fatal("the promoted replica has no copy of the key: the test checks nothing")
+	}
+	node0 := p.nodes[0]
+	for _, sp := range node0.spans {
+		if sp.to < sp.from {
+			t.Errorf("node0 span %+v ends before it begins", sp)
+		}
+		if !sp.down && sp.to > 3000*ms {
+			t.Errorf("node0 span %+v: the key is drawn after its TTL ran out", sp)
+		}
+	}
+}
