@@ -376,8 +376,6 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	return code
 }
 
-// pathBefore says whether schedule path a comes before b in canonical
-// order: fewer choices first, then by child index at each level.
 // mergeMet is what one machine would have met: the search stops at the
 // first unsafe schedule in canonical order, so a verdict counts only at or
 // before it, each at its first schedule; worst first.
@@ -405,6 +403,8 @@ func mergeMet(all []proveMet) []proveMet {
 	return out
 }
 
+// pathBefore says whether schedule path a comes before b in canonical
+// order: fewer choices first, then by child index at each level.
 func pathBefore(a, b []int) bool {
 	if len(a) != len(b) {
 		return len(a) < len(b)
