@@ -4,19 +4,20 @@
 //
 // The space. N clients run R rounds each on a fixed network (1 ms each way,
 // no loss), so without faults a run has exactly one schedule. A choice
-// point is a process's send of a command or the arrival of a reply at it
-// (the engine's trigger points, sim.Config.OnPoint). At every choice point
-// any one fault of a small menu (menu.go) may fire, at most K in a
-// schedule, at most one per point. Every such fault is an ordinary scenario
-// fault triggered on that event ("c2's 3rd reply"), so a schedule is a
-// scenario and its counterexample replays with `simrun run`.
+// point is a process's send of a command, the arrival of a reply at it, or
+// its Acquire returning held (the engine's trigger points,
+// sim.Config.OnPoint). At every choice point one choice of a small menu
+// (menu.go) may be made, at most one per point: a fault, at most K in a
+// schedule, or a delay that reorders events, at most D. Every choice is an
+// ordinary scenario fault triggered on that event ("c2's 3rd reply"), so a
+// schedule is a scenario and its counterexample replays with `simrun run`.
 //
 // The enumeration is stateless: each schedule is run from the start. A
-// schedule with k faults is extended only at choice points after its last
-// fault fired, so each set of faults is run once. Schedules are taken level
-// by level (0 faults, then 1, then 2...), each level in canonical order (by
-// the position of each fault in its parent's run, then menu order): the
-// first counterexample found has the fewest faults and is the first of
+// schedule is extended only at choice points after its last choice fired,
+// so each set of choices is run once. Schedules are taken level by level
+// (0 choices, then 1, then 2...), each level in canonical order (by the
+// position of each choice in its parent's run, then menu order): the first
+// schedule of each verdict met has the fewest choices and is the first of
 // those in that order, whatever the number of workers or shards.
 //
 // Pruning. Two schedules whose runs are identical event for event (the same
