@@ -238,12 +238,6 @@ func New(o Options) (*Prover, error) {
 	return p, nil
 }
 
-// TTL is the lifetime the menu scales to.
-func (p *Prover) TTL() time.Duration { return p.ttl }
-
-// Algorithm is the lock being proved.
-func (p *Prover) Algorithm() locks.Algorithm { return p.algo }
-
 // node is one schedule: its faults, and once run, what extends it.
 type node struct {
 	steps  []Step
@@ -264,7 +258,7 @@ type point struct {
 	n    int
 }
 
-// Scenario is the schedule's scenario: the base workload and its faults.
+// scenario is the schedule's scenario: the base workload and its faults.
 func (p *Prover) scenario(n *node) *scenarios.Scenario {
 	s := p.base.Clone()
 	s.Faults = append([]scenarios.Fault(nil), n.faults...)
