@@ -154,17 +154,18 @@ func New(o Options) (*Prover, error) {
 	if o.Rounds == 0 {
 		o.Rounds = 2
 	}
-	if o.Clients < 1 || o.Clients > 64 {
-		return nil, fmt.Errorf("clients: %d is not within 1 to 64", o.Clients)
-	}
-	if o.Rounds < 1 || o.Rounds > 100 {
-		return nil, fmt.Errorf("rounds: %d is not within 1 to 100", o.Rounds)
-	}
-	if o.MaxFaults < 0 || o.MaxFaults > 8 {
-		return nil, fmt.Errorf("max-faults: %d is not within 0 to 8", o.MaxFaults)
-	}
-	if o.MaxDelays < 0 || o.MaxDelays > 8 {
-		return nil, fmt.Errorf("max-delays: %d is not within 0 to 8", o.MaxDelays)
+	for _, c := range []struct {
+		field string
+		err   error
+	}{
+		{"clients", CheckClients(o.Clients)},
+		{"rounds", CheckRounds(o.Rounds)},
+		{"max-faults", CheckMaxFaults(o.MaxFaults)},
+		{"max-delays", CheckMaxDelays(o.MaxDelays)},
+	} {
+		if c.err != nil {
+			return nil, fmt.Errorf("%s: %w", c.field, c.err)
+		}
 	}
 	if o.Shard.Count == 0 {
 		o.Shard = Shard{Index: 0, Count: 1}
@@ -236,6 +237,20 @@ func New(o Options) (*Prover, error) {
 	}
 	p.base = s
 	return p, nil
+}
+
+// The bounds New refuses past, one check each, so that a command checks
+// its flags with them and names the flag (as explore.CheckRuns).
+func CheckClients(n int) error   { return within(n, 1, 64) }
+func CheckRounds(n int) error    { return within(n, 1, 100) }
+func CheckMaxFaults(n int) error { return within(n, 0, 8) }
+func CheckMaxDelays(n int) error { return within(n, 0, 8) }
+
+func within(n, lo, hi int) error {
+	if n < lo || n > hi {
+		return fmt.Errorf("%d is not within %d to %d", n, lo, hi)
+	}
+	return nil
 }
 
 // node is one schedule: its faults, and once run, what extends it.

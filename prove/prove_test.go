@@ -279,15 +279,20 @@ func TestShardsSplitTheSpace(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	for _, o := range []Options{
-		{Algorithm: "nope"},
-		{Algorithm: "set-nx-px-token", Clients: 65},
-		{Algorithm: "set-nx-px-token", MaxFaults: -1},
-		{Algorithm: "set-nx-px-token", Shard: Shard{Index: 3, Count: 2}},
-		{},
+	for _, c := range []struct {
+		o     Options
+		field string // the error names it first
+	}{
+		{Options{Algorithm: "nope"}, "algo: "},
+		{Options{Algorithm: "set-nx-px-token", Clients: 65}, "clients: "},
+		{Options{Algorithm: "set-nx-px-token", Rounds: 101}, "rounds: "},
+		{Options{Algorithm: "set-nx-px-token", MaxFaults: -1}, "max-faults: "},
+		{Options{Algorithm: "set-nx-px-token", MaxDelays: 9}, "max-delays: "},
+		{Options{Algorithm: "set-nx-px-token", Shard: Shard{Index: 3, Count: 2}}, "shard: "},
+		{Options{}, "algo: "},
 	} {
-		if _, err := New(o); err == nil {
-			t.Errorf("%+v: no error", o)
+		if _, err := New(c.o); err == nil || !strings.HasPrefix(err.Error(), c.field) {
+			t.Errorf("%+v: error %v, want one naming %q", c.o, err, c.field)
 		}
 	}
 	// A single node's restart is refused alone, and dropped from a longer

@@ -97,10 +97,10 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return bad("faults", err)
 	}
 	if name, err := firstBad(
-		flagCheck{"clients", within(*clients, 1, 64)},
-		flagCheck{"rounds", within(*rounds, 1, 100)},
-		flagCheck{"max-faults", within(*maxFaults, 0, 8)},
-		flagCheck{"max-delays", within(*maxDelays, 0, 8)},
+		flagCheck{"clients", prove.CheckClients(*clients)},
+		flagCheck{"rounds", prove.CheckRounds(*rounds)},
+		flagCheck{"max-faults", prove.CheckMaxFaults(*maxFaults)},
+		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
 		flagCheck{"workers", explore.CheckWorkers(*workers)},
 	); err != nil {
 		return bad(name, err)
@@ -170,13 +170,6 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 	return exitOK
-}
-
-func within(n, lo, hi int) error {
-	if n < lo || n > hi {
-		return fmt.Errorf("%d is not within %d to %d", n, lo, hi)
-	}
-	return nil
 }
 
 func stepsText(steps []prove.Step) string {
