@@ -244,33 +244,22 @@ func writeProveCounterexample(p *prove.Prover, f *prove.Found, af *algoFlags, ou
 // canonical order (fewest choices, then by path), rebuilt from its
 // schedule, shrunk and written to out.
 func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, stdout, stderr io.Writer) int {
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	var lines []proveJSON
-	for _, name := range files {
-		rd := mergeStdin
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return fail(stderr, "prove", err)
-			}
-			defer f.Close()
-			rd = f
-		} else {
-			name = "stdin"
-		}
+	err := readInputs(files, func(name string, rd io.Reader) error {
 		dec := json.NewDecoder(rd)
 		dec.DisallowUnknownFields()
 		for n := 1; ; n++ {
 			var l proveJSON
 			if err := dec.Decode(&l); err == io.EOF {
-				break
+				return nil
 			} else if err != nil {
-				return fail(stderr, "prove", fmt.Errorf("--merge: %s: line %d: not a prove --shard line: %v", name, n, err))
+				return fmt.Errorf("--merge: %s: line %d: not a prove --shard line: %v", name, n, err)
 			}
 			lines = append(lines, l)
 		}
+	})
+	if err != nil {
+		return fail(stderr, "prove", err)
 	}
 	if len(lines) == 0 {
 		return fail(stderr, "prove", errors.New("--merge: no shard lines"))
@@ -357,7 +346,6 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		m.Proved, m.Verdict = false, "incomplete"
 		code = exitIncomplete
 	}
-	var err error
 	if asJSON {
 		err = writeExploreJSON(stdout, m)
 	} else {
