@@ -95,10 +95,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "merge", err)
 	}
-	if r.Found {
-		return exitViolation
-	}
-	return exitOK
+	return exploreExit(r, false) // what one machine's explore exits with
 }
 
 // readInputs calls read on each of files in turn, "-" (or no file at all)
