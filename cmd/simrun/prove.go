@@ -241,9 +241,9 @@ func writeProveCounterexample(p *prove.Prover, f *prove.Found, af *algoFlags, ou
 }
 
 // proveMerge combines the lines of 'prove --shard i/n' runs: every shard
-// of one space, each once; the counts summed; the first counterexample in
-// canonical order (fewest choices, then by path), rebuilt from its
-// schedule, shrunk and written to out.
+// of one space, each once; the counts summed; each verdict met at its first
+// schedule up to the first unsafe one in canonical order (mergeMet), and
+// the worst of them rebuilt from its schedule, shrunk and written to out.
 func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, stdout, stderr io.Writer) int {
 	var lines []proveJSON
 	err := readInputs(files, func(name string, rd io.Reader) error {
@@ -271,10 +271,7 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
 	var count int
 	seen := map[int]bool{}
-	var (
-		won *proveMet
-		met []proveMet
-	)
+	var met []proveMet
 	for i := range lines {
 		l := &lines[i]
 		sh, err := explore.ParseShard(l.Shard)
@@ -311,15 +308,13 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		}
 	}
 	m.Met = mergeMet(met)
-	if len(m.Met) > 0 {
-		won = &m.Met[0]
-	}
 	if len(seen) != count {
 		return fail(stderr, "prove", fmt.Errorf("--merge: %d of %d shards given", len(seen), count))
 	}
 	code := exitOK
 	switch {
-	case won != nil:
+	case len(m.Met) > 0:
+		won := m.Met[0] // worst first
 		m.Proved, m.Verdict, m.Schedule, m.Path = false, won.Verdict, won.Schedule, won.Path
 		if err := checkOutFile(out, force); err != nil {
 			return fail(stderr, "prove", err)
