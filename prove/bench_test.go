@@ -10,7 +10,7 @@ import (
 //
 //	go test ./prove -run '^$' -bench Prove -benchtime 1x
 //
-// Both enumerate a space inside set-nx-px-token's assumptions (pauses
+// The first two enumerate a space inside set-nx-px-token's assumptions (pauses
 // shorter than the TTL, crashes, clock skew of a client, one reordering),
 // so they run it to the end: a proof. With long-pause on the menu the
 // search stops at the first overlap instead, in well under a second.

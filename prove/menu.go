@@ -10,8 +10,8 @@ import (
 )
 
 // A choice is one entry of the fault menu: what may happen to a process at
-// one of its choice points (about to send a command, or a reply just
-// arrived). Every choice is an ordinary scenario fault triggered on that
+// one of its choice points (about to send a command, a reply just arrived,
+// or the lock just acquired). Every choice is an ordinary scenario fault triggered on that
 // event, so a schedule is a scenario file and `simrun run` replays it.
 type choice struct {
 	class string // the --faults word that switches it on; "" for a delay

@@ -4,19 +4,20 @@
 //
 // The space. N clients run R rounds each on a fixed network (1 ms each way,
 // no loss), so without faults a run has exactly one schedule. A choice
-// point is a process's send of a command or the arrival of a reply at it
-// (the engine's trigger points, sim.Config.OnPoint). At every choice point
-// any one fault of a small menu (menu.go) may fire, at most K in a
-// schedule, at most one per point. Every such fault is an ordinary scenario
-// fault triggered on that event ("c2's 3rd reply"), so a schedule is a
-// scenario and its counterexample replays with `simrun run`.
+// point is a process's send of a command, the arrival of a reply at it, or
+// its Acquire returning held (the engine's trigger points,
+// sim.Config.OnPoint). At every choice point one choice of a small menu
+// (menu.go) may be made, at most one per point: a fault, at most K in a
+// schedule, or a delay that reorders events, at most D. Every choice is an
+// ordinary scenario fault triggered on that event ("c2's 3rd reply"), so a
+// schedule is a scenario and its counterexample replays with `simrun run`.
 //
 // The enumeration is stateless: each schedule is run from the start. A
-// schedule with k faults is extended only at choice points after its last
-// fault fired, so each set of faults is run once. Schedules are taken level
-// by level (0 faults, then 1, then 2...), each level in canonical order (by
-// the position of each fault in its parent's run, then menu order): the
-// first counterexample found has the fewest faults and is the first of
+// schedule is extended only at choice points after its last choice fired,
+// so each set of choices is run once. Schedules are taken level by level
+// (0 choices, then 1, then 2...), each level in canonical order (by the
+// position of each choice in its parent's run, then menu order): the first
+// schedule of each verdict met has the fewest choices and is the first of
 // those in that order, whatever the number of workers or shards.
 //
 // Pruning. Two schedules whose runs are identical event for event (the same
@@ -153,17 +154,18 @@ func New(o Options) (*Prover, error) {
 	if o.Rounds == 0 {
 		o.Rounds = 2
 	}
-	if o.Clients < 1 || o.Clients > 64 {
-		return nil, fmt.Errorf("clients: %d is not within 1 to 64", o.Clients)
-	}
-	if o.Rounds < 1 || o.Rounds > 100 {
-		return nil, fmt.Errorf("rounds: %d is not within 1 to 100", o.Rounds)
-	}
-	if o.MaxFaults < 0 || o.MaxFaults > 8 {
-		return nil, fmt.Errorf("max-faults: %d is not within 0 to 8", o.MaxFaults)
-	}
-	if o.MaxDelays < 0 || o.MaxDelays > 8 {
-		return nil, fmt.Errorf("max-delays: %d is not within 0 to 8", o.MaxDelays)
+	for _, c := range []struct {
+		field string
+		err   error
+	}{
+		{"clients", CheckClients(o.Clients)},
+		{"rounds", CheckRounds(o.Rounds)},
+		{"max-faults", CheckMaxFaults(o.MaxFaults)},
+		{"max-delays", CheckMaxDelays(o.MaxDelays)},
+	} {
+		if c.err != nil {
+			return nil, fmt.Errorf("%s: %w", c.field, c.err)
+		}
 	}
 	if o.Shard.Count == 0 {
 		o.Shard = Shard{Index: 0, Count: 1}
@@ -237,11 +239,19 @@ func New(o Options) (*Prover, error) {
 	return p, nil
 }
 
-// TTL is the lifetime the menu scales to.
-func (p *Prover) TTL() time.Duration { return p.ttl }
+// The bounds New refuses past, one check each, so that a command checks
+// its flags with them and names the flag (as explore.CheckRuns).
+func CheckClients(n int) error   { return within(n, 1, 64) }
+func CheckRounds(n int) error    { return within(n, 1, 100) }
+func CheckMaxFaults(n int) error { return within(n, 0, 8) }
+func CheckMaxDelays(n int) error { return within(n, 0, 8) }
 
-// Algorithm is the lock being proved.
-func (p *Prover) Algorithm() locks.Algorithm { return p.algo }
+func within(n, lo, hi int) error {
+	if n < lo || n > hi {
+		return fmt.Errorf("%d is not within %d to %d", n, lo, hi)
+	}
+	return nil
+}
 
 // node is one schedule: its faults, and once run, what extends it.
 type node struct {
@@ -263,7 +273,7 @@ type point struct {
 	n    int
 }
 
-// Scenario is the schedule's scenario: the base workload and its faults.
+// scenario is the schedule's scenario: the base workload and its faults.
 func (p *Prover) scenario(n *node) *scenarios.Scenario {
 	s := p.base.Clone()
 	s.Faults = append([]scenarios.Fault(nil), n.faults...)

@@ -30,26 +30,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	var lines []explore.Report
-	if len(pos) == 0 {
-		pos = []string{"-"}
-	}
-	for _, name := range pos {
-		rd := mergeStdin
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return fail(stderr, "merge", err)
-			}
-			defer f.Close()
-			rd = f
-		} else {
-			name = "stdin"
-		}
+	err := readInputs(pos, func(name string, rd io.Reader) error {
 		got, err := explore.ReadReports(name, rd)
-		if err != nil {
-			return fail(stderr, "merge", err)
-		}
 		lines = append(lines, got...)
+		return err
+	})
+	if err != nil {
+		return fail(stderr, "merge", err)
 	}
 	r, err := explore.Merge(lines)
 	if err != nil {
@@ -108,10 +95,34 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "merge", err)
 	}
-	if r.Found {
-		return exitViolation
+	return exploreExit(r, false) // what one machine's explore exits with
+}
+
+// readInputs calls read on each of files in turn, "-" (or no file at all)
+// being stdin, which read is told is "stdin": the shard lines merge and
+// prove --merge take.
+func readInputs(files []string, read func(name string, rd io.Reader) error) error {
+	if len(files) == 0 {
+		files = []string{"-"}
 	}
-	return exitOK
+	for _, name := range files {
+		if name == "-" {
+			if err := read("stdin", mergeStdin); err != nil {
+				return err
+			}
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		err = read(name, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeMergedArtifacts writes the winning shard's counterexample and replays it for

@@ -18,6 +18,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/prove"
+	"github.com/locksim/locksim/reports"
 )
 
 // proveJSON is what prove prints with --json, and as one line per shard.
@@ -97,10 +98,10 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return bad("faults", err)
 	}
 	if name, err := firstBad(
-		flagCheck{"clients", within(*clients, 1, 64)},
-		flagCheck{"rounds", within(*rounds, 1, 100)},
-		flagCheck{"max-faults", within(*maxFaults, 0, 8)},
-		flagCheck{"max-delays", within(*maxDelays, 0, 8)},
+		flagCheck{"clients", prove.CheckClients(*clients)},
+		flagCheck{"rounds", prove.CheckRounds(*rounds)},
+		flagCheck{"max-faults", prove.CheckMaxFaults(*maxFaults)},
+		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
 		flagCheck{"workers", explore.CheckWorkers(*workers)},
 	); err != nil {
 		return bad(name, err)
@@ -132,7 +133,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
 		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, TTL: r.TTL.String(), Proved: r.Proved(),
 		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
-		Seconds: r.Elapsed.Seconds(), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
+		Seconds: reports.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
 	if sharded {
 		rep.Shard, rep.LockSHA256 = *shard, af.sum
 	}
@@ -170,13 +171,6 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 	return exitOK
-}
-
-func within(n, lo, hi int) error {
-	if n < lo || n > hi {
-		return fmt.Errorf("%d is not within %d to %d", n, lo, hi)
-	}
-	return nil
 }
 
 func stepsText(steps []prove.Step) string {
@@ -247,37 +241,26 @@ func writeProveCounterexample(p *prove.Prover, f *prove.Found, af *algoFlags, ou
 }
 
 // proveMerge combines the lines of 'prove --shard i/n' runs: every shard
-// of one space, each once; the counts summed; the first counterexample in
-// canonical order (fewest choices, then by path), rebuilt from its
-// schedule, shrunk and written to out.
+// of one space, each once; the counts summed; each verdict met at its first
+// schedule up to the first unsafe one in canonical order (mergeMet), and
+// the worst of them rebuilt from its schedule, shrunk and written to out.
 func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, stdout, stderr io.Writer) int {
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	var lines []proveJSON
-	for _, name := range files {
-		rd := mergeStdin
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return fail(stderr, "prove", err)
-			}
-			defer f.Close()
-			rd = f
-		} else {
-			name = "stdin"
-		}
+	err := readInputs(files, func(name string, rd io.Reader) error {
 		dec := json.NewDecoder(rd)
 		dec.DisallowUnknownFields()
 		for n := 1; ; n++ {
 			var l proveJSON
 			if err := dec.Decode(&l); err == io.EOF {
-				break
+				return nil
 			} else if err != nil {
-				return fail(stderr, "prove", fmt.Errorf("--merge: %s: line %d: not a prove --shard line: %v", name, n, err))
+				return fmt.Errorf("--merge: %s: line %d: not a prove --shard line: %v", name, n, err)
 			}
 			lines = append(lines, l)
 		}
+	})
+	if err != nil {
+		return fail(stderr, "prove", err)
 	}
 	if len(lines) == 0 {
 		return fail(stderr, "prove", errors.New("--merge: no shard lines"))
@@ -288,10 +271,7 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
 	var count int
 	seen := map[int]bool{}
-	var (
-		won *proveMet
-		met []proveMet
-	)
+	var met []proveMet
 	for i := range lines {
 		l := &lines[i]
 		sh, err := explore.ParseShard(l.Shard)
@@ -328,15 +308,13 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		}
 	}
 	m.Met = mergeMet(met)
-	if len(m.Met) > 0 {
-		won = &m.Met[0]
-	}
 	if len(seen) != count {
 		return fail(stderr, "prove", fmt.Errorf("--merge: %d of %d shards given", len(seen), count))
 	}
 	code := exitOK
 	switch {
-	case won != nil:
+	case len(m.Met) > 0:
+		won := m.Met[0] // worst first
 		m.Proved, m.Verdict, m.Schedule, m.Path = false, won.Verdict, won.Schedule, won.Path
 		if err := checkOutFile(out, force); err != nil {
 			return fail(stderr, "prove", err)
@@ -364,7 +342,6 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		m.Proved, m.Verdict = false, "incomplete"
 		code = exitIncomplete
 	}
-	var err error
 	if asJSON {
 		err = writeExploreJSON(stdout, m)
 	} else {
@@ -376,8 +353,6 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	return code
 }
 
-// pathBefore says whether schedule path a comes before b in canonical
-// order: fewer choices first, then by child index at each level.
 // mergeMet is what one machine would have met: the search stops at the
 // first unsafe schedule in canonical order, so a verdict counts only at or
 // before it, each at its first schedule; worst first.
@@ -405,6 +380,8 @@ func mergeMet(all []proveMet) []proveMet {
 	return out
 }
 
+// pathBefore says whether schedule path a comes before b in canonical
+// order: fewer choices first, then by child index at each level.
 func pathBefore(a, b []int) bool {
 	if len(a) != len(b) {
 		return len(a) < len(b)

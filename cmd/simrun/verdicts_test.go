@@ -96,6 +96,27 @@ func TestExploreSummaryAndShrinkAll(t *testing.T) {
 	}
 }
 
+// Merged shards exit as one machine does: a search that found nothing but
+// met runs cut at a cap is incomplete, exit 3, not a pass.
+func TestMergeIncomplete(t *testing.T) {
+	args := []string{"explore", "--algo", "set-nx-px-wait", "--faults", "net", "--runs", "10"}
+	code, _, errOut := simrun(args...)
+	if code != exitIncomplete {
+		t.Fatalf("one machine: exit %d, want %d (stderr %q)", code, exitIncomplete, errOut)
+	}
+	var lines string
+	for _, s := range []string{"0/2", "1/2"} {
+		_, out, _ := simrun(append(args, "--shard", s)...)
+		lines += out
+	}
+	mergeStdin = strings.NewReader(lines)
+	code, _, errOut = simrun("merge")
+	mergeStdin = os.Stdin
+	if code != exitIncomplete || !strings.Contains(errOut, "verdict    INCOMPLETE, not safe") {
+		t.Errorf("merge: exit %d, want %d; stderr %q", code, exitIncomplete, errOut)
+	}
+}
+
 // merge without --out: the YAML alone on stdout (a valid scenario file),
 // the summary on stderr claiming no file; --json names no path.
 func TestMergeStreams(t *testing.T) {
