@@ -288,12 +288,9 @@ func isIncomplete(f Found) bool { return f.Verdict == model.VerdictIncomplete }
 // shrinkCell shrinks a failing cell's first run and records the result in
 // the cell (it writes that cell only).
 func shrinkCell(e *Explorer, cell *Cell, budget int) error {
-	s, st, err := e.shrink(cell.First, cell.Verdict, budget, matrixShrinkSafety)
-	if err == nil && st.TimedOut {
-		err = fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
-	}
-	if err != nil {
-		return err
+	s, st := e.shrink(cell.First, cell.Verdict, budget, matrixShrinkSafety)
+	if st.TimedOut {
+		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
 	}
 	_, res, err := e.Verdict(s)
 	if err != nil {
