@@ -62,9 +62,10 @@ type Cell struct {
 	Algorithm string
 	Class     string
 	// Verdict is the worst verdict met (the search stops at the first
-	// unsafe run), or safe when none of the cell's runs fails.
+	// unsafe run); when none of the cell's runs fails, incomplete if one
+	// was cut at a cap, else safe.
 	Verdict string
-	// First is the first run with Verdict, -1 when none fails. The cell
+	// First is the first run with Verdict, -1 when safe. The cell
 	// replays with: simrun explore --algo A --faults C --seed S --runs N.
 	First int
 	// Others are the other verdicts met before the search stopped, worst
@@ -81,7 +82,7 @@ type Cell struct {
 	ShrinkTries int
 	Capped      bool
 	// Counterexample is the shrunk scenario (the run of First when
-	// shrinking was off); nil when safe.
+	// shrinking was off); nil when safe or incomplete.
 	Counterexample *scenarios.Scenario
 	_              struct{} // grows: callers name the fields they set
 }
