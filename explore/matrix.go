@@ -183,11 +183,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 
 	start := time.Now() // timing for people only
 	prog := MatrixProgress{Cells: len(jobs)}
-	var (
-		mu   sync.Mutex
-		next atomic.Int64
-		wg   sync.WaitGroup
-	)
+	var mu sync.Mutex
 	report := func(update func(*MatrixProgress)) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -198,27 +194,15 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			o.Progress(p)
 		}
 	}
-	for range min(o.Workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(jobs) {
-					return
-				}
-				j := jobs[k]
-				j.sr, j.err = j.e.Search(ctx)
-				report(func(p *MatrixProgress) {
-					p.Searched++
-					if j.sr != nil && j.sr.Found != nil {
-						p.Failing++
-					}
-				})
+	eachOnWorkers(ctx, o.Workers, jobs, func(j *job) {
+		j.sr, j.err = j.e.Search(ctx)
+		report(func(p *MatrixProgress) {
+			p.Searched++
+			if j.sr != nil && j.sr.Found != nil {
+				p.Failing++
 			}
-		}()
-	}
-	wg.Wait()
+		})
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -253,23 +237,10 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			shrinks = append(shrinks, j)
 		}
 	}
-	next.Store(0)
-	for range min(o.Workers, len(shrinks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(shrinks) {
-					return
-				}
-				j := shrinks[k]
-				j.err = shrinkCell(j.e, &m.Cells[j.a][j.c], o.ShrinkTries)
-				report(func(p *MatrixProgress) { p.Shrunk++ })
-			}
-		}()
-	}
-	wg.Wait()
+	eachOnWorkers(ctx, o.Workers, shrinks, func(j *job) {
+		j.err = shrinkCell(j.e, &m.Cells[j.a][j.c], o.ShrinkTries)
+		report(func(p *MatrixProgress) { p.Shrunk++ })
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -282,6 +253,30 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	}
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
+}
+
+// eachOnWorkers calls fn on every item, in order of claim, from up to
+// workers goroutines at once, and returns when all are done or ctx is
+// cancelled (the items not yet claimed are left).
+func eachOnWorkers[T any](ctx context.Context, workers int, items []T, fn func(T)) {
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(workers, len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(items) {
+					return
+				}
+				fn(items[k])
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func isIncomplete(f Found) bool { return f.Verdict == model.VerdictIncomplete }
