@@ -224,10 +224,7 @@ func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Sc
 	if err := ctx.Err(); err != nil {
 		return nil, nil, ShrinkStats{}, err
 	}
-	shrunk, stats, err := e.Shrink(f.Index, f.Verdict)
-	if err != nil {
-		return nil, nil, stats, err
-	}
+	shrunk, stats := e.Shrink(f.Index, f.Verdict)
 	c, out, err := e.Finish(shrunk, f)
 	return c, out, stats, err
 }

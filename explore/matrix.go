@@ -62,9 +62,10 @@ type Cell struct {
 	Algorithm string
 	Class     string
 	// Verdict is the worst verdict met (the search stops at the first
-	// unsafe run), or safe when none of the cell's runs fails.
+	// unsafe run); when none of the cell's runs fails, incomplete if one
+	// was cut at a cap, else safe.
 	Verdict string
-	// First is the first run with Verdict, -1 when none fails. The cell
+	// First is the first run with Verdict, -1 when safe. The cell
 	// replays with: simrun explore --algo A --faults C --seed S --runs N.
 	First int
 	// Others are the other verdicts met before the search stopped, worst
@@ -81,7 +82,7 @@ type Cell struct {
 	ShrinkTries int
 	Capped      bool
 	// Counterexample is the shrunk scenario (the run of First when
-	// shrinking was off); nil when safe.
+	// shrinking was off); nil when safe or incomplete.
 	Counterexample *scenarios.Scenario
 	_              struct{} // grows: callers name the fields they set
 }
@@ -182,11 +183,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 
 	start := time.Now() // timing for people only
 	prog := MatrixProgress{Cells: len(jobs)}
-	var (
-		mu   sync.Mutex
-		next atomic.Int64
-		wg   sync.WaitGroup
-	)
+	var mu sync.Mutex
 	report := func(update func(*MatrixProgress)) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -197,27 +194,15 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			o.Progress(p)
 		}
 	}
-	for range min(o.Workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(jobs) {
-					return
-				}
-				j := jobs[k]
-				j.sr, j.err = j.e.Search(ctx)
-				report(func(p *MatrixProgress) {
-					p.Searched++
-					if j.sr != nil && j.sr.Found != nil {
-						p.Failing++
-					}
-				})
+	eachOnWorkers(ctx, o.Workers, jobs, func(j *job) {
+		j.sr, j.err = j.e.Search(ctx)
+		report(func(p *MatrixProgress) {
+			p.Searched++
+			if j.sr != nil && j.sr.Found != nil {
+				p.Failing++
 			}
-		}()
-	}
-	wg.Wait()
+		})
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -252,23 +237,10 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			shrinks = append(shrinks, j)
 		}
 	}
-	next.Store(0)
-	for range min(o.Workers, len(shrinks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(shrinks) {
-					return
-				}
-				j := shrinks[k]
-				j.err = shrinkCell(j.e, &m.Cells[j.a][j.c], o.ShrinkTries)
-				report(func(p *MatrixProgress) { p.Shrunk++ })
-			}
-		}()
-	}
-	wg.Wait()
+	eachOnWorkers(ctx, o.Workers, shrinks, func(j *job) {
+		j.err = shrinkCell(j.e, &m.Cells[j.a][j.c], o.ShrinkTries)
+		report(func(p *MatrixProgress) { p.Shrunk++ })
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -283,17 +255,38 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	return m, nil
 }
 
+// eachOnWorkers calls fn on every item, in order of claim, from up to
+// workers goroutines at once, and returns when all are done or ctx is
+// cancelled (the items not yet claimed are left).
+func eachOnWorkers[T any](ctx context.Context, workers int, items []T, fn func(T)) {
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(workers, len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(items) {
+					return
+				}
+				fn(items[k])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func isIncomplete(f Found) bool { return f.Verdict == model.VerdictIncomplete }
 
 // shrinkCell shrinks a failing cell's first run and records the result in
 // the cell (it writes that cell only).
 func shrinkCell(e *Explorer, cell *Cell, budget int) error {
-	s, st, err := e.shrink(cell.First, cell.Verdict, budget, matrixShrinkSafety)
-	if err == nil && st.TimedOut {
-		err = fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
-	}
-	if err != nil {
-		return err
+	s, st := e.shrink(cell.First, cell.Verdict, budget, matrixShrinkSafety)
+	if st.TimedOut {
+		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
 	}
 	_, res, err := e.Verdict(s)
 	if err != nil {

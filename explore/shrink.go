@@ -23,7 +23,7 @@ type ShrinkStats struct {
 // (the matrix shrinks its cells on its workers), and its result depends
 // only on the run, the verdict and the budget. rapid shrank here before,
 // driven through its process-wide flags; gen/shrink.go says why not now.
-func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkStats, error) {
+func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkStats) {
 	return e.shrink(i, verdict, e.opts.ShrinkTries, e.opts.ShrinkTime)
 }
 
@@ -31,7 +31,7 @@ func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkSta
 // result is the same on any machine. safety is a wall-clock net only: past
 // it every candidate counts as passing without being run, and the stats say
 // it timed out.
-func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duration) (*scenarios.Scenario, ShrinkStats, error) {
+func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duration) (*scenarios.Scenario, ShrinkStats) {
 	var stats ShrinkStats
 	start := time.Now()
 	fails := func(s *scenarios.Scenario) bool {
@@ -47,5 +47,5 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 	s, tries, capped := gen.Shrink(e.Scenario(i), fails, budget)
 	stats.Tries, stats.Capped = tries, capped
 	stats.Elapsed = time.Since(start)
-	return s, stats, nil
+	return s, stats
 }

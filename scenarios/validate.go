@@ -181,30 +181,29 @@ func (n Node) validateReplicas(field string) error {
 	if n.Replicas < 0 || n.Replicas > MaxReplicas {
 		return fieldError(field+".replicas", "must be within 0..%d", MaxReplicas)
 	}
-	l := n.ReplicationLag
-	if l != (Latency{}) && n.Replicas == 0 {
+	if n.ReplicationLag != (Latency{}) && n.Replicas == 0 {
 		return fieldError(field+".replication_lag", "the node has no replicas")
 	}
+	return n.ReplicationLag.validate(field + ".replication_lag")
+}
+
+// validate checks a latency range: within 0..MaxLatency, min ≤ max.
+func (l Latency) validate(field string) error {
 	if l.Min < 0 || l.Max.D() > MaxLatency {
-		return fieldError(field+".replication_lag", "must be within 0s..%s", MaxLatency)
+		return fieldError(field, "must be within 0s..%s", MaxLatency)
 	}
 	if l.Min > l.Max {
-		return fieldError(field+".replication_lag", "min %s is more than max %s", l.Min.D(), l.Max.D())
+		return fieldError(field, "min %s is more than max %s", l.Min.D(), l.Max.D())
 	}
 	return nil
 }
 
 func (n Network) validate() error {
-	for _, l := range []struct {
-		field string
-		v     Latency
-	}{{"network.request", n.Request}, {"network.reply", n.Reply}} {
-		if l.v.Min < 0 || l.v.Max.D() > MaxLatency {
-			return fieldError(l.field, "must be within 0s..%s", MaxLatency)
-		}
-		if l.v.Min > l.v.Max {
-			return fieldError(l.field, "min %s is more than max %s", l.v.Min.D(), l.v.Max.D())
-		}
+	if err := n.Request.validate("network.request"); err != nil {
+		return err
+	}
+	if err := n.Reply.validate("network.reply"); err != nil {
+		return err
 	}
 	for _, p := range []struct {
 		field string

@@ -36,10 +36,11 @@ import (
 // workers), provided fails is a pure function of its scenario. Each round:
 // drop a fault, drop a client (with the faults aimed at it or waiting for
 // it; generated names are renumbered c1, c2, …); a shorter TTL and run;
-// true clocks, a quiet network (the generator's latencies, no loss), fewer
-// nodes; per fault an earlier client as target and trigger, the first node,
-// the plainest trigger (a client's first acquire or release, instead of a
-// time or a later event), and every length (each scenarios.Duration field
+// plain nodes (no clock, persistence or replicas), else true node clocks;
+// a quiet network (the generator's latencies, no loss); fewer nodes (a
+// fault on a node gone moves to the last left); per fault an earlier
+// client as target and trigger, the plainest trigger (a client's first
+// acquire or release, instead of a time or a later event), and every length (each scenarios.Duration field
 // of Fault, so a new fault kind needs no change here) forwards, zero, or
 // halved; every client plain at once, the story shifted to start at 0, then
 // per client fewer iterations, no start delay, work, think, watchdog or
