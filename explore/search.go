@@ -16,7 +16,9 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-func (e *Explorer) counts(verdict string) bool {
+// Counts says whether a run with this verdict is a find: any failing verdict,
+// or one of the --verdict kinds when they were given.
+func (e *Explorer) Counts(verdict string) bool {
 	if len(e.opts.Verdicts) == 0 {
 		// A run cut at a cap that found nothing (incomplete) is not a find.
 		return slices.Contains(WorstFirst, verdict)
@@ -211,7 +213,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 			continue
 		}
 		r.Met = append(r.Met, *f)
-		if r.Found == nil && e.counts(f.Verdict) {
+		if r.Found == nil && e.Counts(f.Verdict) {
 			r.Found, r.ToFirst = f, seenAt[k]
 		}
 	}

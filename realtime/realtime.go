@@ -6,7 +6,6 @@ package realtime
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -63,6 +62,10 @@ type SearchResult struct {
 	Outcome  *scenarios.Outcome // the failing run, as it ran on the server
 	Runs     int                // runs up to and including the found one (or all)
 	Refused  int                // runs the real server cannot take (a node clock fault)
+	// Incomplete counts the runs (of Runs) cut at a cap, their duration
+	// above all, before they found anything: as in explore.Search, not a
+	// find, and a search that found nothing else is incomplete, not safe.
+	Incomplete int
 	Elapsed  time.Duration      // wall time of the whole search
 	ToFirst  time.Duration      // wall time until the found run was judged
 	RunTime  time.Duration      // the runs' own wall times, summed: one run at a time would take this
@@ -91,12 +94,6 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 			return nil, err
 		}
 	}
-	counts := func(v string) bool {
-		if len(o.Verdicts) == 0 {
-			return v != model.VerdictSafe
-		}
-		return slices.Contains(o.Verdicts, v)
-	}
 	first, err := e.Scenario(0).PrepareWith(algo)
 	if err != nil {
 		return nil, err
@@ -110,6 +107,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 		best    = runs
 		res     = &SearchResult{Parallel: parallel}
 		took    = make([]time.Duration, runs)
+		cut     []int // indices of incomplete runs
 		runErr  error
 		errAt   = runs
 		wg      sync.WaitGroup
@@ -157,7 +155,10 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 					best = min(best, i)
 				default:
 					took[i] = time.Duration(out.Result.End)
-					if counts(out.Verdict.Verdict) && (res.Found == nil || i < res.Found.Index) {
+					if out.Verdict.Verdict == model.VerdictIncomplete {
+						cut = append(cut, i)
+					}
+					if e.Counts(out.Verdict.Verdict) && (res.Found == nil || i < res.Found.Index) {
 						res.Found = &explore.Found{Index: i, Verdict: out.Verdict.Verdict, Scenario: s}
 						res.Outcome, res.ToFirst = out, time.Since(start)
 						best = min(best, i)
@@ -181,6 +182,11 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 	}
 	for _, d := range took[:res.Runs] {
 		res.RunTime += d
+	}
+	for _, i := range cut {
+		if i < res.Runs {
+			res.Incomplete++
+		}
 	}
 	return res, nil
 }

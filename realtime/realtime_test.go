@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/locktest"
 	"github.com/locksim/locksim/internal/redistest"
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 func TestSearchRefusesLargeRuns(t *testing.T) {
@@ -83,5 +86,31 @@ func TestNodeRestartOnStartedServers(t *testing.T) {
 	}
 	if o.Verdict.Verdict != model.VerdictUnsafe || !strings.HasPrefix(o.BackendName(), "redis started by locksim: ") {
 		t.Errorf("%s on %s, want unsafe", o.Verdict.Verdict, o.BackendName())
+	}
+}
+
+// A real-time search whose runs are all cut at their duration found
+// nothing, but is not safe: it counts them as explore.Search does, rather
+// than calling the first cut run a find (it did, and stopped there: a
+// cut run hid any worse verdict of the runs after it).
+func TestSearchCountsIncompleteRuns(t *testing.T) {
+	addr := redistest.Addr(t)
+	a, err := locks.Lookup("set-nx-px-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := a.New
+	a.Name = "sleepy-release"
+	a.New = func(p locks.Params) sim.Locker { return locktest.NeverReturns(inner(p)) }
+	e, err := explore.New(explore.Options{Lock: a, Classes: []string{"none"}, Seed: 1, Runs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := realtime.Search(context.Background(), e, addr, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Found != nil || rr.Runs != 2 || rr.Incomplete != 2 {
+		t.Fatalf("found %+v, runs %d, incomplete %d; want nothing found and both runs incomplete", rr.Found, rr.Runs, rr.Incomplete)
 	}
 }

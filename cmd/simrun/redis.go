@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -58,6 +59,7 @@ type exploreJSONReal struct {
 	RunsLimit      int      `json:"runs_limit"`
 	Refused        int      `json:"refused"`
 	Found          bool     `json:"found"`
+	IncompleteRuns int      `json:"incomplete_runs"`
 	Verdict        string   `json:"verdict,omitempty"`
 	FirstFound     *int     `json:"first_found_after_runs,omitempty"`
 	SecondsToFirst *float64 `json:"seconds_to_first,omitempty"`
@@ -85,7 +87,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		name = o.Lock.Name
 	}
 	j := exploreJSONReal{Algorithm: name, Faults: o.Classes, Backend: "redis " + addr, Runs: r.Runs,
-		RunsLimit: runs, Refused: r.Refused, Found: r.Found != nil}
+		RunsLimit: runs, Refused: r.Refused, Found: r.Found != nil, IncompleteRuns: r.Incomplete}
 	if r.Found != nil {
 		s := *r.Found.Scenario
 		s.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d --redis, as it ran (not shrunk)",
@@ -118,9 +120,13 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 			fmt.Fprintf(b, "; %d refused: a node clock fault a real server cannot take", r.Refused)
 		}
 		b.WriteString(")\n")
-		if r.Found == nil {
+		switch {
+		case r.Found == nil && r.Incomplete > 0:
+			fmt.Fprintf(b, "found      nothing, but %s ended at a cap first: INCOMPLETE, not safe\n",
+				text.Count(r.Incomplete, "run", "s"))
+		case r.Found == nil:
 			b.WriteString("found      nothing\n")
-		} else {
+		default:
 			fmt.Fprintf(b, "found      %s at run %d after %.1fs\n", strings.ToUpper(r.Found.Verdict), r.Found.Index, r.ToFirst.Seconds())
 			fmt.Fprintf(b, "wrote      %s and %s (not shrunk)\n", *j.Counterexample, filepath.Join(dir, "report.txt"))
 			fmt.Fprintf(b, "replay     %s --redis %s\n", replayLine(*j.Counterexample), addr)
@@ -132,8 +138,11 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 	if err != nil {
 		return fail(stderr, "explore", err)
 	}
-	if r.Found != nil {
+	switch {
+	case r.Found != nil:
 		return exitViolation
+	case r.Incomplete > 0:
+		return exitIncomplete
 	}
 	return exitOK
 }
