@@ -58,18 +58,18 @@ const Databases = 16
 
 // SearchResult is a real-time search's outcome.
 type SearchResult struct {
-	Found    *explore.Found     // nil: no run failed
-	Outcome  *scenarios.Outcome // the failing run, as it ran on the server
-	Runs     int                // runs up to and including the found one (or all)
-	Refused  int                // runs the real server cannot take (a node clock fault)
+	Found   *explore.Found     // nil: no run failed
+	Outcome *scenarios.Outcome // the failing run, as it ran on the server
+	Runs    int                // runs up to and including the found one (or all)
+	Refused int                // runs the real server cannot take (a node clock fault)
 	// Incomplete counts the runs (of Runs) cut at a cap, their duration
 	// above all, before they found anything: as in explore.Search, not a
 	// find, and a search that found nothing else is incomplete, not safe.
 	Incomplete int
-	Elapsed  time.Duration      // wall time of the whole search
-	ToFirst  time.Duration      // wall time until the found run was judged
-	RunTime  time.Duration      // the runs' own wall times, summed: one run at a time would take this
-	Parallel int                // runs at once
+	Elapsed    time.Duration // wall time of the whole search
+	ToFirst    time.Duration // wall time until the found run was judged
+	RunTime    time.Duration // the runs' own wall times, summed: one run at a time would take this
+	Parallel   int           // runs at once
 }
 
 // Search runs e's runs [0, runs) against the server at addr, Databases/nodes
