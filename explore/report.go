@@ -8,10 +8,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -172,7 +172,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
 		return rep, err
 	}
-	n, secs := sr.Found.Index+1, micro(sr.ToFirst)
+	n, secs := sr.Found.Index+1, reports.Seconds(sr.ToFirst)
 	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
 	rep.Verdict = sr.Found.Verdict
 	if r.Outcome != nil { // the shrunk scenario's, every checker on
@@ -180,7 +180,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	}
 	rep.Counterexample = pathOf(sr.Found.Verdict)
 	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
-	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = micro(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
+	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = reports.Seconds(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
 	rep.ScenarioYAML = rep.Verdicts[sr.Found.Verdict].ScenarioYAML
 	if !withYAML { // the worst one's YAML lives in ScenarioYAML only
 		return rep, nil
@@ -201,10 +201,6 @@ func onlyIncomplete(met map[string]VerdictReport) string {
 	}
 	return ""
 }
-
-// micro is d in seconds rounded to the microsecond, as every JSON of
-// locksim shows seconds.
-func micro(d time.Duration) float64 { return math.Round(d.Seconds()*1e6) / 1e6 }
 
 // ReadReports reads JSON lines (blank lines are skipped); name is used in
 // errors.

@@ -79,7 +79,7 @@ type Event struct {
 	Args        []string
 	Reply       Reply
 	Err         string
-	Sent        Time // KindCommand: when the client sent the request
+	Sent        Time // KindCommand, KindCommandResult: when the client sent the request
 	Token       string
 	Fence       int64
 	Value       int64

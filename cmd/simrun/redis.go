@@ -107,7 +107,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		if err != nil {
 			return fail(stderr, "explore", err)
 		}
-		n, secs := r.Found.Index+1, r.ToFirst.Seconds()
+		n, secs := r.Found.Index+1, reports.Seconds(r.ToFirst)
 		j.Verdict, j.FirstFound, j.SecondsToFirst, j.Counterexample = r.Found.Verdict, &n, &secs, &path
 	}
 	if asJSON {
