@@ -14,7 +14,10 @@
 #   explore BenchmarkExploreScaling: 1 and 2 workers in alternating batches,
 #           at Go's GOGC and at simrun's 400
 #   simrun  explore of set-nx-px-token, all faults, 6,000 runs: 1 worker and
-#           2 as built (its GC tuner on), 2 with GOGC=100 (off)
+#           2 as built (its GC tuner on), 2 with GOGC=100 (off), 2 built
+#           without its profile (-pgo=off)
+# The test binaries are built with simrun's profile, cmd/simrun/default.pgo,
+# as `go build` builds simrun; `go test -bench` alone builds without it.
 # Rounds interleave the benchmarks (and BASE's with this tree's), so that a
 # ratio compares figures taken seconds apart on a machine whose load drifts;
 # the load average is printed before and after, because on a shared machine
@@ -29,12 +32,18 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# build DIR TAG: test binaries and simrun from the tree at DIR.
+# build DIR TAG: test binaries and simrun from the tree at DIR. The test
+# binaries are built with simrun's profile (cmd/simrun/default.pgo, see
+# scripts/pgo.sh), as simrun itself is, so that their figures are simrun's;
+# TAG-simrun-nopgo is simrun built without it.
 build() {
+	local pgo=off
+	[[ -f $1/cmd/simrun/default.pgo ]] && pgo=$1/cmd/simrun/default.pgo
 	for pkg in sim model explore; do
-		(cd "$1" && go test -c -o "$tmp/$2-$pkg.test" "./$pkg")
+		(cd "$1" && go test -c -pgo="$pgo" -o "$tmp/$2-$pkg.test" "./$pkg")
 	done
 	(cd "$1" && go build -o "$tmp/$2-simrun" ./cmd/simrun)
+	(cd "$1" && go build -pgo=off -o "$tmp/$2-simrun-nopgo" ./cmd/simrun)
 }
 tags=new
 declare -A src=([new]=$PWD)
@@ -55,10 +64,11 @@ bench() {
 	(cd "${src[$tag]}/$pkg" && "$tmp/$tag-$pkg.test" -test.run '^$' "$@") | sed "s/^/$tag /" >>"$tmp/out"
 }
 
-# cli TAG NAME WORKERS ENV: simrun explore's runs/s as a benchmark line.
+# cli TAG NAME WORKERS ENV [BINARY]: simrun explore's runs/s as a benchmark
+# line.
 cli() {
 	local out
-	out=$(env "$4" "$tmp/$1-simrun" explore --algo set-nx-px-token --faults all --runs 6000 --verdict client-error \
+	out=$(env "$4" "$tmp/$1-${5:-simrun}" explore --algo set-nx-px-token --faults all --runs 6000 --verdict client-error \
 		--workers "$3" --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
 	# explore exits 1 on the client-error it is told to stop at; no figure
 	# at all means simrun itself failed.
@@ -88,6 +98,7 @@ for ((i = 1; i <= rounds; i++)); do
 		cli "$tag" CLIExplore1 1 X=1
 		cli "$tag" CLIExplore 2 X=1
 		cli "$tag" CLIExploreGOGC100 2 GOGC=100
+		cli "$tag" CLIExploreNoPGO 2 X=1 simrun-nopgo
 	done
 	echo "round $i/$rounds done" >&2
 done
@@ -137,6 +148,7 @@ function report(tag) {
 	cli1 = median(tag, "CLIExplore1", "runs/s")
 	cli = median(tag, "CLIExplore", "runs/s")
 	cli100 = median(tag, "CLIExploreGOGC100", "runs/s")
+	nopgo = median(tag, "CLIExploreNoPGO", "runs/s")
 	if (tags != "new") printf "%s:\n", tag == "old" ? "BASE" : "this tree"
 	printf "SimCommand / RawDispatch       %7.0f / %.0f ns = %.2fx, %s   (goal <= 1.5x)\n", simc, raw, ratio, how
 	printf "RunStandard                    %7.0f runs/s on one core, %.0f allocs/run   (goal >= 4000 runs/s)\n", 1e9 / run, allocs
@@ -148,6 +160,7 @@ function report(tag) {
 	if (tr > 0)
 		printf "  at GOGC=400, as simrun runs %7.0f runs/s with 1 worker, %.0f with 2: %.2fx\n", t1, t2, tr
 	printf "simrun explore                 %7.0f runs/s with 1 worker, %.0f with 2: %.2fx; %.0f with 2 and GOGC=100\n", cli1, cli, cli / cli1, cli100
+	printf "  built without its profile    %7.0f runs/s with 2 (-pgo=off)\n", nopgo
 }
 { lines[++nl] = $0 }
 END {
