@@ -9,7 +9,8 @@
 # binaries built once, one after the other:
 #   sim     BenchmarkSimOverRaw (SimCommand over RawDispatch in alternating
 #           batches), BenchmarkRunStandard and BenchmarkRunStandardRaw, the
-#           same run's commands straight into a node (-cpu 1)
+#           same run's commands straight into a node, and the engine's share
+#           of a run from the two alternated (RunStandardOverRaw) (-cpu 1)
 #   model   BenchmarkCheck10k, BenchmarkCheck10kSkipPorcupine (-cpu 1)
 #   explore BenchmarkExploreScaling: 1 and 2 workers in alternating batches,
 #           at Go's GOGC and at simrun's 400
@@ -87,7 +88,7 @@ for ((i = 1; i <= rounds; i++)); do
 		else # a BASE from before it: the two benchmarks one after the other
 			bench "$tag" sim -test.bench '^Benchmark(RawDispatch|SimCommand)$' -test.benchtime 150000x -test.cpu 1
 		fi
-		bench "$tag" sim -test.bench '^BenchmarkRunStandard(Raw)?$' -test.benchtime 500x -test.cpu 1 -test.benchmem
+		bench "$tag" sim -test.bench '^BenchmarkRunStandard(Raw|OverRaw)?$' -test.benchtime 500x -test.cpu 1 -test.benchmem
 		bench "$tag" model -test.bench '^BenchmarkCheck10k$' -test.benchtime 10x -test.cpu 1
 		bench "$tag" model -test.bench '^BenchmarkCheck10kSkipPorcupine$' -test.benchtime 100x -test.cpu 1
 		if [[ $tag == new ]] || grep -q ExploreScaling "${src[$tag]}/explore/bench_test.go"; then
@@ -132,6 +133,8 @@ function report(tag) {
 	run = median(tag, "BenchmarkRunStandard", "ns/op")
 	allocs = median(tag, "BenchmarkRunStandard", "allocs/op")
 	floor = median(tag, "BenchmarkRunStandardRaw", "ns/op")
+	share = median(tag, "BenchmarkRunStandardOverRaw", "engine-%")
+	if (share < 0 && floor > 0) share = 100 * (run - floor) / run
 	chk = median(tag, "BenchmarkCheck10k", "ns/op")
 	skip = median(tag, "BenchmarkCheck10kSkipPorcupine", "ns/op")
 	w1 = median(tag, "BenchmarkExploreScaling/gc=100", "runs/s-1w")
@@ -153,7 +156,7 @@ function report(tag) {
 	printf "SimCommand / RawDispatch       %7.0f / %.0f ns = %.2fx, %s   (goal <= 1.5x)\n", simc, raw, ratio, how
 	printf "RunStandard                    %7.0f runs/s on one core, %.0f allocs/run   (goal >= 4000 runs/s)\n", 1e9 / run, allocs
 	if (floor > 0)
-		printf "  its commands alone           %7.0f runs/s: the engine takes %.0f%% of a run\n", 1e9 / floor, 100 * (run - floor) / run
+		printf "  its commands alone           %7.0f runs/s: the engine takes %.0f%% of a run\n", 1e9 / floor, share
 	printf "Check10k with porcupine        %7.2f ms\n", chk / 1e6
 	printf "Check10k without porcupine     %7.2f ms   (goal <= 2 ms)\n", skip / 1e6
 	printf "explore set-nx-px-token, all   %7.0f runs/s with 1 worker, %.0f with 2: %.2fx   (goal >= 15000 on 2, >= 1.8x)\n", w1, w2, r
