@@ -250,6 +250,18 @@ func TestPHPSetGetEdges(t *testing.T) {
 		c1.before("GET", 1, func() { w.exec(0, "DEL", "your_lock_prefix_1") })
 		mustAcquire(t, locker(t, "php-set-get", Params{Retries: 1}), c1)
 	})
+	t.Run("an error reply is false, and (int)false is 0", func(t *testing.T) {
+		// The key holds a hash: SETNX answers 0, GET and SET ... GET answer
+		// WRONGTYPE, which phpredis returns as false; (int)false is 0 < now,
+		// so the lock counts as taken, with no client error.
+		w := newWorld(t, 1)
+		w.exec(0, "HSET", "your_lock_prefix_1", "f", "v")
+		c1 := w.proc("c1", 0)
+		mustAcquire(t, locker(t, "php-set-get", Params{Retries: 1}), c1)
+		if w.count("c1 0 SET your_lock_prefix_1") != 1 {
+			t.Fatalf("commands %q: want the takeover SET sent once", w.commands("c1"))
+		}
+	})
 	t.Run("old == now fails but has overwritten the lock", func(t *testing.T) {
 		w := newWorld(t, 1)
 		w.exec(0, "SET", "your_lock_prefix_1", itoa(epochSec))

@@ -82,8 +82,7 @@ func (l *phpSetGet) getLock(p sim.Proc) (sim.Lease, error) {
 // reply comes back as false.
 func (l *phpSetGet) do(p sim.Proc, step string, args ...string) (sim.Reply, error) {
 	r, err := p.Do(0, args...)
-	var re *sim.RedisError
-	if errors.As(err, &re) {
+	if _, ok := errors.AsType[*sim.RedisError](err); ok { // AsType: no error variable on the heap at every command
 		return sim.Reply{}, nil // false
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -157,4 +158,132 @@ func TestFaultLengthsAreEveryDurationField(t *testing.T) {
 			t.Errorf("faultLengths %v lack %s", faultLengths, name)
 		}
 	}
+}
+
+// TestShrinkKeyIsTheFile: the shrinker's key tells two scenarios apart
+// exactly when scenarios.Marshal writes them differently, over generated
+// scenarios, big(), and each of them changed in one place at a time (every
+// number, string and flag, a pointer set or cleared, a list nil or empty or
+// one longer, a zero float made -0). A field Marshal does not write, or
+// writes so that two values look alike, fails it, as does a key that skips
+// a field or tells a nil list from an empty one.
+func TestShrinkKeyIsTheFile(t *testing.T) {
+	pool := []*scenarios.Scenario{big()}
+	for _, algo := range []string{"set-nx-px-token", "redlock", "php-set-get", "fenced-token"} {
+		a, err := locks.Lookup(algo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Generator(a, Options{Classes: []string{"all"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := 1; seed <= 8; seed++ {
+			pool = append(pool, g.Example(seed))
+		}
+	}
+	var all []*scenarios.Scenario
+	for _, s := range pool {
+		all = append(all, s)
+		for n := 0; ; n++ {
+			c, m := s.Clone(), n
+			if !changeNth(reflect.ValueOf(c).Elem(), &m) {
+				break
+			}
+			all = append(all, c)
+		}
+	}
+	sh := &shrinker{}
+	files := map[[32]byte]string{} // key → file
+	keys := map[string][32]byte{}  // file → key
+	for _, s := range all {
+		k, ok := sh.key(s)
+		b, err := scenarios.Marshal(s)
+		if !ok || err != nil {
+			t.Fatalf("key %v, Marshal %v", ok, err)
+		}
+		f := string(b)
+		if prev, seen := files[k]; seen && prev != f {
+			t.Fatalf("one key for two files:\n%s\n%s", prev, f)
+		}
+		if prev, seen := keys[f]; seen && prev != k {
+			t.Fatalf("two keys for one file:\n%s", f)
+		}
+		files[k], keys[f] = f, k
+	}
+	if len(all) < 1000 || len(files) < len(all)/2 {
+		t.Fatalf("%d scenarios, %d files: the changes changed little", len(all), len(files))
+	}
+}
+
+// changeNth makes the n-th change changeNth knows in v (counting down n),
+// and reports whether there was one.
+func changeNth(v reflect.Value, n *int) bool {
+	next := func() bool { *n--; return *n < 0 }
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && changeNth(v.Field(i), n) {
+				return true
+			}
+		}
+	case reflect.Slice:
+		if next() { // nil and empty swapped
+			if v.IsNil() {
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			} else if v.Len() == 0 {
+				v.Set(reflect.Zero(v.Type()))
+			}
+			return true
+		}
+		if next() { // one more, a zero element
+			v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+			return true
+		}
+		for i := range v.Len() {
+			if changeNth(v.Index(i), n) {
+				return true
+			}
+		}
+	case reflect.Pointer:
+		if next() {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			} else {
+				v.Set(reflect.Zero(v.Type()))
+			}
+			return true
+		}
+		return !v.IsNil() && changeNth(v.Elem(), n)
+	case reflect.String:
+		if next() {
+			v.SetString(v.String() + "x")
+			return true
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if next() {
+			v.SetInt(v.Int() + 1)
+			return true
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if next() {
+			v.SetUint(v.Uint() + 1)
+			return true
+		}
+	case reflect.Bool:
+		if next() {
+			v.SetBool(!v.Bool())
+			return true
+		}
+	case reflect.Float32, reflect.Float64:
+		if next() {
+			if v.Float() == 0 {
+				v.SetFloat(math.Copysign(0, -1))
+			} else {
+				v.SetFloat(v.Float() / 2)
+			}
+			return true
+		}
+	}
+	return false
 }
