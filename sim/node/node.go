@@ -82,7 +82,7 @@ func (n *Node) Reset(seed int64) {
 	n.setTime(time.Unix(0, 0))
 	n.seed, n.seeded = seed, false
 	n.ScriptBudget, n.written = 0, 0
-	n.peers, n.multi = nil, nil
+	n.disconnect()
 	n.forgetScripts()
 	n.out.Reset()
 	n.aof = aof{}
@@ -188,6 +188,29 @@ func (n *Node) spoilTx(conn int) {
 	}
 }
 
+// disconnect closes every client connection: the next command of each
+// client opens a new one. The peers themselves are kept and put back as
+// server.NewPeer makes them (a new one for each client of each run was a
+// tenth of a short run's allocations): a peer is its writer, which stays,
+// and what commands set on it. miniredis keeps a connection's state (DB,
+// MULTI, WATCH, subscriber) in Ctx and makes it afresh when it is nil; of
+// the rest, HELLO is refused (Resp3), CLIENT SETNAME names it, and a closed
+// peer (QUIT is refused too) is dropped rather than reopened, which only
+// miniredis can do.
+func (n *Node) disconnect() {
+	for i, p := range n.peers {
+		if p == nil {
+			continue
+		}
+		if p.Closed() {
+			n.peers[i] = nil
+			continue
+		}
+		p.Ctx, p.ClientName, p.Resp3, p.SwitchResp3 = nil, "", false, nil
+	}
+	clear(n.multi)
+}
+
 func (n *Node) peer(conn int) *server.Peer {
 	for len(n.peers) <= conn {
 		n.peers = append(n.peers, nil)
@@ -234,7 +257,7 @@ func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl ti
 // restarts.
 func (n *Node) Flush() {
 	n.m.FlushAll()
-	n.peers, n.multi = nil, nil
+	n.disconnect()
 	n.forgetScripts()
 }
 

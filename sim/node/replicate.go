@@ -43,7 +43,7 @@ func RunByEngine(cmd string) bool { return strings.EqualFold(cmd, "WAIT") }
 // keeping the data: what clients see when a replica is promoted and they
 // connect to it afresh.
 func (n *Node) Disconnect() {
-	n.peers, n.multi = nil, nil
+	n.disconnect()
 }
 
 // WaitArgs checks WAIT's arguments as Redis words its errors; the engine
