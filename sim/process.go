@@ -34,7 +34,9 @@ type process struct {
 	clock clock
 	rng   *rand.Rand // the algorithm's: tokens, jitter
 	net   *rand.Rand // the network's draws for this process's commands
-	inc   int        // incarnation
+	// netSrc is net's source, kept here: one allocation less per process.
+	netSrc rand.PCG
+	inc    int // incarnation
 
 	next  func() (struct{}, bool)
 	stop  func()
