@@ -143,13 +143,20 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 	rep.applied++
 	rep.due = rep.due[1:]
 	at := e.at.Std()
-	var args []string
-	for k, c := range e.cmds {
+	for _, c := range e.cmds {
 		rep.n.Exec(e.conn, at, c)
-		if k > 0 {
-			args = append(args, ";")
+	}
+	// The usual single command is recorded as the stream holds it: the
+	// stream's own copy, which nothing writes.
+	args := slices.Clip(e.cmds[0])
+	if len(e.cmds) > 1 {
+		args = nil
+		for k, c := range e.cmds {
+			if k > 0 {
+				args = append(args, ";")
+			}
+			args = append(args, c...)
 		}
-		args = append(args, c...)
 	}
 	ev := Event{Kind: KindReplicate, Proc: -1, Node: lane, Req: e.req, Args: args}
 	if r.cfg.WatchKey != "" {
