@@ -60,6 +60,8 @@ func TestRefused(t *testing.T) {
 		{cmd("SUBSCRIBE", "ch"), "SUBSCRIBE"},
 		{cmd("PSUBSCRIBE", "c*"), "PSUBSCRIBE"},
 		{cmd("SSUBSCRIBE", "ch"), "SSUBSCRIBE"},
+		{cmd("unsubscribe"), "UNSUBSCRIBE"},
+		{cmd("PUNSUBSCRIBE", "c*"), "PUNSUBSCRIBE"},
 		{cmd("MONITOR"), "MONITOR"},
 		{cmd("HELLO", "3"), "HELLO"},
 		{cmd("SHUTDOWN"), "SHUTDOWN"},
