@@ -105,7 +105,13 @@ func (r *runner) replicate(i int, q *request, nodeNow Time) {
 	if len(eff) == 0 || len(g.replicas) == 0 {
 		return // no replica left: nothing will read the stream
 	}
-	g.stream = append(g.stream, entry{conn: q.proc, req: q.id, at: nodeNow, cmds: slices.Clone(eff)})
+	// The node's lists are its own until its next Exec: the entry keeps
+	// copies, cut from the run's memory like the commands' own arguments.
+	cmds := make([][]string, len(eff))
+	for k, c := range eff {
+		cmds[k] = r.mem.keep(c)
+	}
+	g.stream = append(g.stream, entry{conn: q.proc, req: q.id, at: nodeNow, cmds: cmds})
 	for len(g.woff) <= q.proc {
 		g.woff = append(g.woff, 0)
 	}

@@ -47,9 +47,10 @@ type Node struct {
 
 	aof aof // what a Restart keeps (persist.go)
 	// Replication (replicate.go): while capture is on, effects is the
-	// write stream of the last Exec.
+	// write stream of the last Exec, its lists cut from effArgs.
 	capture bool
 	effects [][]string
+	effArgs []string
 }
 
 // New makes a node whose random commands are seeded with seed.
@@ -86,7 +87,7 @@ func (n *Node) Reset(seed int64) {
 	n.forgetScripts()
 	n.out.Reset()
 	n.aof = aof{}
-	n.capture, n.effects = false, nil
+	n.Capture(false)
 }
 
 // Exec runs one command from client conn at node time now. With Capture
@@ -95,11 +96,11 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 	if !n.capture {
 		return n.exec(conn, now, args)
 	}
-	n.effects = n.effects[:0]
+	n.effects, n.effArgs = n.effects[:0], n.effArgs[:0]
 	r := n.exec(conn, now, args)
 	if len(args) > 0 {
 		if name := commandName(args[0]); !isScripting(name) && n.replicated(name) {
-			n.effects = append(n.effects, append([]string(nil), args...))
+			n.effect(args)
 		}
 	}
 	return r
