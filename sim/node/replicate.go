@@ -26,8 +26,8 @@ func (n *Node) Capture(on bool) {
 func (n *Node) Effects() [][]string { return n.effects }
 
 // effect appends a copy of args to Effects. The copies are cut from one
-// buffer, which the next Exec reuses (a new list for each write was most
-// of a replicated run's allocations in the node's own code).
+// buffer, which the next Exec reuses (a new list for each write was half
+// the allocations of the node's own code in a replicated run).
 func (n *Node) effect(args []string) {
 	start := len(n.effArgs)
 	n.effArgs = append(n.effArgs, args...)
