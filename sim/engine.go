@@ -147,7 +147,7 @@ func Run(cfg Config) (*Result, error) {
 	r.loop()
 	r.mem.queue = r.q.items[:0] // for the next run (Result.Release)
 	for _, p := range r.procs {
-		p.kill() // unwinds the goroutine: none outlives the run
+		p.kill() // unwinds the body: no coroutine is left inside one after the run
 	}
 	res := cfg.result(r.hist.events(), r.stats, r.now, r.cut)
 	res.mem = r.mem
@@ -299,10 +299,11 @@ func (r *runner) resume(p *process) {
 		return
 	}
 	p.running = true
-	_, ok := p.next()
+	more := p.co.resume()
 	p.running = false
-	if !ok {
-		p.live = false
+	if !more {
+		p.co.release()
+		p.co, p.live = nil, false
 		if p.owner != nil {
 			return // a watchdog's end is not its process's
 		}
