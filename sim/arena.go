@@ -19,6 +19,7 @@ const arenaChunk = 64
 // memory is what one run allocates in proportion to its length.
 type memory struct {
 	events []Event // the history's first buffer, empty when taken
+	queue  []event // the scheduler's heap, empty when taken (Run keeps what it grew to)
 	reqs   chunks[request]
 	strs   chunks[string]
 }
@@ -54,7 +55,7 @@ func (m *memory) release(history []Event) {
 	if cap(history) > cap(m.events) {
 		m.events = history
 	}
-	if cap(m.events) > maxKeptEvents || len(m.reqs.all)+len(m.strs.all) > maxKeptChunks {
+	if cap(m.events) > maxKeptEvents || cap(m.queue) > maxKeptEvents || len(m.reqs.all)+len(m.strs.all) > maxKeptChunks {
 		return
 	}
 	m.events = m.events[:0]

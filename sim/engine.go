@@ -117,6 +117,8 @@ func Run(cfg Config) (*Result, error) {
 		}
 	}
 	r.setupReplication()
+	r.mem = takeMemory(historyEstimate(&cfg, r.maxEv))
+	r.hist.cur, r.q.items = r.mem.events, r.mem.queue
 	defer func() {
 		for _, n := range r.nodes {
 			nodePool.Put(n.n)
@@ -124,12 +126,16 @@ func Run(cfg Config) (*Result, error) {
 		r.releaseReplication()
 	}()
 	r.procs = make([]*process, len(cfg.Procs))
+	procs := make([]process, len(cfg.Procs)) // one allocation, not one each
 	for i := range cfg.Procs {
 		spec := &cfg.Procs[i]
+		p := &procs[i]
+		*p = process{r: r, id: i, spec: spec, clock: clock{spec: spec.Clock}}
 		// Each process has its own network stream: removing one client (as
 		// shrinking does) leaves the others' latencies and losses as they were.
-		net := rand.New(rand.NewPCG(mix(cfg.Seed^0x6e6574, uint64(i)+1), 0)) // 0x6e6574: "net"
-		r.procs[i] = &process{r: r, id: i, spec: spec, clock: clock{spec: spec.Clock}, net: net}
+		p.netSrc.Seed(mix(cfg.Seed^0x6e6574, uint64(i)+1), 0) // 0x6e6574: "net"
+		p.net = rand.New(&p.netSrc)
+		r.procs[i] = p
 		r.q.push(event{at: Time(spec.Start), kind: evStart, proc: int32(i)})
 		r.live++
 	}
@@ -138,11 +144,10 @@ func Run(cfg Config) (*Result, error) {
 	for _, i := range timed {
 		r.q.push(event{at: Time(cfg.Faults[i].At), kind: evFault, fault: int32(i)})
 	}
-	r.mem = takeMemory(historyEstimate(&cfg, r.maxEv))
-	r.hist.cur = r.mem.events
 	r.loop()
+	r.mem.queue = r.q.items[:0] // for the next run (Result.Release)
 	for _, p := range r.procs {
-		p.kill() // unwinds the goroutine: none outlives the run
+		p.kill() // unwinds the body: no coroutine is left inside one after the run
 	}
 	res := cfg.result(r.hist.events(), r.stats, r.now, r.cut)
 	res.mem = r.mem
@@ -294,10 +299,11 @@ func (r *runner) resume(p *process) {
 		return
 	}
 	p.running = true
-	_, ok := p.next()
+	more := p.co.resume()
 	p.running = false
-	if !ok {
-		p.live = false
+	if !more {
+		p.co.release()
+		p.co, p.live = nil, false
 		if p.owner != nil {
 			return // a watchdog's end is not its process's
 		}

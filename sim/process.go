@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"iter"
 	"math/rand/v2"
 	"time"
 
@@ -25,8 +24,8 @@ const (
 type crashSignal struct{}
 
 // process is one simulated client. Its algorithm code runs as a coroutine
-// (iter.Pull): only the scheduler or this process runs at any instant, and
-// every effect is a yield back to the scheduler.
+// (coroutine.go): only the scheduler or this process runs at any instant,
+// and every effect is a yield back to the scheduler.
 type process struct {
 	r     *runner
 	id    int
@@ -34,11 +33,11 @@ type process struct {
 	clock clock
 	rng   *rand.Rand // the algorithm's: tokens, jitter
 	net   *rand.Rand // the network's draws for this process's commands
-	inc   int        // incarnation
+	// netSrc is net's source, kept here: one allocation less per process.
+	netSrc rand.PCG
+	inc    int // incarnation
 
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
+	co *coroutine // runs the body; nil once it has ended
 
 	live         bool // has a coroutine that has not finished
 	running      bool // the coroutine is executing right now
@@ -124,8 +123,8 @@ func (p *process) suspend() {
 		panic(crashSignal{})
 	}
 	// resume keeps p.running: true exactly while the scheduler is inside
-	// p.next.
-	ok := p.yield(struct{}{})
+	// p.co.resume.
+	ok := p.co.yield(true)
 	if !ok || p.crashPending {
 		panic(crashSignal{})
 	}
@@ -134,8 +133,7 @@ func (p *process) suspend() {
 // start makes a fresh coroutine running the workload with a new Locker.
 func (p *process) start() {
 	locker := p.r.cfg.NewLocker(p.id)
-	body := func(yield func(struct{}) bool) {
-		p.yield = yield
+	body := func() {
 		defer func() {
 			if v := recover(); v != nil {
 				if _, ok := v.(crashSignal); !ok {
@@ -148,7 +146,7 @@ func (p *process) start() {
 		}()
 		workload(p, locker)
 	}
-	p.next, p.stop = iter.Pull(iter.Seq[struct{}](body))
+	p.co = takeCoroutine(body)
 	p.live, p.crashPending, p.want = true, false, effNone
 }
 
@@ -166,8 +164,13 @@ func (p *process) kill() {
 	if p.running {
 		return
 	}
-	p.stop()
-	p.live = false
+	// Resumed with its crash pending, a body that began panics at the yield
+	// it waits in and unwinds; one that never began is dropped unrun.
+	if p.co.begun && p.co.resume() {
+		panic("sim: a crashed process yielded again")
+	}
+	p.co.release()
+	p.co, p.live = nil, false
 	if p.owner == nil {
 		p.inc++
 	}

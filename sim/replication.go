@@ -105,7 +105,13 @@ func (r *runner) replicate(i int, q *request, nodeNow Time) {
 	if len(eff) == 0 || len(g.replicas) == 0 {
 		return // no replica left: nothing will read the stream
 	}
-	g.stream = append(g.stream, entry{conn: q.proc, req: q.id, at: nodeNow, cmds: slices.Clone(eff)})
+	// The node's lists are its own until its next Exec: the entry keeps
+	// copies, cut from the run's memory like the commands' own arguments.
+	cmds := make([][]string, len(eff))
+	for k, c := range eff {
+		cmds[k] = r.mem.keep(c)
+	}
+	g.stream = append(g.stream, entry{conn: q.proc, req: q.id, at: nodeNow, cmds: cmds})
 	for len(g.woff) <= q.proc {
 		g.woff = append(g.woff, 0)
 	}
@@ -143,13 +149,20 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 	rep.applied++
 	rep.due = rep.due[1:]
 	at := e.at.Std()
-	var args []string
-	for k, c := range e.cmds {
+	for _, c := range e.cmds {
 		rep.n.Exec(e.conn, at, c)
-		if k > 0 {
-			args = append(args, ";")
+	}
+	// The usual single command is recorded as the stream holds it: the
+	// stream's own copy, which nothing writes.
+	args := slices.Clip(e.cmds[0])
+	if len(e.cmds) > 1 {
+		args = nil
+		for k, c := range e.cmds {
+			if k > 0 {
+				args = append(args, ";")
+			}
+			args = append(args, c...)
 		}
-		args = append(args, c...)
 	}
 	ev := Event{Kind: KindReplicate, Proc: -1, Node: lane, Req: e.req, Args: args}
 	if r.cfg.WatchKey != "" {

@@ -110,7 +110,7 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	}
 	if n.capture && n.replicated(name) {
 		// Effects replication: the script's writes, not the script.
-		n.effects = append(n.effects, append([]string(nil), args...))
+		n.effect(args)
 	}
 	if r, ok := n.redis7(vm.peer, name, args); ok {
 		return r

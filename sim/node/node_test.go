@@ -60,6 +60,8 @@ func TestRefused(t *testing.T) {
 		{cmd("SUBSCRIBE", "ch"), "SUBSCRIBE"},
 		{cmd("PSUBSCRIBE", "c*"), "PSUBSCRIBE"},
 		{cmd("SSUBSCRIBE", "ch"), "SSUBSCRIBE"},
+		{cmd("unsubscribe"), "UNSUBSCRIBE"},
+		{cmd("PUNSUBSCRIBE", "c*"), "PUNSUBSCRIBE"},
 		{cmd("MONITOR"), "MONITOR"},
 		{cmd("HELLO", "3"), "HELLO"},
 		{cmd("SHUTDOWN"), "SHUTDOWN"},
@@ -143,4 +145,47 @@ func TestFlushForgetsEverything(t *testing.T) {
 	// The kept Lua state answers as a new node's does.
 	probe := eval("return {math.random(1000000), tostring({}), type(KEYS)}", nil)
 	mustExec(t, n, t0, probe, New(1).Exec(0, t0, probe))
+}
+
+// TestClosedConnectionsAreNew: Reset, Flush, Disconnect and Restart close
+// every connection, and the kept peers must then answer as new ones: no
+// selected DB, client name, MULTI (miniredis's or the node's own flag) or
+// WATCH survives.
+func TestClosedConnectionsAreNew(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		close func(*Node)
+	}{
+		{"Reset", func(n *Node) { n.Reset(1) }},
+		{"Flush", (*Node).Flush},
+		{"Disconnect", (*Node).Disconnect},
+		{"Restart", func(n *Node) { n.Restart(t0) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := New(1)
+			n.Exec(0, t0, cmd("SELECT", "1"))
+			n.Exec(0, t0, cmd("CLIENT", "SETNAME", "old"))
+			n.Exec(1, t0, cmd("WATCH", "w"))
+			n.Exec(2, t0, cmd("MULTI"))
+			c.close(n)
+			mustExec(t, n, t0, cmd("SET", "k", "v"), status("OK"))
+			if ok, _, _ := n.Key(t0, "k"); !ok {
+				t.Fatal("connection 0 still has DB 1 selected")
+			}
+			mustExec(t, n, t0, cmd("CLIENT", "GETNAME"), nilReply)
+			n.Exec(0, t0, cmd("SET", "w", "changed"))
+			n.Exec(1, t0, cmd("MULTI"))
+			n.Exec(1, t0, cmd("SET", "x", "1"))
+			mustExecOn(t, n, 1, cmd("EXEC"), array(status("OK")))
+			mustExecOn(t, n, 2, eval("return 1", nil), integer(1))
+			mustExecOn(t, n, 2, cmd("EXEC"), errr("ERR EXEC without MULTI"))
+		})
+	}
+}
+
+func mustExecOn(t *testing.T, n *Node, conn int, args []string, want Reply) {
+	t.Helper()
+	if got := n.Exec(conn, t0, args); !sameReply(got, want) {
+		t.Fatalf("connection %d %q: got %v, want %v", conn, args, got, want)
+	}
 }

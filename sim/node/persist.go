@@ -161,7 +161,7 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 // each restart it passes, so that a node clock that later jumps backwards
 // leaves the same TTLs in the rebuilt node as in the live one.
 func (n *Node) restarted(now time.Time) {
-	n.peers, n.multi = nil, nil
+	n.disconnect()
 	n.forgetScripts()
 	n.setTime(now)
 	n.m.DB(0) // miniredis counts TTLs down on a database access

@@ -14,7 +14,7 @@ import (
 // Exec is what that command sends down the replication stream.
 func (n *Node) Capture(on bool) {
 	n.capture = on
-	n.effects = n.effects[:0]
+	n.effects, n.effArgs = n.effects[:0], n.effArgs[:0]
 }
 
 // Effects is the replication stream of the last Exec, in order: the command
@@ -24,6 +24,15 @@ func (n *Node) Capture(on bool) {
 // the script ran (effects replication, Redis's only mode since 7.0). Empty
 // for a read. The lists are the node's until the next Exec.
 func (n *Node) Effects() [][]string { return n.effects }
+
+// effect appends a copy of args to Effects. The copies are cut from one
+// buffer, which the next Exec reuses (a new list for each write was half
+// the allocations of the node's own code in a replicated run).
+func (n *Node) effect(args []string) {
+	start := len(n.effArgs)
+	n.effArgs = append(n.effArgs, args...)
+	n.effects = append(n.effects, n.effArgs[start:len(n.effArgs):len(n.effArgs)])
+}
 
 // replicated says whether command name (upper case) goes down the stream.
 func (n *Node) replicated(name string) bool {
@@ -43,7 +52,7 @@ func RunByEngine(cmd string) bool { return strings.EqualFold(cmd, "WAIT") }
 // keeping the data: what clients see when a replica is promoted and they
 // connect to it afresh.
 func (n *Node) Disconnect() {
-	n.peers, n.multi = nil, nil
+	n.disconnect()
 }
 
 // WaitArgs checks WAIT's arguments as Redis words its errors; the engine
