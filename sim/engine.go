@@ -147,7 +147,7 @@ func Run(cfg Config) (*Result, error) {
 	r.loop()
 	r.mem.queue = r.q.items[:0] // for the next run (Result.Release)
 	for _, p := range r.procs {
-		p.kill() // unwinds the body: no coroutine is left inside one after the run
+		p.kill() // unwinds the goroutine: none outlives the run
 	}
 	res := cfg.result(r.hist.events(), r.stats, r.now, r.cut)
 	res.mem = r.mem
@@ -299,11 +299,10 @@ func (r *runner) resume(p *process) {
 		return
 	}
 	p.running = true
-	more := p.co.resume()
+	_, ok := p.next()
 	p.running = false
-	if !more {
-		p.co.release()
-		p.co, p.live = nil, false
+	if !ok {
+		p.live = false
 		if p.owner != nil {
 			return // a watchdog's end is not its process's
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"time"
 
@@ -24,8 +25,8 @@ const (
 type crashSignal struct{}
 
 // process is one simulated client. Its algorithm code runs as a coroutine
-// (coroutine.go): only the scheduler or this process runs at any instant,
-// and every effect is a yield back to the scheduler.
+// (iter.Pull): only the scheduler or this process runs at any instant, and
+// every effect is a yield back to the scheduler.
 type process struct {
 	r     *runner
 	id    int
@@ -37,7 +38,9 @@ type process struct {
 	netSrc rand.PCG
 	inc    int // incarnation
 
-	co *coroutine // runs the body; nil once it has ended
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
 
 	live         bool // has a coroutine that has not finished
 	running      bool // the coroutine is executing right now
@@ -123,8 +126,8 @@ func (p *process) suspend() {
 		panic(crashSignal{})
 	}
 	// resume keeps p.running: true exactly while the scheduler is inside
-	// p.co.resume.
-	ok := p.co.yield(true)
+	// p.next.
+	ok := p.yield(struct{}{})
 	if !ok || p.crashPending {
 		panic(crashSignal{})
 	}
@@ -133,7 +136,8 @@ func (p *process) suspend() {
 // start makes a fresh coroutine running the workload with a new Locker.
 func (p *process) start() {
 	locker := p.r.cfg.NewLocker(p.id)
-	body := func() {
+	body := func(yield func(struct{}) bool) {
+		p.yield = yield
 		defer func() {
 			if v := recover(); v != nil {
 				if _, ok := v.(crashSignal); !ok {
@@ -146,7 +150,7 @@ func (p *process) start() {
 		}()
 		workload(p, locker)
 	}
-	p.co = takeCoroutine(body)
+	p.next, p.stop = iter.Pull(iter.Seq[struct{}](body))
 	p.live, p.crashPending, p.want = true, false, effNone
 }
 
@@ -164,13 +168,8 @@ func (p *process) kill() {
 	if p.running {
 		return
 	}
-	// Resumed with its crash pending, a body that began panics at the yield
-	// it waits in and unwinds; one that never began is dropped unrun.
-	if p.co.begun && p.co.resume() {
-		panic("sim: a crashed process yielded again")
-	}
-	p.co.release()
-	p.co, p.live = nil, false
+	p.stop()
+	p.live = false
 	if p.owner == nil {
 		p.inc++
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/locksim/locksim/internal/text"
@@ -9,7 +10,7 @@ import (
 
 // The watchdog: a lease kept alive while its holder works, as redsync's
 // users and Redisson's lockWatchdog do. It is a second coroutine of the
-// holder's process (coroutine.go, like the main one), scheduled by the same
+// holder's process (iter.Pull, like the main one), scheduled by the same
 // queue, so its order against everything else is the run's, not the Go
 // runtime's. It shares the process's clock, random source, network stream,
 // pause and life: a pause stops it (its resumes wait for pausedUntil, see
@@ -24,7 +25,8 @@ func (p *process) startWatchdog(x Extender, lease Lease, every time.Duration) {
 	}
 	p.dogGen++
 	d := &process{r: p.r, id: p.id, spec: p.spec, owner: p, rng: p.rng, net: p.net, inc: p.dogGen}
-	body := func() {
+	body := func(yield func(struct{}) bool) {
+		d.yield = yield
 		defer func() {
 			if v := recover(); v != nil {
 				if _, ok := v.(crashSignal); !ok {
@@ -38,7 +40,7 @@ func (p *process) startWatchdog(x Extender, lease Lease, every time.Duration) {
 		}()
 		d.watch(x, lease, every)
 	}
-	d.co = takeCoroutine(body)
+	d.next, d.stop = iter.Pull(iter.Seq[struct{}](body))
 	d.live = true
 	p.dog = d
 	p.r.q.push(d.ev(p.r.now+Time(every), evResume))

@@ -138,26 +138,3 @@ type onceLock struct{}
 
 func (onceLock) Acquire(Proc) (Lease, error) { return Lease{Held: true, Token: "inner"}, nil }
 func (onceLock) Release(Proc, Lease) error   { return nil }
-
-// A watchdog whose first turn comes while its holder is paused has not run a
-// line when the holder crashes or the run ends: no renewal is recorded.
-func TestWatchdogEndedBeforeItRan(t *testing.T) {
-	for _, crash := range []bool{false, true} {
-		res, err := Run(renewConfig(func(cfg *Config) {
-			cfg.Duration = time.Second
-			cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, At: 100 * time.Millisecond, Dur: time.Hour}}
-			if crash {
-				cfg.Faults = append(cfg.Faults, Fault{Kind: FaultCrash, Proc: 0, At: 500 * time.Millisecond})
-			}
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ext := eventsOf(res.History, KindExtendInvoke); len(ext) != 0 {
-			t.Fatalf("crash %v: the watchdog ran while its holder was paused: %+v", crash, ext)
-		}
-		if eventsOf(res.History, KindLockReturn)[0].Proc != 0 {
-			t.Fatal("c1 did not take the lock first: the test misses its point")
-		}
-	}
-}
