@@ -10,9 +10,10 @@ import "strings"
 // another run (Reset) would show them. miniredis's RANDOMKEY picks by Go's
 // map order, which no seed fixes: two runs of one seed would differ.
 // UNSUBSCRIBE and PUNSUBSCRIBE could only ever answer that the connection has
-// no subscription (subscribing is refused), and miniredis hangs a callback
-// on the connection for each: a kept connection (disconnect) would pile
-// them up run after run.
+// no subscription (subscribing is refused), and for each miniredis makes a
+// subscriber, starts two goroutines that only a closed connection ends, and
+// hangs a callback on the connection: a kept connection (disconnect) would
+// pile them up run after run.
 var unsimulated = map[string]bool{
 	"INFO": true, "RANDOMKEY": true,
 	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true,
