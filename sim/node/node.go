@@ -24,7 +24,7 @@ type Node struct {
 	srv   *server.Server
 	out   bytes.Buffer
 	w     *bufio.Writer
-	peers []*server.Peer // one connection per client, made on first use
+	peers []*server.Peer // one connection per client, made on first use, kept across Reset (disconnect)
 	multi []bool         // per connection: inside MULTI, commands are queued
 	seed  int64
 	// seeded says miniredis's random source is seeded for this run. Seeding
@@ -76,8 +76,9 @@ func New(seed int64) *Node {
 
 // Reset makes the node behave exactly as New(seed) would, keeping only what
 // is costly to build and holds nothing a run can see: miniredis's command
-// table and the Lua state (whose math.random restarts from the seed on every
-// script). It saves about 200 µs per run.
+// table, the Lua state (whose math.random restarts from the seed on every
+// script) and the client connections, put back as new (disconnect). It
+// saves about 200 µs per run.
 func (n *Node) Reset(seed int64) {
 	n.m.FlushAll()
 	n.setTime(time.Unix(0, 0))
