@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -55,5 +57,22 @@ func TestReleasedMemoryIsReusedSafely(t *testing.T) {
 	}
 	if d := kept.History.Digest(); d != keptDigest {
 		t.Fatalf("a result never released changed under later runs: %s, was %s", d, keptDigest)
+	}
+}
+
+// keep's copies end their capacity at their length, cut from a chunk or not:
+// an append to one cannot write into another (the history and the
+// replication stream share them).
+func TestKeepEndsCapacityAtLength(t *testing.T) {
+	m := takeMemory(0)
+	for _, n := range []int{1, 3, arenaChunk / 4, arenaChunk/4 + 1, 17, 33} {
+		args := make([]string, n)
+		for i := range args {
+			args[i] = strconv.Itoa(i)
+		}
+		got := m.keep(args)
+		if len(got) != n || cap(got) != n || !slices.Equal(got, args) {
+			t.Errorf("keep of %d: len %d cap %d %q", n, len(got), cap(got), got)
+		}
 	}
 }
