@@ -97,10 +97,12 @@ func (m *memory) request() *request {
 
 // keep returns a copy of args whose capacity ends at its length.
 func (m *memory) keep(args []string) []string {
+	var out []string
 	if len(args) > arenaChunk/4 {
-		return append([]string(nil), args...)
+		out = make([]string, len(args)) // append would round the capacity up
+	} else {
+		out = m.strs.take(len(args))
 	}
-	out := m.strs.take(len(args))
 	copy(out, args)
 	return out
 }

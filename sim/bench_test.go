@@ -31,22 +31,28 @@ func BenchmarkRawDispatch(b *testing.B) {
 // the watched key. Runs of 1,000 commands each, so the per-run setup (see
 // BenchmarkRunSetup) and history growth are counted as a real run pays them.
 func BenchmarkSimCommand(b *testing.B) {
-	const perRun = 1000
 	b.ReportAllocs()
-	body := func(p Proc) (Lease, error) {
-		for i := 0; i < perRun; i++ {
+	for i := 0; i < b.N; i += mixPerRun {
+		simulateMix(b)
+	}
+}
+
+// mixPerRun is how many commands of commandMix simulateMix's run sends.
+const mixPerRun = 1000
+
+// simulateMix is one run of a process that sends mixPerRun commands of
+// commandMix, its memory released as a search releases it.
+func simulateMix(b *testing.B) {
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		for i := 0; i < mixPerRun; i++ {
 			p.Do(0, commandMix[i%len(commandMix)]...)
 		}
 		return Lease{}, nil
+	}, func(c *Config) { c.WatchKey = "lock" })
+	if err != nil {
+		b.Fatal(err)
 	}
-	for i := 0; i < b.N; i += perRun {
-		res, err := oneProc(body, func(c *Config) { c.WatchKey = "lock" })
-		if err != nil {
-			b.Fatal(err)
-		}
-		res.Release() // as a search does
-
-	}
+	res.Release()
 }
 
 // BenchmarkSimOverRaw is BenchmarkSimCommand over BenchmarkRawDispatch
@@ -54,32 +60,21 @@ func BenchmarkSimCommand(b *testing.B) {
 // halves of the ratio see the same machine: on a shared machine the two
 // benchmarks run one after the other differ by more than the ratio does.
 func BenchmarkSimOverRaw(b *testing.B) {
-	const perRun = 1000
 	n := node.New(1)
-	body := func(p Proc) (Lease, error) {
-		for i := 0; i < perRun; i++ {
-			p.Do(0, commandMix[i%len(commandMix)]...)
-		}
-		return Lease{}, nil
-	}
 	var raw, simulated time.Duration
 	at := 0
 	for b.Loop() {
 		start := time.Now()
-		for i := 0; i < perRun; i++ {
+		for i := 0; i < mixPerRun; i++ {
 			n.Exec(0, Time(at).Std(), commandMix[i%len(commandMix)])
 			at++
 		}
 		mid := time.Now()
-		res, err := oneProc(body, func(c *Config) { c.WatchKey = "lock" })
-		if err != nil {
-			b.Fatal(err)
-		}
-		res.Release()
+		simulateMix(b)
 		raw, simulated = raw+mid.Sub(start), simulated+time.Since(mid)
 	}
-	b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N*perRun), "raw-ns/cmd")
-	b.ReportMetric(float64(simulated.Nanoseconds())/float64(b.N*perRun), "sim-ns/cmd")
+	b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N*mixPerRun), "raw-ns/cmd")
+	b.ReportMetric(float64(simulated.Nanoseconds())/float64(b.N*mixPerRun), "sim-ns/cmd")
 	b.ReportMetric(float64(simulated)/float64(raw), "sim/raw")
 }
 
@@ -138,17 +133,16 @@ type recordedCommand struct {
 
 type recordedCommands []recordedCommand
 
-// standardCommands are the commands a standard run (seed 1) sends.
+// standardCommands are the commands a standard run (seed 1) sends. The run
+// is not released: the commands keep its argument lists.
 func standardCommands(b *testing.B) recordedCommands {
 	res, err := Run(standardConfig(1))
 	if err != nil {
 		b.Fatal(err)
 	}
 	var cmds recordedCommands
-	for _, e := range res.History.Events {
-		if e.Kind == KindCommand {
-			cmds = append(cmds, recordedCommand{e.Proc, e.At.Std(), e.Args})
-		}
+	for _, e := range eventsOf(res.History, KindCommand) {
+		cmds = append(cmds, recordedCommand{e.Proc, e.At.Std(), e.Args})
 	}
 	return cmds
 }

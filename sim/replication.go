@@ -153,8 +153,9 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 		rep.n.Exec(e.conn, at, c)
 	}
 	// The usual single command is recorded as the stream holds it: the
-	// stream's own copy, which nothing writes.
-	args := slices.Clip(e.cmds[0])
+	// stream's own copy (keep's, capacity ending at its length), which
+	// nothing writes.
+	args := e.cmds[0]
 	if len(e.cmds) > 1 {
 		args = nil
 		for k, c := range e.cmds {
