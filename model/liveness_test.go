@@ -307,3 +307,30 @@ func TestStuckDetailCountsNetworkWait(t *testing.T) {
 		}
 	}
 }
+
+// The network's waiting runs from a lost try's send to the send of the
+// waiter's next command that runs (trace.go, netWait). c1 waits from 0;
+// its try 1, sent at 100ms, times out at 150ms without having run. If it
+// never runs, the wait ends at try 2's send (400ms); if it was still on
+// its way and runs at 200ms, it is the next command that runs and ends the
+// wait at its own send: nothing is forgiven.
+func TestNetWaitEndsAtNextCommandThatRuns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		late bool
+		want []span
+	}{
+		{"lost", false, []span{{ms(100), ms(400)}}},
+		{"ran late", true, nil},
+	} {
+		b := newHist("c1").invoke(0, 0).
+			add(sim.Event{At: ms(150), Kind: sim.KindCommandResult, Proc: 0, Node: 0, Req: 1, Sent: ms(100), Err: "timeout"})
+		if c.late {
+			b.add(sim.Event{At: ms(200), Kind: sim.KindCommand, Proc: 0, Node: 0, Req: 1, Sent: ms(100), Key: keyVal("a", time.Second)})
+		}
+		h := b.req(0, 2, ms(400), ms(401), keyVal("b", time.Second), "").tick(ms(500)).build()
+		if got := extract(&h).netWaits[0]; !slices.Equal(got, c.want) {
+			t.Errorf("%s: the network's waiting %v, want %v", c.name, got, c.want)
+		}
+	}
+}
