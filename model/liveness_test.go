@@ -1,7 +1,9 @@
 package model
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -280,5 +282,55 @@ func TestWriteLeaseEndsWhenItsVersionIsGone(t *testing.T) {
 	v := Check(h, Options{TTL: 10 * time.Second})
 	if v.Verdict != VerdictStuck || len(v.Violations) == 0 || v.Violations[0].From > ms(200) {
 		t.Errorf("want stuck from c2's first retry (the lease ended at the DEL), got %s %+v", v.Verdict, v.Violations)
+	}
+}
+
+// The stuck violation says how much of its window was the network's
+// waiting, as the corpus cases' comments derive it: 57's window is 3.4s, of
+// which the lost tries at 1s and 1.3s forgive [1s, 1.6s); 58's lost try
+// forgives nothing, and its detail says nothing of the network.
+func TestStuckDetailCountsNetworkWait(t *testing.T) {
+	for _, c := range []struct{ file, took string }{
+		{"57-refused-tries-between-lost-ones", "(3.4s, 600ms of it waiting on tries the network lost, not counted)"},
+		{"58-no-retry-after-lost-try", "(3.4s)"},
+	} {
+		_, h, o, err := loadCorpusCase(filepath.Join("testdata", "corpus", c.file+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := Check(h, o)
+		if len(v.Violations) != 1 || v.Violations[0].Kind != KindStuck {
+			t.Fatalf("%s: violations %+v, want one stuck", c.file, v.Violations)
+		}
+		if d := v.Violations[0].Detail; !strings.Contains(d, c.took) {
+			t.Errorf("%s: detail %q does not say %q", c.file, d, c.took)
+		}
+	}
+}
+
+// The network's waiting runs from a lost try's send to the send of the
+// waiter's next command that runs (trace.go, netWait). c1 waits from 0;
+// its try 1, sent at 100ms, times out at 150ms without having run. If it
+// never runs, the wait ends at try 2's send (400ms); if it was still on
+// its way and runs at 200ms, it is the next command that runs and ends the
+// wait at its own send: nothing is forgiven.
+func TestNetWaitEndsAtNextCommandThatRuns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		late bool
+		want []span
+	}{
+		{"lost", false, []span{{ms(100), ms(400)}}},
+		{"ran late", true, nil},
+	} {
+		b := newHist("c1").invoke(0, 0).
+			add(sim.Event{At: ms(150), Kind: sim.KindCommandResult, Proc: 0, Node: 0, Req: 1, Sent: ms(100), Err: "timeout"})
+		if c.late {
+			b.add(sim.Event{At: ms(200), Kind: sim.KindCommand, Proc: 0, Node: 0, Req: 1, Sent: ms(100), Key: keyVal("a", time.Second)})
+		}
+		h := b.req(0, 2, ms(400), ms(401), keyVal("b", time.Second), "").tick(ms(500)).build()
+		if got := extract(&h).netWaits[0]; !slices.Equal(got, c.want) {
+			t.Errorf("%s: the network's waiting %v, want %v", c.name, got, c.want)
+		}
 	}
 }

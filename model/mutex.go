@@ -20,15 +20,22 @@ type lockInput struct {
 	note    string
 }
 
+// lockStep is the mutex model's step from holder (a process, or free),
+// shared by mutexModel and Check's pieces (partition.go): an acquire takes
+// a free lock, a release frees its holder's.
+func lockStep(holder int, in *lockInput) (bool, any) {
+	if in.acquire {
+		return holder == free, in.proc
+	}
+	return holder == in.proc, free
+}
+
 func mutexModel(t *trace) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return free },
 		Step: func(state, input, _ any) (bool, any) {
-			holder, in := state.(int), input.(lockInput)
-			if in.acquire {
-				return holder == free, in.proc
-			}
-			return holder == in.proc, free
+			in := input.(lockInput)
+			return lockStep(state.(int), &in)
 		},
 		Hash: func(state any) uint64 { return uint64(state.(int) + 1) },
 		DescribeOperation: func(input, _ any) string {

@@ -68,11 +68,7 @@ func mutexCheck(t *trace, minOps int) (porcupine.Model, []porcupine.Operation) {
 	m := porcupine.Model{
 		Init: func() any { return free },
 		Step: func(state, input, _ any) (bool, any) {
-			holder, in := state.(int), input.(*lockInput)
-			if in.acquire {
-				return holder == free, in.proc
-			}
-			return holder == in.proc, free
+			return lockStep(state.(int), input.(*lockInput))
 		},
 		Hash: func(state any) uint64 { return uint64(state.(int) + 1) },
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
@@ -98,14 +94,7 @@ func resourceCheck(t *trace, minOps int) (porcupine.Model, []porcupine.Operation
 	m := porcupine.Model{
 		Init: base.Init,
 		Step: func(state, input, _ any) (bool, any) {
-			s, in := state.(resState), input.(*resInput)
-			if in.read != s.value {
-				return false, s
-			}
-			if !in.accepted {
-				return true, s
-			}
-			return true, resState{in.wrote, max(s.fence, in.fence)}
+			return resStep(state.(resState), input.(*resInput))
 		},
 		Hash: base.Hash,
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {

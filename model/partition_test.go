@@ -39,32 +39,36 @@ func TestMutexPiecesAgreeWithWhole(t *testing.T) {
 			}
 		}
 		minOps := rapid.IntRange(1, 4).Draw(rt, "minOps")
-		tr := extract(&h)
-		whole := linearizable(mutexModel(tr), mutexOps(tr), 10*time.Second)
-		m, ops := mutexCheck(tr, minOps)
-		pieces, mv := mutexPieces(slices.Clone(ops), minOps)
-		if len(pieces) > 1 {
+		_, pieces, mv := mutexPiecesAgree(rt, extract(&h), minOps)
+		if pieces > 1 {
 			cut++
 		}
-		if n := countOps(pieces); n != len(ops) {
-			rt.Fatalf("%d operations in pieces, %d given", n, len(ops))
-		}
 		moved += mv
-		if got := linearizable(m, ops, 10*time.Second); got != whole || got == Unknown {
-			rt.Fatalf("pieces say %v, whole %v\nops %+v", got, whole, tr.lockOps)
-		}
 	})
 	if cut == 0 || moved == 0 {
 		t.Fatalf("%d histories cut, %d releases moved: the property tested too little", cut, moved)
 	}
 }
 
-func countOps(pieces [][]porcupine.Operation) int {
+// mutexPiecesAgree is the property both mutex tests check on tr: Check's
+// pieces, cut with minOps, hold every operation, and porcupine's answer on
+// them is the one it gives for the whole history, and known. It returns
+// that answer, the number of pieces and the releases moved.
+func mutexPiecesAgree(rt *rapid.T, tr *trace, minOps int) (whole Tri, pieces, moved int) {
+	whole = linearizable(mutexModel(tr), mutexOps(tr), 10*time.Second)
+	m, ops := mutexCheck(tr, minOps)
+	cut, moved := mutexPieces(slices.Clone(ops), minOps)
 	n := 0
-	for _, p := range pieces {
+	for _, p := range cut {
 		n += len(p)
 	}
-	return n
+	if n != len(ops) {
+		rt.Fatalf("%d operations in pieces, %d given", n, len(ops))
+	}
+	if got := linearizable(m, ops, 10*time.Second); got != whole || got == Unknown {
+		rt.Fatalf("pieces say %v, whole %v\nops %+v", got, whole, tr.lockOps)
+	}
+	return whole, len(cut), moved
 }
 
 // genSections draws a counter history: processes read and then write it,
@@ -209,16 +213,8 @@ func TestMutexPiecesAgreeOnDrawnOps(t *testing.T) {
 		for range 30 {
 			tr := &trace{lockOps: genLockOps(rt)}
 			minOps := rapid.IntRange(1, 4).Draw(rt, "minOps")
-			whole := linearizable(mutexModel(tr), mutexOps(tr), 10*time.Second)
-			m, ops := mutexCheck(tr, minOps)
-			pieces, mv := mutexPieces(slices.Clone(ops), minOps)
-			if n := countOps(pieces); n != len(ops) {
-				rt.Fatalf("%d operations in pieces, %d given", n, len(ops))
-			}
+			whole, _, mv := mutexPiecesAgree(rt, tr, minOps)
 			moved += mv
-			if got := linearizable(m, ops, 10*time.Second); got != whole || got == Unknown {
-				rt.Fatalf("pieces say %v, whole %v\nops %+v", got, whole, tr.lockOps)
-			}
 			if whole == Yes {
 				lin++
 			} else {

@@ -20,6 +20,19 @@ type resInput struct {
 	accepted           bool
 }
 
+// resStep is the counter model's step, shared by resourceModel and Check's
+// pieces (partition.go): a section must read the value; an accepted write
+// sets it and raises the highest fence seen.
+func resStep(s resState, in *resInput) (bool, any) {
+	if in.read != s.value {
+		return false, s
+	}
+	if !in.accepted {
+		return true, s
+	}
+	return true, resState{in.wrote, max(s.fence, in.fence)}
+}
+
 func resourceModel(t *trace) porcupine.Model {
 	// The counter starts where the first read found it: the engine does not
 	// record the initial value, and nothing wrote before the first read.
@@ -36,14 +49,8 @@ func resourceModel(t *trace) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return init },
 		Step: func(state, input, _ any) (bool, any) {
-			s, in := state.(resState), input.(resInput)
-			if in.read != s.value {
-				return false, s
-			}
-			if !in.accepted {
-				return true, s
-			}
-			return true, resState{in.wrote, max(s.fence, in.fence)}
+			in := input.(resInput)
+			return resStep(state.(resState), &in)
 		},
 		Hash: func(state any) uint64 {
 			s := state.(resState)

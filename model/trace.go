@@ -383,7 +383,10 @@ func (t *trace) endWant(s *procState, p int, at sim.Time) {
 // next command that runs is the network's, and the stuck check counts none
 // of it (stuck.go). When no such command follows before it stops wanting,
 // only the wait for the lost replies is: a client that never tries again
-// after a loss is stuck on itself.
+// after a loss is stuck on itself. A lost try that was still on its way and
+// runs later counts as the next command that runs: it ends the wait at its
+// own send, so when it is the try that began the wait, none of the wait is
+// forgiven (the stricter reading: more waiting counted, never less).
 //
 // endNetWait closes the process's network wait, if one is open, at end:
 // the send of the command that ran, or, when the want ended first, the last
