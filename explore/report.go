@@ -335,8 +335,7 @@ func Merge(lines []Report) (Report, error) {
 	}
 	if win == nil {
 		out.Verdict = onlyIncomplete(out.Verdicts)
-	}
-	if win != nil {
+	} else {
 		out.Found = true
 		out.FirstFoundAfterRuns, out.SecondsToFirst = win.FirstFoundAfterRuns, win.SecondsToFirst
 		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk

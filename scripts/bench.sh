@@ -46,11 +46,13 @@ build() {
 	(cd "$1" && go build -o "$tmp/$2-simrun" ./cmd/simrun)
 	(cd "$1" && go build -pgo=off -o "$tmp/$2-simrun-nopgo" ./cmd/simrun)
 }
+if [[ -n $base ]]; then # checked before anything is built
+	git rev-parse --verify -q "$base^{commit}" >/dev/null || { echo "bench.sh: BASE: no revision '$base'" >&2; exit 2; }
+fi
 tags=new
 declare -A src=([new]=$PWD)
 build . new
 if [[ -n $base ]]; then
-	git rev-parse --verify -q "$base^{commit}" >/dev/null || { echo "bench.sh: BASE: no revision '$base'" >&2; exit 2; }
 	mkdir "$tmp/base"
 	git archive "$base" | tar -x -C "$tmp/base"
 	build "$tmp/base" old
@@ -58,11 +60,18 @@ if [[ -n $base ]]; then
 	src[old]=$tmp/base
 fi
 
-# bench TAG PKG ARGS...: one benchmark run, its lines prefixed with TAG.
+# bench TAG PKG ARGS...: one benchmark run, its lines prefixed with TAG. A
+# benchmark that fails stops the script with its output (a test binary
+# writes its failures to stdout, which goes to $tmp/out otherwise).
 bench() {
 	local tag=$1 pkg=$2
 	shift 2
-	(cd "${src[$tag]}/$pkg" && "$tmp/$tag-$pkg.test" -test.run '^$' "$@") | sed "s/^/$tag /" >>"$tmp/out"
+	if ! (cd "${src[$tag]}/$pkg" && "$tmp/$tag-$pkg.test" -test.run '^$' "$@") >"$tmp/one" 2>&1; then
+		echo "bench.sh: $tag $pkg $*: failed:" >&2
+		cat "$tmp/one" >&2
+		exit 1
+	fi
+	sed "s/^/$tag /" "$tmp/one" >>"$tmp/out"
 }
 
 # cli TAG NAME WORKERS ENV [BINARY]: simrun explore's runs/s as a benchmark

@@ -50,11 +50,12 @@ if [[ -n $base ]]; then
 fi
 build . new
 
-# count BINARY DIR BENCH N: instructions of N iterations of BENCH.
+# count BINARY DIR BENCH N: instructions of N iterations of BENCH; valgrind's
+# output (the benchmark's errors too) is kept in $tmp/valgrind.log.
 count() {
 	(cd "$2" && GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-		"$1" -test.run '^$' -test.bench "$3" -test.benchtime "$4x" -test.cpu 1 2>&1 >/dev/null) |
-		awk '/I +refs/ { gsub(",", "", $4); print $4 }'
+		"$1" -test.run '^$' -test.bench "$3" -test.benchtime "$4x" -test.cpu 1 2>"$tmp/valgrind.log" >/dev/null) &&
+		awk '/I +refs/ { gsub(",", "", $4); print $4 }' "$tmp/valgrind.log"
 }
 
 # per TAG PKG BENCH N1 N2 NAME: one line, instructions per iteration.
@@ -64,8 +65,13 @@ per() {
 		printf "%-10s %-42s %12s\n" "$1" "$6" "(no such benchmark in this tree)"
 		return
 	fi
-	a=$(count "$bin" "$dir" "$3" "$4")
-	b=$(count "$bin" "$dir" "$3" "$5")
+	# A failed run, or a count awk cannot read, stops the script with
+	# valgrind's last lines, not silently nor with a wrong figure.
+	if ! a=$(count "$bin" "$dir" "$3" "$4") || ! b=$(count "$bin" "$dir" "$3" "$5") || [[ -z $a || -z $b ]]; then
+		echo "instructions.sh: $1: $6: valgrind gave no instruction count; its last lines:" >&2
+		tail -n 15 "$tmp/valgrind.log" >&2
+		exit 1
+	fi
 	printf "%-10s %-42s %12d instructions\n" "$1" "$6" $(((b - a) / ($5 - $4)))
 }
 

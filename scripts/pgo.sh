@@ -35,7 +35,12 @@ profile bugs ./explore '^BenchmarkDocumentedBugs$' 1x
 profile prove ./prove '^BenchmarkProveSmall$' 300x
 profile run ./sim '^BenchmarkRunStandard$' 2000x
 
-# pprof merges the profiles it is given into one, adding up their samples.
-go tool pprof -proto "$tmp"/*.prof >"$tmp/merged.pgo" 2>/dev/null
+# pprof merges the profiles it is given into one, adding up their samples;
+# its chatter is shown only when it fails.
+if ! go tool pprof -proto "$tmp"/*.prof >"$tmp/merged.pgo" 2>"$tmp/pprof.err"; then
+	cat "$tmp/pprof.err" >&2
+	echo "pgo.sh: go tool pprof could not merge the profiles; cmd/simrun/default.pgo is unchanged" >&2
+	exit 1
+fi
 mv "$tmp/merged.pgo" cmd/simrun/default.pgo
 echo "pgo.sh: wrote cmd/simrun/default.pgo ($(wc -c <cmd/simrun/default.pgo) bytes)" >&2

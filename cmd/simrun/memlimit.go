@@ -21,7 +21,7 @@ func init() {
 	}
 }
 
-// Searches (explore, matrix, book) run thousands of small runs whose live
+// Searches (explore, matrix, book, prove) run thousands of small runs whose live
 // heap is a few MB: there, collecting at 100% growth is a quarter or more
 // of the CPU, and 400% cuts it by about that much for some tens of MB more
 // (README, Speed). A raised GOGC alone would let a heap that is large for

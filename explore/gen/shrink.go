@@ -43,9 +43,9 @@ import (
 // a quiet network (the generator's latencies, no loss); fewer nodes (a
 // fault on a node gone moves to the last left); per fault an earlier
 // client as target and trigger, the plainest trigger (a client's first
-// acquire or release, instead of a time or a later event), and every length (each scenarios.Duration field
-// of Fault, so a new fault kind needs no change here) forwards, zero, or
-// halved; every client plain at once, the story shifted to start at 0, then
+// acquire or release, instead of a time or a later event), and every
+// length (each scenarios.Duration field of Fault, so a new fault kind
+// needs no change here) forwards, zero, or halved; every client plain at once, the story shifted to start at 0, then
 // per client fewer iterations, no start delay, work, think, watchdog or
 // reentry, a right clock; seed 0. Lengths are halved while fails holds, not
 // searched down to their boundary: a counterexample keeps a margin. When a
@@ -58,9 +58,7 @@ import (
 // hold (loads) is not run: what Shrink returns always loads again.
 func Shrink(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int) (shrunk *scenarios.Scenario, tries int, capped bool) {
 	sh := &shrinker{fails: fails, budget: budget, cur: s.Clone(), tried: map[[sha256.Size]byte]bool{}}
-	if k, ok := sh.key(sh.cur); ok {
-		sh.tried[k] = true
-	}
+	sh.tried[sh.key(sh.cur)] = true
 	for round := 0; round < shrinkRounds && !sh.capped; round++ {
 		changed := sh.drops()
 		changed = sh.numbers() || changed
@@ -97,9 +95,9 @@ type shrinker struct {
 // tells any two values apart, with its two merges made here too: a nil list
 // is written as an empty one, and a zero float with either sign as 0 (the
 // fields are omitempty, and -0 counts as empty).
-func (sh *shrinker) key(s *scenarios.Scenario) ([sha256.Size]byte, bool) {
+func (sh *shrinker) key(s *scenarios.Scenario) [sha256.Size]byte {
 	sh.keyBuf = appendKey(sh.keyBuf[:0], reflect.ValueOf(s).Elem())
-	return sha256.Sum256(sh.keyBuf), true
+	return sha256.Sum256(sh.keyBuf)
 }
 
 // appendKey appends an encoding of v from which v can be read back given
@@ -157,8 +155,8 @@ func (sh *shrinker) try(c *scenarios.Scenario) bool {
 	if c == nil || sh.capped {
 		return false
 	}
-	k, ok := sh.key(c)
-	if !ok || sh.tried[k] || !loads(c) {
+	k := sh.key(c)
+	if sh.tried[k] || !loads(c) {
 		return false
 	}
 	if sh.tries >= sh.budget {
