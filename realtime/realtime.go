@@ -72,6 +72,19 @@ type SearchResult struct {
 	Parallel   int           // runs at once
 }
 
+// Verdict is the search's verdict: the found run's, incomplete when nothing
+// was found but runs were cut at a cap (explore's JSON says the same), else
+// none.
+func (r *SearchResult) Verdict() string {
+	switch {
+	case r.Found != nil:
+		return r.Found.Verdict
+	case r.Incomplete > 0:
+		return model.VerdictIncomplete
+	}
+	return ""
+}
+
 // Search runs e's runs [0, runs) against the server at addr, Databases/nodes
 // at a time on their own databases, claiming indices in order; the lowest
 // failing index wins, as in explore.Search. Runs the server cannot take are

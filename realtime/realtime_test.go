@@ -17,6 +17,23 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
+// TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
+// are incomplete, as in explore's JSON; nothing met is no verdict.
+func TestSearchVerdict(t *testing.T) {
+	for _, c := range []struct {
+		r    realtime.SearchResult
+		want string
+	}{
+		{realtime.SearchResult{Found: &explore.Found{Verdict: model.VerdictStuck}, Incomplete: 3}, model.VerdictStuck},
+		{realtime.SearchResult{Incomplete: 3}, model.VerdictIncomplete},
+		{realtime.SearchResult{}, ""},
+	} {
+		if got := c.r.Verdict(); got != c.want {
+			t.Errorf("%+v: verdict %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
 func TestSearchRefusesLargeRuns(t *testing.T) {
 	e, err := explore.New(explore.Options{Algorithm: "setnx-getset", Classes: []string{"pause"}, Seed: 1, Runs: 1000})
 	if err != nil {

@@ -87,7 +87,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		name = o.Lock.Name
 	}
 	j := exploreJSONReal{Algorithm: name, Faults: o.Classes, Backend: "redis " + addr, Runs: r.Runs,
-		RunsLimit: runs, Refused: r.Refused, Found: r.Found != nil, IncompleteRuns: r.Incomplete}
+		RunsLimit: runs, Refused: r.Refused, Found: r.Found != nil, IncompleteRuns: r.Incomplete, Verdict: r.Verdict()}
 	if r.Found != nil {
 		s := *r.Found.Scenario
 		s.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d --redis, as it ran (not shrunk)",
@@ -108,7 +108,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 			return fail(stderr, "explore", err)
 		}
 		n, secs := r.Found.Index+1, reports.Seconds(r.ToFirst)
-		j.Verdict, j.FirstFound, j.SecondsToFirst, j.Counterexample = r.Found.Verdict, &n, &secs, &path
+		j.FirstFound, j.SecondsToFirst, j.Counterexample = &n, &secs, &path
 	}
 	if asJSON {
 		err = writeExploreJSON(stdout, j)
