@@ -347,10 +347,18 @@ func TestFailoverKeepsPersistence(t *testing.T) {
 		if got != `"tok"` {
 			t.Errorf("%s: GET after a failover and a restart answered %s, want the replicated key", mode, got)
 		}
+		restarts := 0
 		for _, e := range eventsOf(res.History, KindFault) {
-			if e.Fault == FaultNodeRestart && (e.RestartPersistence() != mode || !e.Key.Exists) {
+			if e.Fault != FaultNodeRestart {
+				continue
+			}
+			restarts++
+			if e.RestartPersistence() != mode || !e.Key.Exists {
 				t.Errorf("%s: restart event persistence %v key %+v", mode, e.RestartPersistence(), e.Key)
 			}
+		}
+		if restarts != 1 { // without it, the GET above proves nothing
+			t.Errorf("%s: %d restart events, want 1", mode, restarts)
 		}
 	}
 }
