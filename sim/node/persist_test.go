@@ -298,6 +298,19 @@ func TestRestartKeepsCapture(t *testing.T) {
 	}
 }
 
+// Reset switches capture off, as New has it: a pooled primary taken for a
+// node without replicas captures nothing.
+func TestResetStopsCapture(t *testing.T) {
+	n := New(1)
+	n.Capture(true)
+	mustExec(t, n, at(0), cmd("SET", "a", "1"), status("OK"))
+	n.Reset(1)
+	mustExec(t, n, at(0), cmd("SET", "b", "2"), status("OK"))
+	if got := n.Effects(); len(got) != 0 {
+		t.Errorf("effects %q after Reset, want none", got)
+	}
+}
+
 // A promoted replica's Disconnect is in its log: the replay of a restart
 // drops the connections where the live node did. A write sent afresh on a
 // connection whose MULTI the replica had applied (not yet its EXEC) ran,
