@@ -321,9 +321,7 @@ func TestReplayDisconnectsWhereTheNodeDid(t *testing.T) {
 	n.SetPersistence(PersistEverysec)
 	on := func(conn int, d time.Duration, args []string, want Reply) {
 		t.Helper()
-		if got := n.Exec(conn, at(d), args); !sameReply(got, want) {
-			t.Fatalf("connection %d %q at %v: got %v, want %v", conn, args, d, got, want)
-		}
+		mustExecOn(t, n, conn, at(d), args, want)
 	}
 	ms := time.Millisecond
 	on(1, 100*ms, cmd("MULTI"), status("OK"))
