@@ -55,6 +55,11 @@ func TestReleasedMemoryIsReusedSafely(t *testing.T) {
 	if reused == 0 {
 		t.Fatalf("none of %d runs reused the memory the run before released", len(cfgs)-1)
 	}
+	// The last run was released twice: its memory must be in the pool once,
+	// or two runs would be handed the same memory.
+	if a, b := takeMemory(0), takeMemory(0); a == b {
+		t.Fatal("a result released twice gave its memory back twice")
+	}
 	if d := kept.History.Digest(); d != keptDigest {
 		t.Fatalf("a result never released changed under later runs: %s, was %s", d, keptDigest)
 	}

@@ -79,8 +79,8 @@ func BenchmarkSimOverRaw(b *testing.B) {
 }
 
 // BenchmarkRunSetup is what every run pays before its first command: a
-// miniredis node, a process coroutine, and the node's Lua state on the first
-// script.
+// pooled node Reset (its Lua state kept), a process coroutine, the run's
+// memory (not released here), and the first script's compile lookup.
 func BenchmarkRunSetup(b *testing.B) {
 	b.ReportAllocs()
 	body := func(p Proc) (Lease, error) {

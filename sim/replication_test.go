@@ -347,10 +347,53 @@ func TestFailoverKeepsPersistence(t *testing.T) {
 		if got != `"tok"` {
 			t.Errorf("%s: GET after a failover and a restart answered %s, want the replicated key", mode, got)
 		}
+		restarts := 0
 		for _, e := range eventsOf(res.History, KindFault) {
-			if e.Fault == FaultNodeRestart && (e.RestartPersistence() != mode || !e.Key.Exists) {
+			if e.Fault != FaultNodeRestart {
+				continue
+			}
+			restarts++
+			if e.RestartPersistence() != mode || !e.Key.Exists {
 				t.Errorf("%s: restart event persistence %v key %+v", mode, e.RestartPersistence(), e.Key)
 			}
 		}
+		if restarts != 1 { // without it, the GET above proves nothing
+			t.Errorf("%s: %d restart events, want 1", mode, restarts)
+		}
+	}
+}
+
+// A promoted replica under everysec rebuilds, at a restart that lost
+// commands, the node its clients saw: a MULTI it had applied from the old
+// primary's stream was dropped with the connections at the promotion, so the
+// client's next SET, on a new connection, ran and is kept.
+func TestFailoverThenReplayKeepsTheNewConnection(t *testing.T) {
+	var got, lost string
+	_, err := oneProc(func(p Proc) (Lease, error) {
+		p.Do(0, "MULTI") // applied by the replica at 10 ms; the EXEC never comes
+		p.Sleep(100 * time.Millisecond)
+		p.Do(0, "SET", "k", "v")         // on the promoted replica, after the failover
+		p.Sleep(1400 * time.Millisecond) // past the fsync at 1 s
+		p.Do(0, "SET", "lost", "1")      // lost by the restart at 1.6 s
+		p.Sleep(500 * time.Millisecond)
+		r, _ := p.Do(0, "GET", "k")
+		got = r.String()
+		r, _ = p.Do(0, "GET", "lost")
+		lost = r.String()
+		return Lease{}, nil
+	}, func(cfg *Config) {
+		withReplica(10 * time.Millisecond)(cfg)
+		cfg.Nodes[0].Persistence = PersistEverysec
+		cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 50 * time.Millisecond, Dur: 10 * time.Millisecond},
+			{Kind: FaultNodeRestart, Node: 0, At: 1600 * time.Millisecond, Dur: 10 * time.Millisecond}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost != "(nil)" {
+		t.Fatalf("GET lost answered %s: the restart did not replay", lost)
+	}
+	if got != `"v"` {
+		t.Errorf("GET after the failover and a restart that replayed answered %s, want the SET that ran", got)
 	}
 }

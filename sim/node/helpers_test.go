@@ -94,3 +94,12 @@ func mustExec(t *testing.T, n *Node, now time.Time, args []string, want Reply) {
 		t.Errorf("%q\n got %s\nwant %s", args, got, want)
 	}
 }
+
+// mustExecOn runs one command on n from client conn and stops the test at a
+// wrong reply: the commands after it depend on it.
+func mustExecOn(t *testing.T, n *Node, conn int, now time.Time, args []string, want Reply) {
+	t.Helper()
+	if got := n.Exec(conn, now, args); !sameReply(got, want) {
+		t.Fatalf("connection %d %q: got %v, want %v", conn, args, got, want)
+	}
+}

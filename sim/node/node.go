@@ -43,7 +43,7 @@ type Node struct {
 	written int64             // bytes scripts passed to redis.call: MaxScriptWrites
 	last    *compiled         // the last script run, remembered in scripts
 	lastSrc string            // its source
-	vm      *luaVM            // made by the first script, dropped by Flush
+	vm      *luaVM            // made by the first script, kept by Reset and Flush, dropped when a script spoils it
 
 	aof aof // what a Restart keeps (persist.go)
 	// Replication (replicate.go): while capture is on, effects is the

@@ -176,16 +176,9 @@ func TestClosedConnectionsAreNew(t *testing.T) {
 			n.Exec(0, t0, cmd("SET", "w", "changed"))
 			n.Exec(1, t0, cmd("MULTI"))
 			n.Exec(1, t0, cmd("SET", "x", "1"))
-			mustExecOn(t, n, 1, cmd("EXEC"), array(status("OK")))
-			mustExecOn(t, n, 2, eval("return 1", nil), integer(1))
-			mustExecOn(t, n, 2, cmd("EXEC"), errr("ERR EXEC without MULTI"))
+			mustExecOn(t, n, 1, t0, cmd("EXEC"), array(status("OK")))
+			mustExecOn(t, n, 2, t0, eval("return 1", nil), integer(1))
+			mustExecOn(t, n, 2, t0, cmd("EXEC"), errr("ERR EXEC without MULTI"))
 		})
-	}
-}
-
-func mustExecOn(t *testing.T, n *Node, conn int, args []string, want Reply) {
-	t.Helper()
-	if got := n.Exec(conn, t0, args); !sameReply(got, want) {
-		t.Fatalf("connection %d %q: got %v, want %v", conn, args, got, want)
 	}
 }

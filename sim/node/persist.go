@@ -73,12 +73,16 @@ type aof struct {
 	second int64 // highest whole second of node time reached; aofNever before any
 }
 
-// aofEntry is one logged command, or a restart (args nil) at node time at.
+// aofEntry is one logged command, or a restart (args nil) at node time at,
+// or a Disconnect (args nil, conn aofDisconnect).
 type aofEntry struct {
 	conn int
 	at   int64 // node time, Unix nanoseconds
 	args []string
 }
+
+// aofDisconnect is the conn of a logged Disconnect.
+const aofDisconnect = -1
 
 const aofNever = -1 << 63
 
@@ -137,11 +141,14 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 		n.Reset(n.seed) // mode none and no capture: the replay below logs and ships nothing
 		n.ScriptBudget = budget
 		for _, e := range a.log[:keep] {
-			if e.args == nil {
+			switch {
+			case e.args == nil && e.conn == aofDisconnect:
+				n.disconnect()
+			case e.args == nil:
 				n.restarted(time.Unix(0, e.at))
-				continue
+			default:
+				n.Exec(e.conn, time.Unix(0, e.at), e.args)
 			}
-			n.Exec(e.conn, time.Unix(0, e.at), e.args)
 		}
 		n.Capture(capture) // a primary's writes after the restart still go to its replicas
 	}

@@ -297,3 +297,46 @@ func TestRestartKeepsCapture(t *testing.T) {
 		}
 	}
 }
+
+// Reset switches capture off, as New has it: a pooled primary taken for a
+// node without replicas captures nothing.
+func TestResetStopsCapture(t *testing.T) {
+	n := New(1)
+	n.Capture(true)
+	mustExec(t, n, at(0), cmd("SET", "a", "1"), status("OK"))
+	n.Reset(1)
+	mustExec(t, n, at(0), cmd("SET", "b", "2"), status("OK"))
+	if got := n.Effects(); len(got) != 0 {
+		t.Errorf("effects %q after Reset, want none", got)
+	}
+}
+
+// A promoted replica's Disconnect is in its log: the replay of a restart
+// drops the connections where the live node did. A write sent afresh on a
+// connection whose MULTI the replica had applied (not yet its EXEC) ran,
+// and a WATCH from before did not abort a later transaction; the rebuilt
+// node must keep both (it queued the SET and lost the x, before).
+func TestReplayDisconnectsWhereTheNodeDid(t *testing.T) {
+	n := New(1)
+	n.SetPersistence(PersistEverysec)
+	on := func(conn int, d time.Duration, args []string, want Reply) {
+		t.Helper()
+		mustExecOn(t, n, conn, at(d), args, want)
+	}
+	ms := time.Millisecond
+	on(1, 100*ms, cmd("MULTI"), status("OK"))
+	on(2, 100*ms, cmd("WATCH", "w"), status("OK"))
+	n.Disconnect()
+	on(1, 200*ms, cmd("SET", "k", "v"), status("OK"))
+	on(0, 200*ms, cmd("SET", "w", "changed"), status("OK"))
+	on(2, 300*ms, cmd("MULTI"), status("OK"))
+	on(2, 300*ms, cmd("SET", "x", "1"), status("QUEUED"))
+	on(2, 300*ms, cmd("EXEC"), array(status("OK")))
+	on(0, 1500*ms, cmd("SET", "lost", "1"), status("OK")) // after the fsync at 1 s
+	if replayed := n.Restart(at(1600 * ms)); replayed == 0 {
+		t.Fatal("the restart did not replay")
+	}
+	on(0, 1700*ms, cmd("GET", "lost"), nilReply)
+	on(0, 1700*ms, cmd("GET", "k"), bulk("v"))
+	on(0, 1700*ms, cmd("GET", "x"), bulk("1"))
+}

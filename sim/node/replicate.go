@@ -50,8 +50,13 @@ func RunByEngine(cmd string) bool { return strings.EqualFold(cmd, "WAIT") }
 
 // Disconnect drops every client connection (and its MULTI or WATCH state),
 // keeping the data: what clients see when a replica is promoted and they
-// connect to it afresh.
+// connect to it afresh. Under everysec the log records it, so that a replay
+// drops the connections where the node did: a MULTI or WATCH the replica
+// had applied does not hold the clients' later commands.
 func (n *Node) Disconnect() {
+	if n.aof.mode == PersistEverysec {
+		n.aof.log = append(n.aof.log, aofEntry{conn: aofDisconnect})
+	}
 	n.disconnect()
 }
 
