@@ -11,7 +11,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// cuts is how many pieces m's partition makes of ops (a copy: cutOps sorts
+// cuts is how many pieces m's partition makes of ops (a copy: the pieces sort
 // its input).
 func cuts(m porcupine.Model, ops []porcupine.Operation) int {
 	return len(m.Partition(slices.Clone(ops)))
