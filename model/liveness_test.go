@@ -334,3 +334,17 @@ func TestNetWaitEndsAtNextCommandThatRuns(t *testing.T) {
 		}
 	}
 }
+
+// Only a try's loss is the network's waiting: a command c1 lost while it
+// was not acquiring (sent at 50ms, before its Acquire at 100ms, as a lost
+// release's might be) begins none, though the next command that runs, at
+// 400ms, comes inside the want.
+func TestNetWaitOnlyFromTries(t *testing.T) {
+	h := newHist("c1").
+		add(sim.Event{At: ms(80), Kind: sim.KindCommandResult, Proc: 0, Node: 0, Req: 1, Sent: ms(50), Err: "timeout"}).
+		invoke(0, ms(100)).
+		req(0, 2, ms(400), ms(401), keyVal("b", time.Second), "").tick(ms(500)).build()
+	if got := extract(&h).netWaits[0]; len(got) > 0 {
+		t.Errorf("the network's waiting %v, want none", got)
+	}
+}

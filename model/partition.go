@@ -101,24 +101,7 @@ func resourceCheck(t *trace, minOps int) (porcupine.Model, []porcupine.Operation
 			if !byOne {
 				return [][]porcupine.Operation{ops}
 			}
-			return cutOps(ops, minOps, func(op *porcupine.Operation) int64 {
-				if op.Input.(*resInput).accepted {
-					return 1
-				}
-				return 0
-			}, func(piece []porcupine.Operation, before int64) []porcupine.Operation {
-				if before == 0 {
-					return piece
-				}
-				shifted := make([]resInput, len(piece))
-				for i := range piece {
-					in := *piece[i].Input.(*resInput)
-					in.read, in.wrote = in.read-before, in.wrote-before
-					shifted[i] = in
-					piece[i].Input = &shifted[i]
-				}
-				return piece
-			})
+			return resourcePieces(ops, minOps)
 		},
 	}
 	return m, ops
@@ -203,14 +186,13 @@ func releaseCut(ops []porcupine.Operation, k int, acquire func(*porcupine.Operat
 	return j
 }
 
-// cutOps orders ops by call (ties in their given order; it sorts ops
-// itself) and cuts them, each piece at least minOps long, where every
-// operation before returned strictly before the next one's call. adjust
-// gets each piece with the sum of the weights of all operations before it,
-// and returns what porcupine is to check. With an operation that returns
-// before its call, ops stay whole.
-func cutOps(ops []porcupine.Operation, minOps int, weight func(*porcupine.Operation) int64,
-	adjust func([]porcupine.Operation, int64) []porcupine.Operation) [][]porcupine.Operation {
+// resourcePieces orders ops (counter operations, inputs *resInput, each
+// accepted write its read plus one) by call, ties in their given order (it
+// sorts ops itself), and cuts them, each piece at least minOps long, where
+// every operation before returned strictly before the next one's call; each
+// piece's values are shifted down by the writes accepted before it. With an
+// operation that returns before its call, ops stay whole.
+func resourcePieces(ops []porcupine.Operation, minOps int) [][]porcupine.Operation {
 	for i := range ops {
 		if ops[i].Return < ops[i].Call {
 			return [][]porcupine.Operation{ops}
@@ -219,15 +201,33 @@ func cutOps(ops []porcupine.Operation, minOps int, weight func(*porcupine.Operat
 	slices.SortStableFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	var pieces [][]porcupine.Operation
 	start := 0
-	var sum, before int64
+	var accepted, before int64      // writes accepted before i, before start
 	lastRet := int64(math.MinInt64) // the latest return of all operations before i
 	for i := range ops {
 		if i-start >= max(minOps, 1) && lastRet < ops[i].Call {
-			pieces = append(pieces, adjust(ops[start:i], before))
-			start, before = i, sum
+			pieces = append(pieces, shiftDown(ops[start:i], before))
+			start, before = i, accepted
 		}
 		lastRet = max(lastRet, ops[i].Return)
-		sum += weight(&ops[i])
+		if ops[i].Input.(*resInput).accepted {
+			accepted++
+		}
 	}
-	return append(pieces, adjust(ops[start:], before))
+	return append(pieces, shiftDown(ops[start:], before))
+}
+
+// shiftDown gives piece's operations inputs whose values read and written
+// are n less (new inputs: the ones given are left as they are).
+func shiftDown(piece []porcupine.Operation, n int64) []porcupine.Operation {
+	if n == 0 {
+		return piece
+	}
+	shifted := make([]resInput, len(piece))
+	for i := range piece {
+		in := *piece[i].Input.(*resInput)
+		in.read, in.wrote = in.read-n, in.wrote-n
+		shifted[i] = in
+		piece[i].Input = &shifted[i]
+	}
+	return piece
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// cuts is how many pieces m's partition makes of ops (a copy: cutOps sorts
+// cuts is how many pieces m's partition makes of ops (a copy: the pieces sort
 // its input).
 func cuts(m porcupine.Model, ops []porcupine.Operation) int {
 	return len(m.Partition(slices.Clone(ops)))
@@ -127,7 +127,7 @@ func genSections(rt *rapid.T) []section {
 // The same for the counter, whose pieces are shifted to start from the
 // first read's value.
 func TestResourcePiecesAgreeWithWhole(t *testing.T) {
-	cut, lin, notLin := 0, 0, 0
+	cut, answers := 0, map[Tri]int{}
 	rapid.Check(t, func(rt *rapid.T) {
 		tr := &trace{sections: genSections(rt)}
 		whole := linearizable(resourceModel(tr), resourceOps(tr), 10*time.Second)
@@ -139,14 +139,10 @@ func TestResourcePiecesAgreeWithWhole(t *testing.T) {
 		if got != whole || got == Unknown {
 			rt.Fatalf("pieces say %v, whole %v\nsections %+v", got, whole, tr.sections)
 		}
-		if got == Yes {
-			lin++
-		} else {
-			notLin++
-		}
+		answers[got]++
 	})
-	if cut == 0 || lin == 0 || notLin == 0 {
-		t.Fatalf("cut %d, linearizable %d, not %d: the property tested too little", cut, lin, notLin)
+	if cut == 0 || answers[Yes] == 0 || answers[No] == 0 {
+		t.Fatalf("cut %d, linearizable %d, not %d: the property tested too little", cut, answers[Yes], answers[No])
 	}
 }
 
@@ -205,7 +201,7 @@ func genLockOps(rt *rapid.T) []lockOp {
 // The same on drawn operations rather than process lives: many more
 // overlapping releases and acquires, which is where a release is moved.
 func TestMutexPiecesAgreeOnDrawnOps(t *testing.T) {
-	moved, lin, notLin := 0, 0, 0
+	moved, answers := 0, map[Tri]int{}
 	// The cases that tell a wrong cut apart are rare (a release of another
 	// holder called while the moved release was in flight): each check
 	// draws 30 histories, 3,000 a run.
@@ -215,14 +211,10 @@ func TestMutexPiecesAgreeOnDrawnOps(t *testing.T) {
 			minOps := rapid.IntRange(1, 4).Draw(rt, "minOps")
 			whole, _, mv := mutexPiecesAgree(rt, tr, minOps)
 			moved += mv
-			if whole == Yes {
-				lin++
-			} else {
-				notLin++
-			}
+			answers[whole]++
 		}
 	})
-	if moved == 0 || lin == 0 || notLin == 0 {
-		t.Fatalf("%d releases moved, %d linearizable, %d not: the property tested too little", moved, lin, notLin)
+	if moved == 0 || answers[Yes] == 0 || answers[No] == 0 {
+		t.Fatalf("%d releases moved, %d linearizable, %d not: the property tested too little", moved, answers[Yes], answers[No])
 	}
 }

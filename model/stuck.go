@@ -22,14 +22,15 @@ import (
 // else: a failed try's own write of the key explains no waiting. Nor is
 // waiting counted while too many nodes are down to acquire (outage.go).
 //
-// Nor is the network's waiting (trace.go, netWait): from a try whose command
-// never reached its node until the process's next command. That time is
-// neither counted nor a break: a window is a stretch of waiting with no
-// live holder, and it is stuck when what is left of it after the network's
-// waiting still lasts 2×TTL. Without this, a free lock whose waiter lost
-// four requests in a row under 15% loss was called stuck; with it, a lock
-// that refuses every try that arrives is still stuck however many others
-// the network loses.
+// Nor is the network's waiting (trace.go, netWait): from the send of a try's
+// command that had not reached its node when the process gave up on it,
+// until the send of the process's next command that runs (or, with none
+// before it stops trying, the last such give-up). That time is neither
+// counted nor a break: a window is a stretch of waiting with no live holder,
+// and it is stuck when what is left of it after the network's waiting still
+// lasts 2×TTL. Without this, a free lock whose waiter lost four requests in
+// a row under 15% loss was called stuck; with it, a lock that refuses every
+// try that arrives is still stuck however many others the network loses.
 
 func stuckViolations(t *trace, o Options, w *witnesses) []Violation {
 	// all, busy and idle live in the trace's scratch (a long history's
