@@ -51,10 +51,11 @@ fi
 build . new
 
 # count BINARY DIR BENCH N: instructions of N iterations of BENCH; valgrind's
-# output (the benchmark's errors too) is kept in $tmp/valgrind.log.
+# output and the benchmark's (a test binary writes its failures to stdout)
+# are kept in $tmp/valgrind.log.
 count() {
 	(cd "$2" && GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-		"$1" -test.run '^$' -test.bench "$3" -test.benchtime "$4x" -test.cpu 1 2>"$tmp/valgrind.log" >/dev/null) &&
+		"$1" -test.run '^$' -test.bench "$3" -test.benchtime "$4x" -test.cpu 1 >"$tmp/valgrind.log" 2>&1) &&
 		awk '/I +refs/ { gsub(",", "", $4); print $4 }' "$tmp/valgrind.log"
 }
 
@@ -65,10 +66,10 @@ per() {
 		printf "%-10s %-42s %12s\n" "$1" "$6" "(no such benchmark in this tree)"
 		return
 	fi
-	# A failed run, or a count awk cannot read, stops the script with
-	# valgrind's last lines, not silently nor with a wrong figure.
+	# A failed run, or a count awk cannot read, stops the script with the
+	# run's last lines, not silently nor with a wrong figure.
 	if ! a=$(count "$bin" "$dir" "$3" "$4") || ! b=$(count "$bin" "$dir" "$3" "$5") || [[ -z $a || -z $b ]]; then
-		echo "instructions.sh: $1: $6: valgrind gave no instruction count; its last lines:" >&2
+		echo "instructions.sh: $1: $6: no instruction count (the benchmark or valgrind failed); the last lines:" >&2
 		tail -n 15 "$tmp/valgrind.log" >&2
 		exit 1
 	fi

@@ -24,11 +24,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # profile NAME PKG BENCH BENCHTIME: one benchmark's CPU profile, built
-# without a profile, so that the new one does not feed on the old.
+# without a profile, so that the new one does not feed on the old. A
+# benchmark that fails stops the script with its output (go test writes a
+# failure to stdout, which would be lost otherwise).
 profile() {
 	echo "pgo.sh: profiling $2 $3" >&2
-	(cd "$2" && go test -pgo=off -run '^$' -bench "$3" -benchtime "$4" -cpu 1 \
-		-cpuprofile "$tmp/$1.prof" -o "$tmp/$1.test" . >/dev/null)
+	if ! (cd "$2" && go test -pgo=off -run '^$' -bench "$3" -benchtime "$4" -cpu 1 \
+		-cpuprofile "$tmp/$1.prof" -o "$tmp/$1.test" . >"$tmp/$1.out" 2>&1); then
+		cat "$tmp/$1.out" >&2
+		echo "pgo.sh: $2 $3 failed; cmd/simrun/default.pgo is unchanged" >&2
+		exit 1
+	fi
 }
 profile token ./explore '^BenchmarkExploreTokenAllFaults$/^workers=1$' 20000x
 profile bugs ./explore '^BenchmarkDocumentedBugs$' 1x
