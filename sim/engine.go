@@ -14,10 +14,13 @@ import (
 type Result struct {
 	History History
 	Stats   Stats
-	End     Time     // true time at which the run ended
-	Cut     string   // why the run stopped before its processes finished, if it did
-	mem     *memory  // what Release gives back; nil once released
-	_       struct{} // grows: callers name the fields they set
+	End     Time   // true time at which the run ended
+	Cut     string // why the run stopped before its processes finished, if it did
+	// Faults is, for each fault of Config.Faults by index, what it did
+	// (faultuse.go). Nil for a run with no fault plan.
+	Faults []FaultUse
+	mem    *memory  // what Release gives back; nil once released
+	_      struct{} // grows: callers name the fields they set
 }
 
 // Release gives the run's memory (its history's events, the argument lists

@@ -54,12 +54,12 @@ func (k Kind) String() string {
 
 // FaultKind names a fault; faultkinds.go says what each one is and does.
 
-// KeyState is a watched key on a node right after a command ran there.
-type KeyState struct {
-	Exists bool
-	Value  string
-	TTL    time.Duration // -1: no TTL
-}
+// KeyState is a watched key on a node right after an event there (node's
+// keystate.go says what each field means, Fresh above all).
+type KeyState = node.KeyState
+
+// KeyType is a watched key's Redis type.
+type KeyType = node.KeyType
 
 // Event is one thing that happened on the true timeline. Fields that do not
 // apply to a Kind are zero; Proc and Node are -1 when they do not apply.
