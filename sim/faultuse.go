@@ -12,3 +12,17 @@ type FaultUse struct {
 	// fault's name: "node2 never served this lock", "c1 had finished".
 	Why string
 }
+
+// Vacuous says the run had faults planned and none of them touched the
+// lock: whatever its verdict, the fault plan did not test the lock.
+func (r *Result) Vacuous() bool {
+	if len(r.Faults) == 0 {
+		return false
+	}
+	for _, f := range r.Faults {
+		if f.Acted {
+			return false
+		}
+	}
+	return true
+}
