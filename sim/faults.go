@@ -64,6 +64,7 @@ func (r *runner) fire(i int) {
 	case TargetProc:
 		p := r.procs[f.Proc]
 		if !p.live || p.crashPending {
+			r.faultOnDead(i, p)
 			return // dead, or dying at its next yield: a second crash must not restart it twice
 		}
 		ev.Proc = f.Proc
@@ -74,6 +75,8 @@ func (r *runner) fire(i int) {
 		spec.before(r, f, &ev)
 	}
 	r.record(ev)
+	r.faultFired(i, f)
+	r.firing = i
 	spec.apply(r, f)
 }
 
