@@ -163,7 +163,7 @@ func Run(cfg Config) (*Result, error) {
 		r.live++
 	}
 	if n := len(cfg.Faults); n > 0 {
-		r.uses = faultUses{use: make([]FaultUse, n), mark: make([]uint64, n), inc: make([]int, n)}
+		r.uses = faultUses{use: make([]FaultUse, n), mark: make([]uint64, n)}
 	}
 	var timed []int
 	r.triggers, timed = newTriggers(&cfg)

@@ -67,9 +67,8 @@ type faultUses struct {
 	use []FaultUse
 	// mark is, for a fault that fired, its target's counter then: the
 	// node's commands served (simNode.served), or the process's clock reads
-	// (process.clockReads). inc is the target process's incarnation.
+	// (process.clockReads).
 	mark []uint64
-	inc  []int
 }
 
 // fired notes that fault i fired now, on a target that is alive when it is
@@ -85,10 +84,11 @@ func (r *runner) faultFired(i int, f *Fault) {
 		r.uses.mark[i] = r.nodes[f.Node].served
 	case TargetProc:
 		p := r.procs[f.Proc]
-		r.uses.inc[i] = p.inc
 		switch f.Kind {
 		case FaultCrash:
 			u.Acted = true
+		case FaultPause:
+			p.pauses = append(p.pauses, i)
 		case FaultProcJump:
 			r.uses.mark[i] = p.clockReads
 		}
@@ -114,18 +114,15 @@ func (r *runner) faultOnDead(i int, p *process) {
 }
 
 // pauseDeferred notes that process p's pause deferred what it was due to
-// do now: every pause of its life whose time covers now acted.
+// do now: every pause of its life whose time covers now acted. The others
+// are over, so none is left to wait for.
 func (r *runner) pauseDeferred(p *process) {
-	if r.uses.use == nil {
-		return
-	}
-	for i := range r.cfg.Faults {
-		f, u := &r.cfg.Faults[i], &r.uses.use[i]
-		if f.Kind == FaultPause && f.Proc == p.id && u.Fired && !u.Acted && r.uses.inc[i] == p.inc &&
-			r.now >= u.At && r.now < u.At+Time(f.Dur) {
+	for _, i := range p.pauses {
+		if u := &r.uses.use[i]; r.now < u.At+Time(r.cfg.Faults[i].Dur) {
 			u.Acted = true
 		}
 	}
+	p.pauses = p.pauses[:0]
 }
 
 // lossSent notes that the planned loss of fault i took the command being

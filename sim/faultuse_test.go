@@ -293,3 +293,28 @@ func TestUnansweredByNodeAndFailover(t *testing.T) {
 		t.Errorf("unanswered: %d with the node down, %d lost in the failover; want 1 and 1", down.Unanswered, lost.Unanswered)
 	}
 }
+
+// TestPauseOfAnEarlierLife: a crash ends a pause with its process's life; a
+// pause of the next life deferring something does not make it act.
+func TestPauseOfAnEarlierLife(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	res, err := oneProc(func(p Proc) (Lease, error) {
+		p.Do(0, "GET", "k")
+		p.Sleep(ms(10))
+		p.Do(0, "GET", "k")
+		return Lease{}, nil
+	}, func(cfg *Config) {
+		cfg.Faults = []Fault{
+			{Kind: FaultPause, Proc: 0, At: ms(2), Dur: ms(20)},
+			{Kind: FaultCrash, Proc: 0, At: ms(3), Dur: ms(1)},
+			// The new life sleeps from 4ms to 14ms, inside this pause.
+			{Kind: FaultPause, Proc: 0, At: ms(6), Dur: ms(20)},
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Faults) != 3 || res.Faults[0].Acted || !res.Faults[1].Acted || !res.Faults[2].Acted {
+		t.Errorf("fault uses %+v: want the first pause idle, the crash and the second pause acted", res.Faults)
+	}
+}

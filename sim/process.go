@@ -46,6 +46,7 @@ type process struct {
 	running      bool // the coroutine is executing right now
 	crashPending bool // crash at the next yield
 	pausedUntil  Time
+	pauses       []int    // the plan's pauses that have fired and not yet deferred anything (faultuse.go)
 	lose         lossPlan // a planned lost request or reply for the next command (faultkinds.go)
 	ended        bool     // the workload returned: the process has finished for good
 	clockReads   uint64   // calls of Now, by the process and its watchdog (faultuse.go)
