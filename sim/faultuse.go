@@ -71,8 +71,8 @@ type faultUses struct {
 	mark []uint64
 }
 
-// fired notes that fault i fired now, on a target that is alive when it is
-// a process; crashes act at once.
+// faultFired notes that fault i fired now, on a target that is alive when it
+// is a process; crashes act at once.
 func (r *runner) faultFired(i int, f *Fault) {
 	if r.uses.use == nil {
 		return
@@ -167,6 +167,10 @@ func (r *runner) faultUses() []FaultUse {
 			u.Why = r.procs[f.Proc].label() + " had nothing to do while paused"
 		case FaultLoseRequest, FaultLoseReply:
 			u.Why = r.procs[f.Proc].label() + " sent no command after it"
+		default:
+			// A kind not classed here is never called idle: a note that
+			// cannot say why would only mislead.
+			u.Acted = true
 		}
 	}
 	return use
