@@ -18,6 +18,9 @@ type Prepared struct {
 	// holds: the registered algorithm of that name, or (set by the caller
 	// that checked its sha256) its algorithm_file.
 	Own bool
+	// faultKinds are the plan's kinds as the file writes them, by index in
+	// Config.Faults: the fault notes name them so (faultnotes.go).
+	faultKinds []string
 }
 
 // Prepare builds the engine config for algorithm algoName, or for the
@@ -99,7 +102,15 @@ func (s *Scenario) PrepareWith(algo locks.Algorithm) (*Prepared, error) {
 		}
 		cfg.Faults = append(cfg.Faults, f)
 	}
-	return &Prepared{Config: cfg, Algorithm: algo, Params: params, Own: s.Algorithm != "" && algo.Name == s.Algorithm}, nil
+	var kinds []string
+	if len(s.Faults) > 0 {
+		kinds = make([]string, len(s.Faults))
+		for i := range s.Faults {
+			kinds[i] = s.Faults[i].Kind
+		}
+	}
+	return &Prepared{Config: cfg, Algorithm: algo, Params: params, Own: s.Algorithm != "" && algo.Name == s.Algorithm,
+		faultKinds: kinds}, nil
 }
 
 // faultNodes is one more than the highest node the fault plan names.

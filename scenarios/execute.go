@@ -52,12 +52,14 @@ func (p *Prepared) Judge(opts model.Options) (*sim.Result, model.Verdict, error)
 }
 
 // judge checks a run's history: the lifetime filled in from the algorithm,
-// and a cut run marked incomplete (a real run cut at its duration is no
-// more a pass than a simulated one).
+// a cut run marked incomplete (a real run cut at its duration is no more a
+// pass than a simulated one), and a note for each planned fault that did
+// not touch the lock (faultnotes.go).
 func (p *Prepared) judge(res *sim.Result, opts model.Options) model.Verdict {
 	opts.TTL = p.Lifetime()
 	v := model.Check(res.History, opts)
 	v.MarkCut(res.Cut)
+	v.Notes = append(v.Notes, p.faultNotes(res)...)
 	return v
 }
 

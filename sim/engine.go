@@ -17,10 +17,19 @@ type Result struct {
 	End     Time   // true time at which the run ended
 	Cut     string // why the run stopped before its processes finished, if it did
 	// Faults is, for each fault of Config.Faults by index, what it did
-	// (faultuse.go). Nil for a run with no fault plan.
+	// (faultuse.go). Nil for a run with no fault plan, and for a run of
+	// RunReal, which classes neither its faults nor its network.
 	Faults []FaultUse
-	mem    *memory  // what Release gives back; nil once released
-	_      struct{} // grows: callers name the fields they set
+	// LossyNetwork says the network could lose a command or time it out
+	// (Network.LossRequest, LossReply, or a Timeout below the slowest round
+	// trip); Unanswered counts the commands whose reply never reached
+	// their client in time (lost, too slow, dropped by a node that was
+	// down, lost in a failover), whether the client timed out or waits for
+	// ever. Vacuous reads both.
+	LossyNetwork bool
+	Unanswered   int
+	mem          *memory  // what Release gives back; nil once released
+	_            struct{} // grows: callers name the fields they set
 }
 
 // Release gives the run's memory (its history's events, the argument lists
@@ -74,6 +83,10 @@ type simNode struct {
 	clock     clock
 	downUntil Time
 	g         *group // replicas, if any (replication.go)
+	// served counts the client commands that reached the node (run, or
+	// dropped while it was down) and the replies a failover lost: what a
+	// fault on the node could have touched (faultuse.go).
+	served uint64
 }
 
 type runner struct {
@@ -91,9 +104,16 @@ type runner struct {
 	cut   string // set: the run stops (loop)
 	// replayed counts the commands node restarts replayed (MaxReplayed).
 	replayed int
-	limit    Time
+	// unanswered counts the commands whose reply did not come in time
+	// (Result.Unanswered).
+	unanswered int
+	limit      Time
 	triggers
 	resource resource
+	// uses classes the planned faults (faultuse.go); firing is the fault
+	// being applied, for a kind that leaves work for later (a planned loss).
+	uses   faultUses
+	firing int
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -142,6 +162,9 @@ func Run(cfg Config) (*Result, error) {
 		r.q.push(event{at: Time(spec.Start), kind: evStart, proc: int32(i)})
 		r.live++
 	}
+	if n := len(cfg.Faults); n > 0 {
+		r.uses = faultUses{use: make([]FaultUse, n), mark: make([]uint64, n)}
+	}
 	var timed []int
 	r.triggers, timed = newTriggers(&cfg)
 	for _, i := range timed {
@@ -154,6 +177,8 @@ func Run(cfg Config) (*Result, error) {
 	}
 	res := cfg.result(r.hist.events(), r.stats, r.now, r.cut)
 	res.mem = r.mem
+	res.Faults = r.faultUses()
+	res.LossyNetwork, res.Unanswered = cfg.Network.lossy(), r.unanswered
 	return res, nil
 }
 
@@ -298,6 +323,7 @@ func (r *runner) startProc(p *process) {
 // resume runs the process until its next yield, unless it is paused.
 func (r *runner) resume(p *process) {
 	if until := p.home().pausedUntil; until > r.now {
+		r.pauseDeferred(p.home())
 		r.q.push(p.ev(until, evResume))
 		return
 	}
@@ -316,6 +342,7 @@ func (r *runner) resume(p *process) {
 		if p.crashPending {
 			p.inc++
 		} else {
+			p.ended = true
 			r.live--
 		}
 		return
@@ -332,6 +359,7 @@ func (r *runner) resume(p *process) {
 // begin starts the effect the process yielded for, once any pause is over.
 func (r *runner) begin(p *process) {
 	if until := p.home().pausedUntil; until > r.now {
+		r.pauseDeferred(p.home())
 		r.q.push(p.ev(until, evBegin))
 		return
 	}

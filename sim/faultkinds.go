@@ -128,17 +128,19 @@ var faultSpecs = [...]faultSpec{
 	// always, so no later latency changes.
 	FaultLoseRequest: {name: "lose-request", target: TargetProc, planned: true,
 		realRefusal: "a chosen lost request runs only in simulation (a real run loses at random: network.loss_request)",
-		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur} }},
+		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur, r.firing} }},
 	FaultLoseReply: {name: "lose-reply", target: TargetProc, planned: true,
 		realRefusal: "a chosen lost reply runs only in simulation (a real run loses at random: network.loss_reply)",
-		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur} }},
+		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} }},
 }
 
 // lossPlan is a planned loss waiting for its process's next command: kind
-// FaultLoseRequest or FaultLoseReply (0: none), and the client's wait.
+// FaultLoseRequest or FaultLoseReply (0: none), the client's wait, and the
+// fault of the plan that made it (FaultUse).
 type lossPlan struct {
 	kind    FaultKind
 	timeout time.Duration
+	fault   int
 }
 
 // FaultKinds lists every fault kind in number order.

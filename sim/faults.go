@@ -64,6 +64,7 @@ func (r *runner) fire(i int) {
 	case TargetProc:
 		p := r.procs[f.Proc]
 		if !p.live || p.crashPending {
+			r.faultOnDead(i, p)
 			return // dead, or dying at its next yield: a second crash must not restart it twice
 		}
 		ev.Proc = f.Proc
@@ -74,6 +75,8 @@ func (r *runner) fire(i int) {
 		spec.before(r, f, &ev)
 	}
 	r.record(ev)
+	r.faultFired(i, f)
+	r.firing = i
 	spec.apply(r, f)
 }
 
@@ -81,7 +84,7 @@ func (r *runner) fire(i int) {
 // starts a fresh incarnation after restart, if restart > 0.
 func (r *runner) crash(p *process, restart time.Duration) {
 	p.kill()
-	p.pausedUntil = 0
+	p.pausedUntil, p.pauses = 0, p.pauses[:0]
 	p.lose = lossPlan{} // a fresh life sends nothing the old one planned to lose
 	if restart > 0 {
 		r.q.push(event{at: r.now + Time(restart), kind: evStart, proc: int32(p.id)})

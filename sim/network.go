@@ -29,6 +29,7 @@ func (r *runner) send(p *process) {
 		if h.lose.timeout > 0 {
 			q.deadline = r.now + Time(h.lose.timeout)
 		}
+		r.lossSent(h.lose.fault)
 		h.lose = lossPlan{}
 	}
 	if !lostReq {
@@ -44,6 +45,7 @@ func (r *runner) send(p *process) {
 		q.why = "timeout: reply too slow"
 	}
 	if q.why != "" {
+		r.unanswered++
 		if q.deadline == 0 {
 			return // no timeout: the client waits for ever
 		}
@@ -64,6 +66,7 @@ func latency(rng *rand.Rand, l Latency) time.Duration {
 // arrive runs the command on its node at the node's own clock.
 func (r *runner) arrive(q *request) {
 	n := &r.nodes[q.node]
+	n.served++
 	if r.now < n.downUntil {
 		q.dropped = true
 		return
@@ -96,6 +99,7 @@ func (r *runner) deliver(p *process, q *request) {
 		// The node was down: no reply will come, the client waits out its
 		// deadline.
 		q.why = "timeout: node down"
+		r.unanswered++
 		r.later(p, q, q.deadline)
 		return
 	}
@@ -103,6 +107,8 @@ func (r *runner) deliver(p *process, q *request) {
 		if g := r.nodes[q.node].g; g != nil && g.gen != q.gen {
 			// Its primary was lost in a failover: the connection with it.
 			q.why, q.block = "timeout: connection lost in failover", 0
+			r.unanswered++
+			r.nodes[q.node].served++ // the failover took this reply
 			r.later(p, q, q.deadline)
 			return
 		}
@@ -111,6 +117,7 @@ func (r *runner) deliver(p *process, q *request) {
 			at := r.now + q.block
 			if q.block < 0 || q.deadline > 0 && at > q.deadline {
 				q.why, at = "timeout: reply too slow", q.deadline
+				r.unanswered++
 			}
 			q.block = 0
 			r.later(p, q, at)

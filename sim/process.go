@@ -46,7 +46,10 @@ type process struct {
 	running      bool // the coroutine is executing right now
 	crashPending bool // crash at the next yield
 	pausedUntil  Time
+	pauses       []int    // the plan's pauses that have fired and not yet deferred anything (faultuse.go)
 	lose         lossPlan // a planned lost request or reply for the next command (faultkinds.go)
+	ended        bool     // the workload returned: the process has finished for good
+	clockReads   uint64   // calls of Now, by the process and its watchdog (faultuse.go)
 
 	// The watchdog (watchdog.go). A main coroutine's dog is its running
 	// watchdog, if any; a watchdog's owner is its process's main coroutine,
@@ -72,7 +75,14 @@ type process struct {
 func (p *process) Name() string     { return p.spec.Name }
 func (p *process) Rand() *rand.Rand { return p.rng }
 func (p *process) Nodes() int       { return len(p.r.nodes) }
-func (p *process) Now() time.Time   { return p.home().clock.at(p.r.now).Std() }
+
+// Now counts the read: a clock jump acts only on a process that reads its
+// clock after it (faultuse.go).
+func (p *process) Now() time.Time {
+	h := p.home()
+	h.clockReads++
+	return h.clock.at(p.r.now).Std()
+}
 
 // home is the process's main coroutine: itself, or a watchdog's owner.
 func (p *process) home() *process {
