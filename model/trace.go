@@ -125,8 +125,9 @@ type trace struct {
 	refused   []int // event indexes of resource writes the resource refused, in order
 	// leftovers is, for each successful release, each node where the
 	// releaser's last command before the release returned left the key
-	// holding the lease: what the stale check must explain. In release
-	// order, then node order.
+	// there: what the stale check must explain once it has kept only the
+	// versions the releaser wrote (ownLeftovers). In release order, then
+	// node order.
 	leftovers  []keyLeft
 	ps         []procState // the walk's state per process
 	keepFailed bool
@@ -142,6 +143,7 @@ type trace struct {
 	spanA, spanB, spanC []span
 	ints                []int
 	ran                 []bool // by request id: its command has run by now
+	vw                  versionWalk
 }
 
 // keyLeft is a key a release may have left behind.
@@ -166,7 +168,6 @@ type procState struct {
 	acqCall   sim.Time
 	releasing int // index in lockOps of a release with no return yet; -1
 	relHeld   bool
-	relToken  string
 	wanting   bool
 	wantFrom  sim.Time
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
@@ -201,7 +202,7 @@ func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
 		wants: t.wants[:0], netWaits: t.netWaits[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
 		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
-		ps: t.ps[:0], ran: t.ran[:0]}
+		ps: t.ps[:0], ran: t.ran[:0], vw: t.vw}
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
@@ -280,11 +281,8 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 	case sim.KindReleaseInvoke:
 		// The hold ends when Release is called, whatever Release returns: from
 		// then on the process does no protected work.
-		s.relHeld, s.relToken, s.relLost = s.holding >= 0, e.Token, s.relLost[:0]
+		s.relHeld, s.relLost = s.holding >= 0, s.relLost[:0]
 		if s.relHeld {
-			if s.relToken == "" {
-				s.relToken = t.token(&t.holds[s.holding])
-			}
 			t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = e.At, i, endReleased
 			s.holding = -1
 		} else {
@@ -299,7 +297,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		o.ret, o.errIdx = e.At, int32(i)
 		if e.Err == "" && s.relHeld {
 			t.releases = append(t.releases, releaseOK{p, i, e.At})
-			t.leftoversOf(s, len(t.releases)-1, s.relToken)
+			t.leftoversOf(s, len(t.releases)-1)
 		}
 		s.releasing = -1
 	case sim.KindCommand:
@@ -352,20 +350,52 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 	}
 }
 
-// leftoversOf records where release r's process last left the key holding
-// the lease, as its own last command on each node saw it: another client's
-// command in between may have written the same value (two whole-second
-// timestamps collide) and is no leftover. When the lease has a token, only
-// a key holding it counts.
-func (t *trace) leftoversOf(s *procState, r int, tok string) {
+// leftoversOf records where release r's process last left the key, as its
+// own last command on each node saw it. Whose version that is, the stale
+// check asks only when there is one (ownLeftovers): the walk that knows
+// reads every command's key, which most runs never need.
+func (t *trace) leftoversOf(s *procState, r int) {
 	for n, c := range s.lastCmd {
-		if c < 0 {
-			continue
-		}
-		if k := &t.h.Events[c].Key; k.Exists && (tok == "" || k.Value == tok) {
+		if c >= 0 && t.h.Events[c].Key.Exists {
 			t.leftovers = append(t.leftovers, keyLeft{r, n, c, slices.Contains(s.relLost, n)})
 		}
 	}
+}
+
+// ownLeftovers keeps, of the leftovers, the keys in a version their
+// releaser wrote (versions.go): the lease is the version the releaser
+// wrote, whatever its value holds. A version another process wrote is not
+// the release's leftover, even one holding the same value (two
+// whole-second timestamps collide). It walks the history's versions up to
+// the last leftover's command.
+func (t *trace) ownLeftovers() {
+	if len(t.leftovers) == 0 {
+		return
+	}
+	cmds := t.ints[:0] // the leftovers' commands, in history order
+	for _, l := range t.leftovers {
+		cmds = append(cmds, l.cmd)
+	}
+	slices.Sort(cmds)
+	cmds = slices.Compact(cmds)
+	t.ints = cmds
+	writers := make([]int32, len(cmds))
+	t.vw.reset(t.h)
+	for i, k := 0, 0; k < len(cmds); i++ {
+		e := &t.h.Events[i]
+		if lane, _, ok := t.vw.step(e); ok && i == cmds[k] {
+			writers[k] = t.vw.lanes[lane].writer
+			k++
+		}
+	}
+	kept := t.leftovers[:0]
+	for _, l := range t.leftovers {
+		k, _ := slices.BinarySearch(cmds, l.cmd)
+		if writers[k] == int32(t.releases[l.rel].proc) {
+			kept = append(kept, l)
+		}
+	}
+	t.leftovers = kept
 }
 
 func (t *trace) endWant(s *procState, p int, at sim.Time) {
