@@ -40,8 +40,8 @@
 // counted either, nor is a waiter's wait from a try the network lost until
 // its next command that runs (trace.go, netWait; stuck.go).
 //
-// Stale: a release that returned success and left a version its releaser
-// wrote on some node, while others waited (stale.go). It splits by cause: a
+// Stale: a release that returned success and left, on some node, a version
+// its releaser wrote for that hold, while others waited (stale.go). It splits by cause: a
 // released key that stays is stale when the release's commands ran and
 // their replies came back, or when the lock has no TTL. A release that got
 // no reply from a node, of a key with a TTL, is a Note on the run: the key

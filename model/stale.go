@@ -11,13 +11,15 @@ import (
 )
 
 // stale: Release returned success, yet on some node the key stayed in a
-// version the releaser wrote (versions.go), for longer than StaleBound while
-// another process was trying to acquire. The version is taken to be gone
-// when a later command on that node finds the key absent or in another
-// version, when its TTL (as the last command saw it) runs out, or when the
-// node restarts without it. A version another process wrote is not this
-// release's leftover, whatever its value. Time others waited while a live
-// process held the lock is contention, not staleness, and does not count.
+// version the releaser wrote (versions.go) for the hold it released (from
+// that hold's Acquire call on, but for a failed try whose clean-up got no
+// reply: ownLeftovers), for longer than StaleBound while another process
+// was trying to acquire. The version is taken to be gone when a later
+// command on that node finds the key absent or in another version, when its
+// TTL (as the last command saw it) runs out, or when the node restarts
+// without it. A version another process wrote is not this release's
+// leftover, whatever its value. Time others waited while a live process
+// held the lock is contention, not staleness, and does not count.
 //
 // Stale splits by cause. A key is stale only when the release's commands on
 // that node ran and their replies came back (the algorithm's own release

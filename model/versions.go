@@ -47,6 +47,7 @@ type laneVersion struct {
 	key     sim.KeyState
 	writer  int32 // the current version's writer; -1 unknown
 	version int32 // the current version's id; -1 while the key is absent
+	from    int   // the event that began the current version
 }
 
 // versionWalk follows the key's versions lane by lane, fed the events in
@@ -68,9 +69,9 @@ func (w *versionWalk) reset(h *sim.History) {
 	w.maxReq = uint64(len(h.Events)) + 1<<20
 }
 
-// step reads event e: on a key-carrying event, it returns the lane and
+// step reads event e, the history's event i: on a key-carrying event, it returns the lane and
 // whether the event began a version there.
-func (w *versionWalk) step(e *sim.Event) (lane int, begins, ok bool) {
+func (w *versionWalk) step(i int, e *sim.Event) (lane int, begins, ok bool) {
 	if e.Kind == sim.KindCommand {
 		w.markRan(e.Req, e.Proc)
 	}
@@ -86,7 +87,7 @@ func (w *versionWalk) step(e *sim.Event) (lane int, begins, ok bool) {
 	case !e.Key.Exists:
 		l.writer, l.version = -1, -1
 	case begins:
-		l.writer, l.version = w.writer(e), w.count
+		l.writer, l.version, l.from = w.writer(e), w.count, i
 		w.count++
 	}
 	l.key = e.Key
@@ -156,7 +157,7 @@ func KeyVersions(h *sim.History) ([]KeyVersion, []int) {
 	for i := range h.Events {
 		e := &h.Events[i]
 		at[i] = -1
-		lane, begins, ok := w.step(e)
+		lane, begins, ok := w.step(i, e)
 		if !ok {
 			continue
 		}
