@@ -225,7 +225,9 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 }
 
 // keyTypes are the types a corpus KEY may name, by their prefix.
-var keyTypes = map[string]sim.KeyType{"hash": node.KeyHash, "list": node.KeyList, "set": node.KeySet, "zset": node.KeyZSet}
+var keyTypes = map[string]sim.KeyType{
+	"hash": node.KeyHash, "list": node.KeyList, "set": node.KeySet, "zset": node.KeyZSet,
+}
 
 // parseKey reads a cmd line's KEY from the start of s (see parseEvent), and
 // returns what follows it.
@@ -236,8 +238,9 @@ func parseKey(s string) (sim.KeyState, string, error) {
 	}
 	k.Exists = true
 	end := strings.IndexByte(s, ' ')
-	if name, rest, ok := strings.Cut(s, ":"); ok && keyTypes[name] != 0 && rest != "" && strings.ContainsRune("{[", rune(rest[0])) {
-		// The content runs to its closing bracket, spaces and all.
+	name, rest, _ := strings.Cut(s, ":")
+	if keyTypes[name] != 0 && rest != "" && strings.ContainsRune("{[", rune(rest[0])) {
+		// The content runs to its first closing bracket, spaces and all.
 		closing := strings.IndexByte(rest, map[byte]byte{'{': '}', '[': ']'}[rest[0]])
 		if closing < 0 {
 			return k, "", fmt.Errorf("KEY %q: no closing bracket", s)

@@ -398,8 +398,8 @@ func (t *trace) ownLeftovers() {
 	kept := t.leftovers[:0]
 	for _, l := range t.leftovers {
 		k, _ := slices.BinarySearch(cmds, l.cmd)
-		r := t.releases[l.rel]
-		if at[k].writer == int32(r.proc) && at[k].from >= t.acquireCall(r.hold) && !t.triedClean(r.proc, l.node, at[k].from) {
+		r, v := t.releases[l.rel], at[k]
+		if v.writer == int32(r.proc) && v.from >= t.acquireCall(r.hold) && !t.triedClean(r.proc, l.node, v.from) {
 			kept = append(kept, l)
 		}
 	}

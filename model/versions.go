@@ -51,8 +51,9 @@ type laneVersion struct {
 }
 
 // versionWalk follows the key's versions lane by lane, fed the events in
-// order. The checkers' one pass (extract) and KeyVersions both run it, so
-// they agree on every version.
+// order. The stale check (ownLeftovers) and KeyVersions, which the reports
+// draw, both run it, so they agree on every version; keyGone and stuck's
+// key writes (lease.go), which need no writer, apply beginsVersion alone.
 type versionWalk struct {
 	lanes []laneVersion
 	// ranBy is, by request id, its command's process + 2 once it has run (0:
@@ -69,8 +70,8 @@ func (w *versionWalk) reset(h *sim.History) {
 	w.maxReq = uint64(len(h.Events)) + 1<<20
 }
 
-// step reads event e, the history's event i: on a key-carrying event, it returns the lane and
-// whether the event began a version there.
+// step reads event e, the history's event i: on a key-carrying event, it
+// returns the lane and whether the event began a version there.
 func (w *versionWalk) step(i int, e *sim.Event) (lane int, begins, ok bool) {
 	if e.Kind == sim.KindCommand {
 		w.markRan(e.Req, e.Proc)
