@@ -371,9 +371,9 @@ func (p *picture) versionIndex(h *sim.History) {
 }
 
 // nodeLane follows the key on node lane n (a node or a replica). It is
-// gone when a later command finds it absent or changed, when its TTL runs
-// out (in true time, counting the node's clock jumps), or when the node
-// restarts or fails over without it.
+// gone when a later command finds it absent or in another version, when its
+// TTL runs out (in true time, counting the node's clock jumps), or when the
+// node restarts or fails over without it.
 func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 	l := nodeLane{name: laneName(h, n)}
 	present, v, from := false, 0, sim.Time(0)
