@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/internal/strictyaml"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // The checker validation corpus: small histories written by hand in
@@ -48,7 +49,13 @@ type corpusCase struct {
 //	release TOKEN            Release called
 //	released                 Release returned; released! MSG: with an error
 //	cmd REQ NODE KEY ARGS    command REQ ran on NODE; KEY is the watched key
-//	                         after it: - (absent), VALUE (no TTL), VALUE@TTL
+//	                         after it: - (absent), VALUE (no TTL), VALUE@TTL;
+//	                         TYPE:CONTENT for another type than a string
+//	                         (hash, list, set, zset), CONTENT drawn as the
+//	                         engine draws it, spaces and all: {f: v, g: w}
+//	                         for a hash; a trailing ! marks the key Fresh
+//	                         (the command began a new version: sim/node's
+//	                         KeyState), so t1@1s! or hash:{u1:1: 1}@30s!
 //	reply REQ NODE           the command's reply reached the client
 //	timeout REQ NODE         the client timed out: the reply was lost, or,
 //	                         with no cmd REQ line before it, the request
@@ -150,15 +157,17 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 		if err := need(4); err != nil {
 			return e, err
 		}
-		e.Kind, e.Req, e.Node, e.Args = sim.KindCommand, uint64(num(args[0])), int(num(args[1])), args[3:]
-		e.Sent = e.At
-		e.Key = sim.KeyState{TTL: -1}
-		if k := args[2]; k != "-" {
-			e.Key.Exists, e.Key.Value = true, k
-			if v, ttl, ok := strings.Cut(k, "@"); ok {
-				e.Key.Value, e.Key.TTL = v, dur(ttl)
-			}
+		// KEY may hold spaces (a hash's content): the arguments after it
+		// are what follows it on the line.
+		key, after, kerr := parseKey(strings.Join(args[2:], " "))
+		if kerr != nil {
+			return e, kerr
 		}
+		e.Kind, e.Req, e.Node, e.Args = sim.KindCommand, uint64(num(args[0])), int(num(args[1])), strings.Fields(after)
+		if len(e.Args) == 0 {
+			return e, fmt.Errorf("cmd wants the command after KEY")
+		}
+		e.Sent, e.Key = e.At, key
 	case "reply", "timeout":
 		if err := need(2); err != nil {
 			return e, err
@@ -213,6 +222,55 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 		return e, fmt.Errorf("unknown event %q", what)
 	}
 	return e, err
+}
+
+// keyTypes are the types a corpus KEY may name, by their prefix.
+var keyTypes = map[string]sim.KeyType{
+	"hash": node.KeyHash, "list": node.KeyList, "set": node.KeySet, "zset": node.KeyZSet,
+}
+
+// parseKey reads a cmd line's KEY from the start of s (see parseEvent), and
+// returns what follows it.
+func parseKey(s string) (sim.KeyState, string, error) {
+	k := sim.KeyState{TTL: -1}
+	if s == "-" || strings.HasPrefix(s, "- ") {
+		return k, s[1:], nil
+	}
+	k.Exists = true
+	end := strings.IndexByte(s, ' ')
+	name, rest, _ := strings.Cut(s, ":")
+	if keyTypes[name] != 0 && rest != "" && strings.ContainsRune("{[", rune(rest[0])) {
+		// The content runs to its first closing bracket, spaces and all.
+		closing := strings.IndexByte(rest, map[byte]byte{'{': '}', '[': ']'}[rest[0]])
+		if closing < 0 {
+			return k, "", fmt.Errorf("KEY %q: no closing bracket", s)
+		}
+		k.Type, k.Value = keyTypes[name], rest[:closing+1]
+		s = rest[closing+1:]
+		end = strings.IndexByte(s, ' ')
+	}
+	if end < 0 {
+		end = len(s)
+	}
+	word, after := s[:end], s[end:]
+	if k.Fresh = strings.HasSuffix(word, "!"); k.Fresh {
+		word = word[:len(word)-1]
+	}
+	if k.Type == node.KeyString {
+		k.Value, word = word, ""
+		if v, ttl, ok := strings.Cut(k.Value, "@"); ok {
+			k.Value, word = v, "@"+ttl
+		}
+	}
+	if word != "" {
+		ttl, ok := strings.CutPrefix(word, "@")
+		d, err := time.ParseDuration(ttl)
+		if !ok || err != nil {
+			return k, "", fmt.Errorf("KEY %q: want @TTL after the content", s)
+		}
+		k.TTL = d
+	}
+	return k, after, nil
 }
 
 func loadCorpusCase(path string) (corpusCase, sim.History, Options, error) {

@@ -13,6 +13,16 @@
 // reading and not "until the last moment the holder could still believe it
 // held it"). Re-entrant acquires inside a hold are not holds of their own.
 //
+// A lease is a version of the watched key, and a version belongs to the
+// process whose command wrote it (versions.go), whatever the value holds: a
+// bare token, a prefixed one, JSON, a hash of owners. No check compares a
+// value with a token. A version begins where the key appears, changes type
+// or content, or the node marks it Fresh (rewritten by another process, or
+// written again after it had run out); a replica's copy is its primary writer's.
+// Only the watched lock key (History.WatchKey) is attributed: another key a
+// lock writes (a fencing counter, a key per owner) is not watched, and never
+// makes or excuses a lease.
+//
 // Liveness is judged against legitimate leases only (lease.go). A lease that
 // may legitimately keep others waiting is: a hold (Acquire returned held)
 // until its Release is called, or for one lifetime (the TTL) after its holder
@@ -30,8 +40,10 @@
 // counted either, nor is a waiter's wait from a try the network lost until
 // its next command that runs (trace.go, netWait; stuck.go).
 //
-// Stale splits by cause: a released key that stays is stale when the
-// release's commands ran and their replies came back, or when the lock has no
-// TTL. A release that got no reply from a node, of a key with a TTL, is a Note
-// on the run: the key lives out its TTL, as a TTL lock is built to.
+// Stale: a release that returned success and left, on some node, a version
+// its releaser wrote for that hold, while others waited (stale.go). It splits by cause: a
+// released key that stays is stale when the release's commands ran and
+// their replies came back, or when the lock has no TTL. A release that got
+// no reply from a node, of a key with a TTL, is a Note on the run: the key
+// lives out its TTL, as a TTL lock is built to.
 package model

@@ -68,8 +68,9 @@ const (
 	resultLost               // the client timed out: request or reply lost, or too slow
 )
 
-// keyWrite is a command that left a new version of the watched key on its
-// node (it appeared or its value changed).
+// keyWrite is a command that began a new version of the watched key on its
+// node (versions.go): the version, and the lease it may be, is its
+// process's, whatever the value holds.
 type keyWrite struct {
 	idx, proc, node int
 	req             uint64
@@ -77,7 +78,7 @@ type keyWrite struct {
 	result          uint8
 	next            int // event index of the same call's next write on the node; -1
 	// gone is when a later command (or a restart) on the node first saw
-	// the key absent or with another value: the version this write left
+	// the key absent or in another version: the version this write left
 	// keeps nobody out from then on. forever while it was never seen gone.
 	gone sim.Time
 }
@@ -110,7 +111,7 @@ func indexCalls(t *trace) *callIndex {
 	// seen notes that node n's key is now k: the current version's write is
 	// gone if k is not its version.
 	seen := func(n int, k sim.KeyState, at sim.Time) {
-		if v := version[n]; v >= 0 && (!k.Exists || k.Value != last[n].Value) {
+		if v := version[n]; v >= 0 && (!k.Exists || beginsVersion(last[n], k)) {
 			ci.writes[v].gone, version[n] = at, -1
 		}
 	}
@@ -132,7 +133,7 @@ func indexCalls(t *trace) *callIndex {
 			prev := last[e.Node]
 			seen(e.Node, e.Key, e.At)
 			last[e.Node] = e.Key
-			if !e.Key.Exists || prev.Exists && prev.Value == e.Key.Value {
+			if !beginsVersion(prev, e.Key) {
 				continue
 			}
 			w := keyWrite{idx: i, proc: p, node: e.Node, req: e.Req, call: -1, next: -1, gone: forever}

@@ -10,13 +10,15 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// stale: Release returned success, yet on some node the lock key still held
-// what it held right after the release, for longer than StaleBound while
-// another process was trying to acquire. The key is taken to be gone when a
-// later command on that node finds it absent or changed, when its TTL (as the
-// last command saw it) runs out, or when the node restarts. When the lease
-// has a token, only keys holding that token count: a key another process set
-// is not this release's leftover. Time others waited while a live process
+// stale: Release returned success, yet on some node the key stayed in a
+// version the releaser wrote (versions.go) for the hold it released (from
+// that hold's Acquire call on, but for a failed try whose clean-up got no
+// reply: ownLeftovers), for longer than StaleBound while another process
+// was trying to acquire. The version is taken to be gone when a later
+// command on that node finds the key absent or in another version, when its
+// TTL (as the last command saw it) runs out, or when the node restarts
+// without it. A version another process wrote is not this release's
+// leftover, whatever its value. Time others waited while a live process
 // held the lock is contention, not staleness, and does not count.
 //
 // Stale splits by cause. A key is stale only when the release's commands on
@@ -28,9 +30,10 @@ import (
 // not a violation.
 
 func staleViolations(t *trace, o Options, w *witnesses) ([]Violation, []Note) {
-	// Only a release that left the key behind (extract found each one) has
-	// anything to explain: a clean run stops here.
-	if len(t.leftovers) == 0 {
+	// Only a release that left its own version of the key behind (extract
+	// found each key left, ownLeftovers whose it is) has anything to
+	// explain: a clean run stops here.
+	if t.ownLeftovers(); len(t.leftovers) == 0 {
 		return nil, nil
 	}
 	w.build(len(t.wants), t.nodes)
@@ -103,12 +106,13 @@ func staleViolations(t *trace, o Options, w *witnesses) ([]Violation, []Note) {
 	return vs, notes
 }
 
-// keyGone is when the key that command c left on node n went away, at the
-// latest the end of the run. A node restart loses it, unless the node
-// persisted it: the restart's event then carries the key as the reload
-// left it, and is read like a command.
+// keyGone is when the key version that command c left on node n went
+// away, at the latest the end of the run: a later event there leaves the key
+// absent or begins another version (versions.go). A node restart loses it,
+// unless the node persisted it: the restart's event then carries the key as
+// the reload left it, and is read like a command.
 func keyGone(t *trace, w *witnesses, n, c int) sim.Time {
-	value := t.h.Events[c].Key.Value
+	prev := t.h.Events[c].Key
 	deadline := expiry(t.h.Events[c])
 	cmds, resets := w.byNode[n], w.resets[n]
 	k, _ := slices.BinarySearch(cmds, c+1)
@@ -124,10 +128,10 @@ func keyGone(t *trace, w *witnesses, n, c int) sim.Time {
 		if deadline <= e.At {
 			break
 		}
-		if !e.Key.Exists || e.Key.Value != value {
+		if !e.Key.Exists || beginsVersion(prev, e.Key) {
 			return e.At
 		}
-		deadline = expiry(e) // the TTL may have been extended
+		prev, deadline = e.Key, expiry(e) // the TTL may have been extended
 	}
 	return min(deadline, t.end)
 }

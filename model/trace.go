@@ -102,6 +102,7 @@ type releaseOK struct {
 	proc int
 	idx  int
 	at   sim.Time
+	hold int // index in holds of the hold it released
 }
 
 // trace is the history cut, in one pass, into what the checkers read.
@@ -125,8 +126,9 @@ type trace struct {
 	refused   []int // event indexes of resource writes the resource refused, in order
 	// leftovers is, for each successful release, each node where the
 	// releaser's last command before the release returned left the key
-	// holding the lease: what the stale check must explain. In release
-	// order, then node order.
+	// there: what the stale check must explain once it has kept only the
+	// versions the releaser wrote (ownLeftovers). In release order, then
+	// node order.
 	leftovers  []keyLeft
 	ps         []procState // the walk's state per process
 	keepFailed bool
@@ -142,6 +144,7 @@ type trace struct {
 	spanA, spanB, spanC []span
 	ints                []int
 	ran                 []bool // by request id: its command has run by now
+	vw                  versionWalk
 }
 
 // keyLeft is a key a release may have left behind.
@@ -165,8 +168,7 @@ type procState struct {
 	acquiring bool
 	acqCall   sim.Time
 	releasing int // index in lockOps of a release with no return yet; -1
-	relHeld   bool
-	relToken  string
+	relHold   int // index in holds of the hold the release in flight ends; -1: none
 	wanting   bool
 	wantFrom  sim.Time
 	wantTo    sim.Time // the last failed return: the want ends here unless retried
@@ -201,7 +203,7 @@ func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
 		wants: t.wants[:0], netWaits: t.netWaits[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
 		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
-		ps: t.ps[:0], ran: t.ran[:0]}
+		ps: t.ps[:0], ran: t.ran[:0], vw: t.vw}
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
@@ -244,7 +246,7 @@ func (t *trace) growProcs(n int) {
 			t.netWaits = append(t.netWaits, nil)
 			t.paused = append(t.paused, nil)
 		}
-		t.ps[k].holding, t.ps[k].releasing, t.ps[k].extending = -1, -1, -1
+		t.ps[k].holding, t.ps[k].releasing, t.ps[k].extending, t.ps[k].relHold = -1, -1, -1, -1
 	}
 }
 
@@ -280,11 +282,8 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 	case sim.KindReleaseInvoke:
 		// The hold ends when Release is called, whatever Release returns: from
 		// then on the process does no protected work.
-		s.relHeld, s.relToken, s.relLost = s.holding >= 0, e.Token, s.relLost[:0]
-		if s.relHeld {
-			if s.relToken == "" {
-				s.relToken = t.token(&t.holds[s.holding])
-			}
+		s.relHold, s.relLost = s.holding, s.relLost[:0]
+		if s.relHold >= 0 {
 			t.holds[s.holding].to, t.holds[s.holding].toIdx, t.holds[s.holding].end = e.At, i, endReleased
 			s.holding = -1
 		} else {
@@ -297,9 +296,9 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		}
 		o := t.op(s.releasing)
 		o.ret, o.errIdx = e.At, int32(i)
-		if e.Err == "" && s.relHeld {
-			t.releases = append(t.releases, releaseOK{p, i, e.At})
-			t.leftoversOf(s, len(t.releases)-1, s.relToken)
+		if e.Err == "" && s.relHold >= 0 {
+			t.releases = append(t.releases, releaseOK{p, i, e.At, s.relHold})
+			t.leftoversOf(s, len(t.releases)-1)
 		}
 		s.releasing = -1
 	case sim.KindCommand:
@@ -352,20 +351,105 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 	}
 }
 
-// leftoversOf records where release r's process last left the key holding
-// the lease, as its own last command on each node saw it: another client's
-// command in between may have written the same value (two whole-second
-// timestamps collide) and is no leftover. When the lease has a token, only
-// a key holding it counts.
-func (t *trace) leftoversOf(s *procState, r int, tok string) {
+// leftoversOf records where release r's process last left the key, as its
+// own last command on each node saw it. Whose version that is, the stale
+// check asks only when there is one (ownLeftovers): the walk that knows
+// reads every command's key, which most runs never need.
+func (t *trace) leftoversOf(s *procState, r int) {
 	for n, c := range s.lastCmd {
-		if c < 0 {
-			continue
-		}
-		if k := &t.h.Events[c].Key; k.Exists && (tok == "" || k.Value == tok) {
+		if c >= 0 && t.h.Events[c].Key.Exists {
 			t.leftovers = append(t.leftovers, keyLeft{r, n, c, slices.Contains(s.relLost, n)})
 		}
 	}
+}
+
+// ownLeftovers keeps, of the leftovers, the keys in a version their
+// releaser wrote (versions.go) for the hold it released: the lease is the
+// version the releaser wrote, whatever its value holds. A version another
+// process wrote is not the release's leftover, even one holding the same
+// value (two whole-second timestamps collide); nor is one the releaser
+// wrote before the Acquire call of that hold (an earlier hold's, whose
+// release got no reply there: a note of its own), nor one a failed try of
+// that call left when its clean-up there got no reply (triedClean). It
+// walks the history's versions up to the last leftover's command.
+func (t *trace) ownLeftovers() {
+	if len(t.leftovers) == 0 {
+		return
+	}
+	cmds := t.ints[:0] // the leftovers' commands, in history order
+	for _, l := range t.leftovers {
+		cmds = append(cmds, l.cmd)
+	}
+	slices.Sort(cmds)
+	cmds = slices.Compact(cmds)
+	t.ints = cmds
+	type version struct {
+		writer int32
+		from   int
+	}
+	at := make([]version, len(cmds))
+	t.vw.reset(t.h)
+	for i, k := 0, 0; k < len(cmds); i++ {
+		if lane, _, ok := t.vw.step(i, &t.h.Events[i]); ok && i == cmds[k] {
+			at[k] = version{t.vw.lanes[lane].writer, t.vw.lanes[lane].from}
+			k++
+		}
+	}
+	kept := t.leftovers[:0]
+	for _, l := range t.leftovers {
+		k, _ := slices.BinarySearch(cmds, l.cmd)
+		r, v := t.releases[l.rel], at[k]
+		if v.writer == int32(r.proc) && v.from >= t.acquireCall(r.hold) && !t.triedClean(r.proc, l.node, v.from) {
+			kept = append(kept, l)
+		}
+	}
+	t.leftovers = kept
+}
+
+// acquireCall is the event index of the Acquire call that took hold h: the
+// last Acquire invoke of its process before the held return.
+func (t *trace) acquireCall(h int) int {
+	x := &t.holds[h]
+	for i := x.fromIdx; i >= 0; i-- {
+		if e := &t.h.Events[i]; e.Proc == x.proc && e.Kind == sim.KindLockInvoke {
+			return i
+		}
+	}
+	return 0
+}
+
+// triedClean says whether write b, a command of process p on node n, was
+// made inside an Acquire call that then sent node n another command and got
+// no reply to it before the call returned: the clean-up of a failed try
+// that may not have run. What that try left there is the network's doing
+// (lease.go forgives the waiting on it), not the release's: Redlock's try
+// that got a minority leaves its token on a node whose clean-up was lost,
+// and the release of a later try's token rightly leaves it there.
+func (t *trace) triedClean(p, n, b int) bool {
+	e := &t.h.Events[b]
+	if e.Kind != sim.KindCommand || e.Proc != p {
+		return false
+	}
+	for i := b + 1; i < len(t.h.Events); i++ {
+		x := &t.h.Events[i]
+		if x.Proc != p {
+			continue
+		}
+		switch x.Kind {
+		case sim.KindCommandResult:
+			if x.Node == n && x.Err != "" && x.Req != e.Req {
+				return true
+			}
+		case sim.KindCommand, sim.KindResourceRead, sim.KindResourceWrite:
+		case sim.KindFault:
+			if x.Fault.EndsLife() {
+				return false
+			}
+		default:
+			return false // the call returned, or p's life or a call of another kind went on
+		}
+	}
+	return false
 }
 
 func (t *trace) endWant(s *procState, p int, at sim.Time) {

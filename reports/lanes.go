@@ -88,12 +88,14 @@ type nodeLane struct {
 	marks []mark
 }
 
-// keyVersion is one value of the key as one process wrote it. Versions are
-// told apart by value and writer, so a redlock token on three nodes is one
-// version and two clients writing the same timestamp are two.
+// keyVersion is one content of the key as one process wrote it: the
+// checker's versions (model.KeyVersions), each on one lane, drawn as one
+// letter when they share writer, type and content, so a redlock token on
+// three nodes is one letter and two clients writing the same timestamp are
+// two.
 type keyVersion struct {
 	label string
-	value string
+	key   sim.KeyState  // the content and type, as the first of them began
 	ttl   time.Duration // as the setting command left it; -1: none
 	by    string
 	cmd   string
@@ -129,9 +131,11 @@ type picture struct {
 	windows  []window
 	faults   []sim.Event
 	points   []sim.Time // every instant at which something on the picture changes
-	vidx     map[versionKey]int
-	writer   map[uint64]int // request id -> its process: whose write a replica applies
-	ev       eventWriter    // renders commands and events
+	// letterAt is, per event, the index in versions of the key's version the
+	// event leaves on its lane; -1 when it carries no key or leaves it absent.
+	letterAt []int
+	begins   []bool      // per event: it began a version on its lane
+	ev       eventWriter // renders commands and events
 }
 
 // versionLabels skips x and X, which draw crashes and down nodes.
@@ -192,22 +196,9 @@ func laneName(h *sim.History, n int) string {
 	return fmt.Sprintf("node%d.r%d", h.Replicas[k], num)
 }
 
-// keyWriter says whether e leaves the watched key's state on a lane, and
-// which process wrote that state: a command's own process, or for a
-// replica's entry the process whose command wrote it on the primary.
-func (p *picture) keyWriter(e *sim.Event) (proc int, ok bool) {
-	switch e.Kind {
-	case sim.KindCommand:
-		return e.Proc, true
-	case sim.KindReplicate:
-		w, ok := p.writer[e.Req]
-		if !ok {
-			w = -1
-		}
-		return w, true
-	}
-	return 0, false
-}
+// keyed says whether e leaves the watched key's state on a node lane as a
+// command or a replica's entry does (faults are drawn by their own rules).
+func keyed(e *sim.Event) bool { return e.Kind == sim.KindCommand || e.Kind == sim.KindReplicate }
 
 // procLane walks one process's events. Its holds are the checker's
 // (model.Holds): each begins and ends at the events the checker names.
@@ -321,68 +312,71 @@ func (p *picture) procLane(h *sim.History, i int, holds []model.Hold) procLane {
 	return l
 }
 
+// versionKey is what one letter stands for: a writer (-1: unknown) and the
+// content it wrote.
 type versionKey struct {
-	value string
-	proc  int
+	writer int
+	typ    sim.KeyType
+	value  string
 }
 
-// newVersion says whether a command's key state starts a new version: the key
-// exists and the node's previous command saw it absent or holding another
-// value. versionIndex and nodeLane must agree on it.
-func newVersion(prev sim.KeyState, had bool, now sim.KeyState) bool {
-	return now.Exists && !(had && prev.Exists && prev.Value == now.Value)
-}
-
-// versionIndex gives each (value, writer) of the key a label, in the order
+// versionIndex walks the key's versions as the checkers do
+// (model.KeyVersions) and gives each writer's content a letter, in the order
 // they first appear.
 func (p *picture) versionIndex(h *sim.History) {
-	p.vidx = map[versionKey]int{} // looked up only: the order comes from the events
-	p.writer = map[uint64]int{}
-	last := map[int]sim.KeyState{}
-	for _, e := range h.Events {
-		if e.Kind == sim.KindCommand {
-			p.writer[e.Req] = e.Proc
-		}
-		writer, ok := p.keyWriter(&e)
-		if !ok {
-			continue
-		}
-		prev, had := last[e.Node]
-		last[e.Node] = e.Key
-		if !newVersion(prev, had, e.Key) {
-			continue
-		}
-		k := versionKey{e.Key.Value, writer}
-		v, ok := p.vidx[k]
+	walk, at := model.KeyVersions(h)
+	letters := make([]int, len(walk))
+	idx := map[versionKey]int{} // looked up only: the order comes from the walk
+	for k, wv := range walk {
+		e := &h.Events[wv.Event]
+		vk := versionKey{wv.Writer, e.Key.Type, e.Key.Value}
+		v, ok := idx[vk]
 		if !ok {
 			v = len(p.versions)
-			p.vidx[k] = v
+			idx[vk] = v
 			label := "+"
 			if v < len(versionLabels) {
 				label = versionLabels[v : v+1]
 			}
-			cmd := ""
-			if len(e.Args) > 0 {
+			cmd, by := "", procName(h, wv.Writer)
+			switch {
+			case len(e.Args) > 0:
 				cmd = strings.ToUpper(e.Args[0])
+			case e.Kind == sim.KindFault:
+				cmd = e.Fault.String()
 			}
-			p.versions = append(p.versions, keyVersion{label: label, value: e.Key.Value, ttl: e.Key.TTL,
-				by: procName(h, writer), cmd: cmd, at: e.At})
+			if wv.Writer < 0 {
+				by = "no known writer:"
+			}
+			p.versions = append(p.versions, keyVersion{label: label, key: e.Key, ttl: e.Key.TTL,
+				by: by, cmd: cmd, at: e.At})
 		}
-		if e.Kind == sim.KindCommand && !slices.Contains(p.versions[v].nodes, e.Node) {
-			p.versions[v].nodes = append(p.versions[v].nodes, e.Node)
+		letters[k] = v
+		// Where it was written: a command's node, or a node's reload; a
+		// replica's entry and a promotion wrote nothing there.
+		written := e.Kind == sim.KindCommand || e.Kind == sim.KindFault && e.Fault != sim.FaultFailover
+		if written && !slices.Contains(p.versions[v].nodes, wv.Lane) {
+			p.versions[v].nodes = append(p.versions[v].nodes, wv.Lane)
 		}
+	}
+	p.letterAt, p.begins = at, make([]bool, len(at))
+	for i, k := range at {
+		if k >= 0 {
+			p.letterAt[i] = letters[k]
+		}
+	}
+	for _, wv := range walk {
+		p.begins[wv.Event] = true
 	}
 }
 
 // nodeLane follows the key on node lane n (a node or a replica). It is
-// gone when a later command finds it absent or changed, when its TTL runs
-// out (in true time, counting the node's clock jumps), or when the node
-// restarts or fails over without it.
+// gone when a later command finds it absent or in another version, when its
+// TTL runs out (in true time, counting the node's clock jumps), or when the
+// node restarts or fails over without it.
 func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 	l := nodeLane{name: laneName(h, n)}
 	present, v, from := false, 0, sim.Time(0)
-	var prev sim.KeyState
-	had := false
 	expires := sim.Time(-1) // -1: no TTL
 	closeAt := func(at sim.Time) {
 		if present {
@@ -400,7 +394,6 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 	// then): after a restart that persisted it, or a failover that promoted
 	// a replica holding it.
 	showAgain := func(k sim.KeyState, seen, back sim.Time) {
-		prev, had = k, true
 		expires = -1
 		if k.TTL > 0 {
 			expires = seen + sim.Time(k.TTL)
@@ -410,7 +403,7 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 		}
 	}
 	promoted := false
-	for _, e := range h.Events {
+	for i, e := range h.Events {
 		if promoted {
 			break
 		}
@@ -421,19 +414,16 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			continue
 		}
 		expireBefore(e.At)
-		writer, keyed := p.keyWriter(&e)
 		switch {
-		case keyed:
-			isNew := newVersion(prev, had, e.Key)
-			prev, had = e.Key, true
-			if !e.Key.Exists {
+		case keyed(&e):
+			if p.letterAt[i] < 0 {
 				closeAt(e.At)
 				continue
 			}
-			if isNew {
+			if p.begins[i] {
 				closeAt(e.At)
-				v = p.vidx[versionKey{e.Key.Value, writer}]
 			}
+			v = p.letterAt[i]
 			if !present {
 				// New, or the same version seen again after its TTL seemed
 				// to run out (node clock drift): draw it from here.
@@ -458,19 +448,17 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 				case e.Fault == sim.FaultFailover && e.Value > 0:
 					// The promoted replica's copy is the node's key once the
 					// node answers again.
-					if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && k.Key.Exists {
-						w, _ := p.keyWriter(&k)
-						v = p.vidx[versionKey{k.Key.Value, w}]
-						showAgain(k.Key, k.At, back)
-					} else {
-						prev, had = sim.KeyState{}, true
+					if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && p.letterAt[k] >= 0 {
+						v = p.letterAt[k]
+						showAgain(h.Events[k].Key, h.Events[k].At, back)
 					}
-				case e.Key.Exists && had && prev.Exists && prev.Value == e.Key.Value:
+				case p.letterAt[i] >= 0:
 					// A restart that persisted the key (the event's Key;
-					// without persistence it is zero): the version last seen.
-					// A kept key that is not that version (aof-everysec lost
-					// a newer write) is left for the next command to show, as
-					// its writer is not known here.
+					// without persistence it is zero): the version last
+					// seen, or an older one the reload brought back
+					// (aof-everysec lost a newer write), whose writer the
+					// checker does not know.
+					v = p.letterAt[i]
 					showAgain(e.Key, e.At, back)
 				}
 			}
@@ -537,16 +525,17 @@ func (p *picture) inOverlap(name string, from, to sim.Time) bool {
 	return false
 }
 
-// lastReplicated is the last entry replica lane applied before at.
-func (p *picture) lastReplicated(h *sim.History, lane int, at sim.Time) (sim.Event, bool) {
-	var last sim.Event
-	found := false
-	for _, e := range h.Events {
+// lastReplicated is the index of the last entry replica lane applied
+// before at.
+func (p *picture) lastReplicated(h *sim.History, lane int, at sim.Time) (int, bool) {
+	last, found := 0, false
+	for i := range h.Events {
+		e := &h.Events[i]
 		if e.At > at {
 			break
 		}
 		if e.Kind == sim.KindReplicate && e.Node == lane {
-			last, found = e, true
+			last, found = i, true
 		}
 	}
 	return last, found

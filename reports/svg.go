@@ -126,7 +126,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 			}
 			v := p.versions[s.v]
 			text := v.label
-			if full := v.label + " " + quoteShort(shortTokens(v.value), 24); float64(len(full))*6.5+6 < w {
+			if full := v.label + " " + keyContent(v.key, 24); float64(len(full))*6.5+6 < w {
 				text = full
 			} else if w < 10 {
 				text = ""

@@ -226,7 +226,7 @@ func (w *eventWriter) event(e sim.Event) string {
 	case sim.KindReplicate:
 		key := "absent"
 		if e.Key.Exists {
-			key = shortTokens(e.Key.Value)
+			key = keyPlain(e.Key)
 		}
 		return fmt.Sprintf("%-12s %-4s %s  applies %s (key: %s)", at, "", laneName(h, e.Node), w.args(e.Args), key)
 	case sim.KindCommandResult:

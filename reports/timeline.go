@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // This file is over 400 lines on purpose: the terminal timeline's rows,
@@ -420,7 +421,7 @@ func (v keyVersion) describe() string {
 		}
 		where = "nodes " + strings.Join(ns, ",")
 	}
-	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", quoteShort(shortTokens(v.value), 30), ttl, v.by, v.cmd, Offset(v.at), where)
+	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", keyContent(v.key, 30), ttl, v.by, v.cmd, Offset(v.at), where)
 }
 
 // wrap writes parts after a label, two spaces apart, in lines of at most
@@ -449,6 +450,27 @@ func clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:max(n-1, 0)]) + "…"
+}
+
+// keyContent draws a watched key's content in about n columns: a string
+// quoted as quoteShort does (n runes and the quotes), another type by its
+// name and its content as the node draws it ({field: value, …} for a hash),
+// cut to n+2 columns in all. Random tokens in it are cut first
+// (shortTokens).
+func keyContent(k sim.KeyState, n int) string {
+	if k.Type == node.KeyString {
+		return quoteShort(shortTokens(k.Value), n)
+	}
+	return clip(keyPlain(k), n+2)
+}
+
+// keyPlain is a watched key's content uncut but for its tokens: a string as
+// it is, another type after its name.
+func keyPlain(k sim.KeyState) string {
+	if k.Type == node.KeyString {
+		return shortTokens(k.Value)
+	}
+	return k.Type.String() + " " + shortTokens(k.Value)
 }
 
 func quoteShort(s string, n int) string {

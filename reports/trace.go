@@ -47,7 +47,7 @@ func commandTrace(h *sim.History) []traceRow {
 			r.sent, r.ran, r.hasRan, r.args, r.reply = e.Sent, e.At, true, e.Args, shortTokens(e.Reply.String())
 			r.key = "(absent)"
 			if e.Key.Exists {
-				r.key = quoteShort(shortTokens(e.Key.Value), 42)
+				r.key = keyContent(e.Key, 42)
 				if e.Key.TTL > 0 {
 					r.key += " TTL " + e.Key.TTL.String()
 				}
