@@ -79,7 +79,7 @@ type Cell struct {
 	Vacuous int
 	// Broke is, when Verdict is unsafe, which safety First broke
 	// (model.Verdict.Broke); Shrunk.SafetyBroken is the shrunk run's, which
-	// may be less (the shrink keeps the verdict only).
+	// may differ (the shrink keeps the verdict only).
 	Broke string
 	// Shrunk is the size of the shrunk counterexample; nil when the cell is
 	// safe or shrinking was off.

@@ -43,7 +43,7 @@ type MatrixCell struct {
 	// SafetyBroken is, for unsafe, which safety the first failing run broke
 	// (model.Verdict.Broke): "lost update", "overlap, resource safe" or
 	// "lock broken, resource safe". Shrunk.SafetyBroken is the shrunk
-	// run's, which may be less.
+	// run's, which may differ (the shrink keeps the verdict only).
 	SafetyBroken string `json:"safety_broken,omitempty"`
 	// Runs counts the runs searched in index order (up to the first unsafe
 	// one, or all), VacuousRuns those of them that had faults planned and

@@ -118,7 +118,8 @@ type Shrunk struct {
 	// SafetyBroken is, for unsafe, which safety the shrunk run broke. The
 	// shrink keeps the verdict, not this: a run that lost an update may
 	// shrink to one where the lock overlapped and the resource lost
-	// nothing. Read from a Markdown matrix, "" (the table does not show it).
+	// nothing, or the other way round. Read from a Markdown matrix, "" (the
+	// table does not show it).
 	SafetyBroken string `json:"safety_broken,omitempty"`
 }
 

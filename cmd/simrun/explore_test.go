@@ -160,7 +160,7 @@ func TestExploreIncompleteRuns(t *testing.T) {
 }
 
 // The summary says which safety the first unsafe run broke, the shrunk
-// run's when it broke less, and how many runs no fault touched; the JSON
+// run's when it broke another, and how many runs no fault touched; the JSON
 // has the same fields.
 func TestExploreSummarySaysWhatBrokeAndVacuousRuns(t *testing.T) {
 	run, path := 12, "out/counterexample.yaml"
