@@ -52,6 +52,10 @@ func TestVerdictLineSaysWhatBroke(t *testing.T) {
 		if got := verdictLine(t, text.String()); got != c.line {
 			t.Errorf("%s (vacuous %v): %q, want %q", c.scenario, c.vacuous, got, c.line)
 		}
+		_, want, _ := strings.Cut(c.line, " — ")
+		if says := htmlReport(o).Says; says != want {
+			t.Errorf("%s (vacuous %v): the HTML says %q after the verdict, want %q", c.scenario, c.vacuous, says, want)
+		}
 		if err := WriteJSON(&js, o); err != nil {
 			t.Fatal(err)
 		}
