@@ -52,6 +52,7 @@ type Matrix struct {
 type Cell struct {
 	Algorithm, Class string
 	Verdict          string
+	Broke            string             // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
 	Text             string             // as the Markdown matrix shows it; "": the verdict
 	Replay           string             // the command that finds its first failing run; "" when safe
 	Counterexample   *scenarios.Outcome // the shrunk counterexample replayed; nil when safe

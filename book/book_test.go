@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 func outcome(t *testing.T, name string) *scenarios.Outcome {
@@ -312,5 +313,34 @@ func writeSite(t *testing.T, dir string, site map[string][]byte) {
 		if err := os.WriteFile(f, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Badges say which safety an unsafe verdict broke, in the course and in an
+// algorithm's matrix row, and that no fault touched the lock when none did.
+func TestBadgesSayWhatBroke(t *testing.T) {
+	b := testBook(t)
+	for _, o := range b.Scenarios {
+		if o.Scenario.Name == "getset-race" {
+			o.Result.Faults = []sim.FaultUse{{Fired: true, Why: "c1 had finished"}} // none acted
+		}
+	}
+	b.Matrix.Cells[3] = Cell{Algorithm: "setnx-getset", Class: "crash", Verdict: "unsafe", Broke: model.BrokeOverlap,
+		Text: "unsafe #3 (2p/1f) overlap, resource safe", Counterexample: outcome(t, "del-race"), YAML: []byte("name: y\n")}
+	files := render(t, b)
+	index, algo := string(files["index.html"]), string(files["algorithms/setnx-getset.html"])
+	for _, want := range []string{
+		`del-race</a> <span class="v v-unsafe">unsafe (lost update)</span>`,
+		`crash-deadlock</a> <span class="v v-stuck">stuck</span>`,
+		`getset-race</a> <span class="v v-safe">safe (but no fault touched the lock)</span>`,
+		`title="unsafe #3 (2p/1f) overlap, resource safe">crash: unsafe (overlap, resource safe)</a>`,
+		`>unsafe #3 (2p/1f) overlap, resource safe</a>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
+	if !strings.Contains(algo, `>unsafe #3 (2p/1f) overlap, resource safe</a>`) {
+		t.Errorf("the algorithm's matrix row lacks the cell's text")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/internal/codesteps"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -41,9 +42,12 @@ type chapterView struct {
 type scenarioView struct {
 	Name, Path, Summary, Source string
 	Verdict, Expect, Algorithm  string
-	Number                      int // in the course, from 1
-	Chapter                     *chapterView
-	Outcome                     *scenarios.Outcome
+	// Says is what the badge adds to the verdict: which safety broke, that
+	// no fault touched the lock (reports.VerdictQualifier); "" for nothing.
+	Says    string
+	Number  int // in the course, from 1
+	Chapter *chapterView
+	Outcome *scenarios.Outcome
 }
 
 type matrixView struct {
@@ -63,6 +67,7 @@ type matrixRow struct {
 
 type cellView struct {
 	Algorithm, Class, Verdict, Text string
+	Broke                           string // for unsafe, which safety broke
 	Link                            string // the counterexample's page; "" when safe
 }
 
@@ -105,6 +110,7 @@ func newSite(b *Book) (*site, error) {
 			placed[name] = true
 			sv := &scenarioView{Name: name, Path: "scenarios/" + name + ".html", Summary: o.Scenario.Summary,
 				Source: o.Scenario.Source, Verdict: o.Verdict.Verdict, Expect: o.Scenario.Expect,
+				Says:      reports.VerdictQualifier(o.Verdict.Verdict, o.Verdict.Broke(), o.Result.Vacuous()),
 				Algorithm: o.Prepared.Algorithm.Name, Number: len(s.Course) + 1, Chapter: cv, Outcome: o}
 			cv.Scenarios = append(cv.Scenarios, sv)
 			s.Course = append(s.Course, sv)
@@ -165,7 +171,7 @@ func newSite(b *Book) (*site, error) {
 				return nil, fmt.Errorf("book: the matrix has no cell for %s under %s", name, class)
 			}
 			c := m.Cells[i]
-			cv := cellView{Algorithm: name, Class: class, Verdict: c.Verdict, Text: c.Text}
+			cv := cellView{Algorithm: name, Class: class, Verdict: c.Verdict, Text: c.Text, Broke: c.Broke}
 			if cv.Text == "" {
 				cv.Text = c.Verdict
 			}

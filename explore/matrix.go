@@ -74,6 +74,13 @@ type Cell struct {
 	// Runs counts the runs searched in index order: up to the first
 	// unsafe one, or all.
 	Runs int
+	// Vacuous counts those of them whose planned faults all left the lock
+	// alone (sim.Result.Vacuous).
+	Vacuous int
+	// Broke is, when Verdict is unsafe, which safety First broke
+	// (model.Verdict.Broke); Shrunk.SafetyBroken is the shrunk run's, which
+	// may differ (the shrink keeps the verdict only).
+	Broke string
 	// Shrunk is the size of the shrunk counterexample; nil when the cell is
 	// safe or shrinking was off.
 	Shrunk *Shrunk
@@ -213,9 +220,9 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, j.err)
 		}
 		m.Executed += j.sr.Executed
-		cell.Runs = j.sr.Runs
+		cell.Runs, cell.Vacuous = j.sr.Runs, j.sr.Vacuous
 		if f := j.sr.Found; f != nil {
-			cell.Verdict, cell.First, cell.Counterexample = f.Verdict, f.Index, f.Scenario
+			cell.Verdict, cell.First, cell.Counterexample, cell.Broke = f.Verdict, f.Index, f.Scenario, f.Broke
 		} else if k := slices.IndexFunc(j.sr.Met, isIncomplete); k >= 0 {
 			// Nothing failed, but a run was cut before it ended: not safe.
 			// Not shrunk: nothing failed.
@@ -288,12 +295,12 @@ func shrinkCell(e *Explorer, cell *Cell, budget int) error {
 	if st.TimedOut {
 		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
 	}
-	_, res, err := e.Verdict(s)
+	v, res, err := e.Verdict(s)
 	if err != nil {
 		return fmt.Errorf("shrunk run: %w", err)
 	}
 	cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
-	cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events)}
+	cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events), SafetyBroken: v.Broke()}
 	res.Release()
 	return nil
 }

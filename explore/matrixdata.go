@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 )
 
@@ -39,6 +40,17 @@ type MatrixCell struct {
 	// unsafe run), or safe when no run failed.
 	Verdict         string `json:"verdict"`
 	FirstFailingRun *int   `json:"first_failing_run"` // the first run with it; null when safe
+	// SafetyBroken is, for unsafe, which safety the first failing run broke
+	// (model.Verdict.Broke): "lost update", "overlap, resource safe" or
+	// "lock broken, resource safe". Shrunk.SafetyBroken is the shrunk
+	// run's, which may differ (the shrink keeps the verdict only).
+	SafetyBroken string `json:"safety_broken,omitempty"`
+	// Runs counts the runs searched in index order (up to the first unsafe
+	// one, or all), VacuousRuns those of them that had faults planned and
+	// none of which touched the lock. Read from Markdown, both are known
+	// only where a cell shows them (a safe cell with vacuous runs), else 0.
+	Runs        int `json:"runs,omitempty"`
+	VacuousRuns int `json:"vacuous_runs,omitempty"`
 	// Others are the other verdicts met before the search stopped, worst
 	// first.
 	Others []MatrixOther `json:"others,omitempty"`
@@ -77,7 +89,8 @@ func (m *Matrix) JSON(rowFlags string) MatrixJSON {
 		ShrinkTries: tries, Algorithms: slices.Clone(m.Algorithms), Faults: slices.Clone(m.Classes), Cells: []MatrixCell{}}
 	for _, row := range m.Cells {
 		for _, c := range row {
-			mc := MatrixCell{Algorithm: c.Algorithm, Fault: c.Class, Verdict: c.Verdict}
+			mc := MatrixCell{Algorithm: c.Algorithm, Fault: c.Class, Verdict: c.Verdict, SafetyBroken: c.Broke,
+				Runs: c.Runs, VacuousRuns: c.Vacuous}
 			if c.First >= 0 {
 				first := c.First
 				mc.FirstFailingRun = &first
@@ -131,6 +144,9 @@ func (m *MatrixJSON) Table() reports.MatrixTable {
 		if c.ShrinkCapped {
 			t.Capped++
 		}
+		if c.Verdict == model.VerdictSafe && c.VacuousRuns > 0 {
+			t.Vacuous++
+		}
 	}
 	return t
 }
@@ -149,12 +165,17 @@ func WriteMatrixMarkdown(w io.Writer, m MatrixJSON) error {
 }
 
 // MatrixCellText is a cell as the Markdown table shows it:
-// "unsafe #12 (2p/1f)", "safe", "stuck #0 (2p/1f)*" when shrinking stopped
-// at its budget, "unsafe #12" when it did not shrink, and the other
-// verdicts met after the worst: "unsafe #37 (2p/1f) · client-error #0".
+// "unsafe #12 (2p/1f) lost update", "safe", "stuck #0 (2p/1f)*" when
+// shrinking stopped at its budget, "unsafe #12 overlap, resource safe" when
+// it did not shrink, and the other verdicts met after the worst: "unsafe
+// #37 (2p/1f) lost update · client-error #0". A safe cell some of whose runs
+// were vacuous says how many: "safe (1204/2000 vacuous)".
 // parseMatrixCell is its inverse.
 func MatrixCellText(c MatrixCell) string {
 	if c.FirstFailingRun == nil {
+		if c.VacuousRuns > 0 {
+			return fmt.Sprintf("%s (%d/%d%s)", c.Verdict, c.VacuousRuns, c.Runs, vacuousMark)
+		}
 		return c.Verdict
 	}
 	s := fmt.Sprintf("%s #%d", c.Verdict, *c.FirstFailingRun)
@@ -164,11 +185,17 @@ func MatrixCellText(c MatrixCell) string {
 			s += "*"
 		}
 	}
+	if c.SafetyBroken != "" {
+		s += " " + c.SafetyBroken
+	}
 	for _, o := range c.Others {
 		s += fmt.Sprintf("%s%s #%d", otherSep, o.Verdict, o.FirstRun)
 	}
 	return s
 }
+
+// vacuousMark ends the count of a safe cell's vacuous runs.
+const vacuousMark = " vacuous"
 
 // otherSep separates a cell's worst verdict from the others it met.
 const otherSep = " · "

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func intp(i int) *int { return &i }
 func sample() MatrixJSON {
 	return MatrixJSON{
 		Command: MatrixCommand(7, 500, 100, ""), Seed: 7, Runs: 500, ShrinkTries: 100,
-		Algorithms: []string{"setnx-del", "redlock"},
+		Algorithms: []string{"setnx-del", "redlock", "fenced-token"},
 		Faults:     []string{"none", "crash", "restart"},
 		Cells: []MatrixCell{
 			{Algorithm: "setnx-del", Fault: "none", Verdict: "safe"},
@@ -77,7 +78,13 @@ func sample() MatrixJSON {
 			{Algorithm: "redlock", Fault: "none", Verdict: "safe"},
 			{Algorithm: "redlock", Fault: "crash", Verdict: "stale", FirstFailingRun: intp(12)},
 			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &Shrunk{Processes: 2, Faults: 1},
-				Others: []MatrixOther{{"stale", 7}, {"client-error", 0}}},
+				SafetyBroken: "lost update", Others: []MatrixOther{{"stale", 7}, {"client-error", 0}}},
+			// Most of its runs restarted nodes the lock never used.
+			{Algorithm: "fenced-token", Fault: "none", Verdict: "safe", Runs: 500, VacuousRuns: 204},
+			{Algorithm: "fenced-token", Fault: "crash", Verdict: "unsafe", FirstFailingRun: intp(3), Shrunk: &Shrunk{Processes: 2, Faults: 1},
+				ShrinkCapped: true, SafetyBroken: "overlap, resource safe"},
+			{Algorithm: "fenced-token", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(40), SafetyBroken: "lock broken, resource safe",
+				Others: []MatrixOther{{"client-error", 0}}},
 		},
 	}
 }
@@ -87,7 +94,8 @@ func TestMatrixCellText(t *testing.T) {
 	for _, c := range sample().Cells {
 		got = append(got, MatrixCellText(c))
 	}
-	want := []string{"safe", "stuck #0 (2p/1f)", "client-error #499 (1p/1f)*", "safe", "stale #12", "unsafe #234 (2p/1f) · stale #7 · client-error #0"}
+	want := []string{"safe", "stuck #0 (2p/1f)", "client-error #499 (1p/1f)*", "safe", "stale #12", "unsafe #234 (2p/1f) lost update · stale #7 · client-error #0",
+		"safe (204/500 vacuous)", "unsafe #3 (2p/1f)* overlap, resource safe", "unsafe #40 lock broken, resource safe · client-error #0"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
@@ -112,7 +120,8 @@ func TestMatrixRoundTrip(t *testing.T) {
 		}
 	}
 	if !strings.Contains(md.String(), "`simrun matrix --seed 7 --runs 500 --shrink-tries 100`") ||
-		!strings.Contains(md.String(), "| `redlock`   | safe ") || !strings.Contains(md.String(), "`*` marks") {
+		!strings.Contains(md.String(), "| `redlock`      | safe ") || !strings.Contains(md.String(), "`*` marks") ||
+		!strings.Contains(md.String(), "`safe (V/500 vacuous)`: none failed") || !strings.Contains(md.String(), "`lock broken, resource safe` when") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	fromMD, err := ReadMatrix("m.md", md.Bytes())
@@ -143,6 +152,12 @@ func TestReadMatrixErrors(t *testing.T) {
 	var good bytes.Buffer
 	_ = WriteMatrixMarkdown(&good, sample())
 	g := good.String()
+	// firstSafe is g with its first cell that reads just "safe" replaced,
+	// whatever the column's width.
+	firstSafe := func(to string) string {
+		at := regexp.MustCompile(`\| safe +\|`).FindStringIndex(g)
+		return g[:at[0]] + "| " + to + " |" + g[at[1]:]
+	}
 	for _, c := range []struct{ name, in, want string }{
 		{"empty", "", "no `simrun matrix"},
 		{"readme", "# locksim\n\nSome text.\n| a | b |\n|---|---|\n", "no `simrun matrix"},
@@ -151,7 +166,7 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"no seed", strings.Replace(g, "--seed 7 ", "", 1), "want --seed and --runs"},
 		{"bad runs", strings.Replace(g, "--runs 500", "--runs many", 1), `"many": not a number`},
 		{"bad verdict", strings.Replace(g, "stuck #0", "broken #0", 1), `m.md:10: setnx-del under crash: "broken #0 (2p/1f)" is not a cell`},
-		{"safe with a run", strings.Replace(g, "| safe |", "| safe #3 |", 1), "safe with first failing run 3"},
+		{"safe with a run", firstSafe("safe #3"), "safe with first failing run 3"},
 		{"unsafe without", strings.Replace(g, "stale #12", "stale    ", 1), "stale with first failing run none"},
 		{"run out of range", strings.Replace(g, "#499", "#500", 1), "outside [0, 500)"},
 		{"cells", strings.Replace(g, "| stale #12 ", "", 1), "m.md:11: 3 cells, want 4"},
@@ -162,9 +177,20 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"other safe", strings.Replace(g, "· stale #7", "· safe #7", 1), `"safe #7" is not another verdict met`},
 		{"other twice", strings.Replace(g, "· stale #7", "· unsafe #7", 1), "unsafe met twice"},
 		{"other out of range", strings.Replace(g, "· stale #7", "· stale #900", 1), "stale at run 900 outside [0, 500)"},
-		{"others of safe", strings.Replace(g, "| safe |", "| safe · stale #1 |", 1), `"safe · stale #1" is not a cell as simrun writes it ("safe")`},
+		{"others of safe", firstSafe("safe · stale #1"), `"safe · stale #1" is not a cell as simrun writes it ("safe")`},
 		{"leading zero", strings.Replace(g, "#499", "#0499", 1), `"client-error #0499 (1p/1f)*" is not a cell as simrun writes it`},
 		{"signed run", strings.Replace(g, "#499", "#+499", 1), `"client-error #+499 (1p/1f)*" is not a cell`},
+		{"broke on stuck", strings.Replace(g, "stuck #0 (2p/1f)", "stuck #0 (2p/1f) lost update", 1), `setnx-del under crash: stuck with safety broken "lost update"`},
+		{"unknown broke", strings.Replace(g, "(2p/1f) lost update", "(2p/1f) lost updates", 1), `"unsafe #234 (2p/1f) lost updates" is not a cell`},
+		{"broke twice", strings.Replace(g, "(2p/1f) lost update", "(2p/1f) lost update lost update", 1), `is not a cell`},
+		{"broke on safe", firstSafe("safe lost update"), `"safe lost update" is not a cell as simrun writes it ("safe")`},
+		{"vacuous of fewer runs", strings.Replace(g, "(204/500 vacuous)", "(204/400 vacuous)", 1), "fenced-token under none: safe after 400 runs searched, want all 500"},
+		{"vacuous of more runs", strings.Replace(g, "(204/500 vacuous)", "(604/500 vacuous)", 1), "604 vacuous runs of 500 searched"},
+		{"vacuous unnamed", strings.Replace(g, "(204/500 vacuous)", "(204/500)        ", 1), `"safe (204/500)" is not a cell`},
+		{"vacuous spaced", strings.Replace(g, "(204/500 vacuous)", "(204 / 500 vacuous)", 1), `is not a cell`},
+		{"vacuous on a failing cell", strings.Replace(g, "stale #12", "stale (1/500 vacuous)", 1), "redlock under crash: stale with first failing run none"},
+		{"json broke on safe", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "a", "fault": "none", "verdict": "safe", "safety_broken": "lost update"}]}`, `safe with safety broken "lost update"`},
+		{"json negative vacuous", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "a", "fault": "none", "verdict": "safe", "runs": 10, "vacuous_runs": -1}]}`, "-1 vacuous runs of 10"},
 		{"json", `{"seed": 1, "runs": 10, "cells": [`, "not a matrix's JSON"},
 		{"json no cells", `{"seed": 1, "runs": 10}`, "no cells"},
 		{"json stray cell", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "b", "fault": "none", "verdict": "safe"}]}`, "b under none: not a row and column"},
@@ -182,7 +208,10 @@ func TestMatrixDiff(t *testing.T) {
 	now.Cells = append([]MatrixCell(nil), was.Cells...)
 	now.Cells[0] = MatrixCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
 	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &Shrunk{Processes: 2, Faults: 1},
-		Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
+		SafetyBroken: "lost update", Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
+	now.Cells[7].SafetyBroken = "lost update"                                                    // the same verdict, another safety broken
+	now.Cells[6].VacuousRuns = 3                                                                 // not compared
+	now.Cells[8].SafetyBroken = ""                                                               // a matrix that does not say: not compared
 	now.Cells[1].Others = []MatrixOther{{"client-error", 3}}                                     // a verdict met that was not
 	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                          // redlock under crash is gone
 	now.Cells = append(now.Cells, MatrixCell{Algorithm: "mine", Fault: "none", Verdict: "safe"}) // a new row
@@ -200,8 +229,16 @@ func TestMatrixDiff(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changed %q\nwant %q", got, want)
 	}
-	if len(moved) != 1 || moved[0].String() != "redlock under restart: unsafe #234 (2p/1f) · stale #7 · client-error #0 → unsafe #100 (2p/1f) · stale #9 · client-error #0" {
-		t.Errorf("moved %v", moved)
+	got = nil
+	for _, c := range moved {
+		got = append(got, c.String())
+	}
+	want = []string{
+		"redlock under restart: unsafe #234 (2p/1f) lost update · stale #7 · client-error #0 → unsafe #100 (2p/1f) lost update · stale #9 · client-error #0",
+		"fenced-token under crash: unsafe #3 (2p/1f)* overlap, resource safe → unsafe #3 (2p/1f)* lost update",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("moved %q\nwant %q", got, want)
 	}
 	if c, m := MatrixDiff(was, was); len(c)+len(m) != 0 {
 		t.Errorf("a matrix differs from itself: %v %v", c, m)

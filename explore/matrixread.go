@@ -199,15 +199,34 @@ func parseMatrixCell(text string) (MatrixCell, error) {
 	return c, nil
 }
 
-// parseWorstCell reads "VERDICT", "VERDICT #N", "VERDICT #N (Pp/Ff)" and
-// the same with "*" after the size.
+// parseWorstCell reads "VERDICT", "VERDICT (V/N vacuous)", "VERDICT #N",
+// "VERDICT #N (Pp/Ff)", the same with "*" after the size, and any of the
+// last three followed by which safety broke (model.BrokeKinds). Whether the
+// parts fit together (a safety broken only when unsafe) is left to
+// parseMatrixCell's writing it back.
 func parseWorstCell(text string) (MatrixCell, error) {
-	bad := fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f))", text)
+	bad := fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f) lost update)", text)
+	var c MatrixCell
+	for _, k := range model.BrokeKinds {
+		if rest, ok := strings.CutSuffix(text, " "+k); ok {
+			text, c.SafetyBroken = rest, k
+			break
+		}
+	}
 	v, rest, hasRun := strings.Cut(text, " #")
+	if !hasRun {
+		// A verdict alone, perhaps with its vacuous runs: "safe (3/10 vacuous)".
+		if verdict, counts, ok := strings.Cut(text, " ("); ok {
+			if c.VacuousRuns, c.Runs, ok = vacuousCounts(counts); !ok {
+				return MatrixCell{}, bad
+			}
+			v = verdict
+		}
+	}
 	if !slices.Contains(scenarios.Verdicts, v) {
 		return MatrixCell{}, bad
 	}
-	c := MatrixCell{Verdict: v}
+	c.Verdict = v
 	if !hasRun {
 		return c, nil
 	}
@@ -230,6 +249,15 @@ func parseWorstCell(text string) (MatrixCell, error) {
 	}
 	c.Shrunk = &Shrunk{Processes: p, Faults: f}
 	return c, nil
+}
+
+// vacuousCounts reads "V/N vacuous)", a cell's vacuous runs of its runs.
+func vacuousCounts(s string) (vacuous, runs int, ok bool) {
+	s, ok = strings.CutSuffix(s, vacuousMark+")")
+	vs, ns, ok2 := strings.Cut(s, "/")
+	vacuous, ok3 := runIndex(vs)
+	runs, ok4 := runIndex(ns)
+	return vacuous, runs, ok && ok2 && ok3 && ok4
 }
 
 // runIndex reads a whole number written in decimal digits only.
@@ -276,6 +304,12 @@ func checkMatrix(m MatrixJSON) error {
 			return fmt.Errorf("%s: appears twice", at)
 		case c.Verdict == model.VerdictSafe && len(c.Others) > 0:
 			return fmt.Errorf("%s: safe with other verdicts met", at)
+		case c.SafetyBroken != "" && (c.Verdict != model.VerdictUnsafe || !slices.Contains(model.BrokeKinds, c.SafetyBroken)):
+			return fmt.Errorf("%s: %s with safety broken %q (valid for unsafe only: %s)", at, c.Verdict, c.SafetyBroken, strings.Join(model.BrokeKinds, "; "))
+		case c.Runs < 0 || c.Runs > m.Runs || c.VacuousRuns < 0 || c.VacuousRuns > c.Runs:
+			return fmt.Errorf("%s: %d vacuous runs of %d searched, want 0 ≤ vacuous ≤ searched ≤ %d", at, c.VacuousRuns, c.Runs, m.Runs)
+		case c.Verdict == model.VerdictSafe && c.Runs != 0 && c.Runs != m.Runs:
+			return fmt.Errorf("%s: safe after %d runs searched, want all %d", at, c.Runs, m.Runs)
 		}
 		met := []string{c.Verdict}
 		for _, o := range c.Others {
@@ -356,7 +390,9 @@ func otherVerdicts(c MatrixCell) string {
 // MatrixDiff compares two matrices cell by cell, in now's order, then the
 // cells only in was: Changed are the cells whose verdicts differ (the worst
 // or any other met, or that only one has), Moved those with the same
-// verdicts where a first run or the counterexample size differs.
+// verdicts where a first run, the counterexample size or the safety broken
+// differs (a matrix written before cells named it names none: not a move).
+// Vacuous runs are not compared.
 func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
 	for _, n := range now.Cells {
 		ch := MatrixChange{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
@@ -368,7 +404,8 @@ func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
 			ch.Was = *w
 			changed = append(changed, ch)
 		case intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) || fmt.Sprint(w.Others) != fmt.Sprint(n.Others) ||
-			(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)):
+			(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)) ||
+			(w.SafetyBroken != "" && n.SafetyBroken != "" && w.SafetyBroken != n.SafetyBroken):
 			ch.Was = *w
 			moved = append(moved, ch)
 		}

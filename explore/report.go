@@ -48,11 +48,22 @@ type Report struct {
 	// not safe. IncompleteAt lists them on a shard's line, for merge.
 	IncompleteRuns int   `json:"incomplete_runs"`
 	IncompleteAt   []int `json:"incomplete_at,omitempty"`
+	// VacuousRuns counts the runs (up to StoppedAt) that had faults planned
+	// and none of which touched the lock (sim.Result.Vacuous): nothing found
+	// in them says anything about those faults. VacuousAt lists them on a
+	// shard's line, for merge.
+	VacuousRuns int   `json:"vacuous_runs"`
+	VacuousAt   []int `json:"vacuous_at,omitempty"`
 	// FirstFoundAfterRuns is the worst verdict's first run index + 1: its
 	// place in the whole run order, sharded or not.
 	FirstFoundAfterRuns *int     `json:"first_found_after_runs"`
 	SecondsToFirst      *float64 `json:"seconds_to_first"` // timing
 	Verdict             string   `json:"verdict,omitempty"`
+	// SafetyBroken is, when Verdict is unsafe, which safety its first run
+	// broke (model.Verdict.Broke): "lost update", "overlap, resource safe"
+	// or "lock broken, resource safe" (Shrunk.SafetyBroken: the shrunk
+	// run's).
+	SafetyBroken string `json:"safety_broken,omitempty"`
 	// Counterexample is the path of the counterexample file, when one was
 	// written.
 	Counterexample *string `json:"counterexample"`
@@ -83,6 +94,9 @@ type VerdictReport struct {
 	// Cut is why that run stopped at a cap, when it did: "duration limit
 	// 14s reached" (always, for incomplete).
 	Cut string `json:"cut,omitempty"`
+	// SafetyBroken is, for unsafe, which safety its first run broke
+	// (Shrunk.SafetyBroken: the shrunk run's).
+	SafetyBroken string `json:"safety_broken,omitempty"`
 	// Counterexample is the path of its shrunk scenario file, when one was
 	// written; Shrunk its size, when it was shrunk.
 	Counterexample *string `json:"counterexample"`
@@ -101,6 +115,12 @@ type Shrunk struct {
 	Processes int `json:"processes"`
 	Faults    int `json:"faults"`
 	Events    int `json:"events"` // history events of its run
+	// SafetyBroken is, for unsafe, which safety the shrunk run broke. The
+	// shrink keeps the verdict, not this: a run that lost an update may
+	// shrink to one where the lock overlapped and the resource lost
+	// nothing, or the other way round. Read from a Markdown matrix, "" (the
+	// table does not show it).
+	SafetyBroken string `json:"safety_broken,omitempty"`
 }
 
 // Report builds the JSON value of a result. path is where the worst
@@ -142,9 +162,10 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 		if rep.Verdicts == nil {
 			rep.Verdicts = map[string]VerdictReport{}
 		}
-		vr := VerdictReport{FirstRun: f.Index, Cut: f.Cut, Counterexample: pathOf(f.Verdict)}
+		vr := VerdictReport{FirstRun: f.Index, Cut: f.Cut, SafetyBroken: f.Broke, Counterexample: pathOf(f.Verdict)}
 		if c != nil {
-			vr.Shrunk = &Shrunk{Processes: len(c.Clients), Faults: len(c.Faults), Events: len(o.Result.History.Events)}
+			vr.Shrunk = &Shrunk{Processes: len(c.Clients), Faults: len(c.Faults), Events: len(o.Result.History.Events),
+				SafetyBroken: o.Verdict.Broke()}
 			if withYAML {
 				data, err := scenarios.Marshal(c)
 				if err != nil {
@@ -161,9 +182,9 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 			return rep, err
 		}
 	}
-	rep.IncompleteRuns = sr.Incomplete
+	rep.IncompleteRuns, rep.VacuousRuns = sr.Incomplete, sr.Vacuous
 	if r.Shard.Count > 1 {
-		rep.IncompleteAt = sr.IncompleteAt
+		rep.IncompleteAt, rep.VacuousAt = sr.IncompleteAt, sr.VacuousAt
 	}
 	if sr.Found == nil {
 		rep.Verdict = onlyIncomplete(rep.Verdicts)
@@ -178,6 +199,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	if r.Outcome != nil { // the shrunk scenario's, every checker on
 		rep.Verdict = r.Outcome.Verdict.Verdict
 	}
+	rep.SafetyBroken = rep.Verdicts[sr.Found.Verdict].SafetyBroken
 	rep.Counterexample = pathOf(sr.Found.Verdict)
 	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
 	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = reports.Seconds(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
@@ -306,6 +328,11 @@ func Merge(lines []Report) (Report, error) {
 				out.IncompleteRuns++
 			}
 		}
+		for _, i := range l.VacuousAt {
+			if i <= stop {
+				out.VacuousRuns++
+			}
+		}
 		for v, vr := range l.Verdicts {
 			if vr.FirstRun > stop {
 				continue
@@ -338,7 +365,7 @@ func Merge(lines []Report) (Report, error) {
 	} else {
 		out.Found = true
 		out.FirstFoundAfterRuns, out.SecondsToFirst = win.FirstFoundAfterRuns, win.SecondsToFirst
-		out.Verdict, out.Counterexample, out.Shrunk = win.Verdict, win.Counterexample, win.Shrunk
+		out.Verdict, out.Counterexample, out.Shrunk, out.SafetyBroken = win.Verdict, win.Counterexample, win.Shrunk, win.SafetyBroken
 		out.ShrinkSeconds, out.ShrinkTimedOut, out.ShrinkCapped, out.ScenarioYAML = win.ShrinkSeconds, win.ShrinkTimedOut, win.ShrinkCapped, win.ScenarioYAML
 	}
 	// The shards' paths name files on the machines that ran them: the

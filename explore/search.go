@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 // Counts says whether a run with this verdict is a find: any failing verdict,
@@ -47,12 +48,19 @@ var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.Verdict
 // nothing is incomplete, not safe.
 var metOrder = append(slices.Clone(WorstFirst), model.VerdictIncomplete)
 
+// afterRun, set by tests only, sees each search run's result before it is
+// counted: how a test gives runs what the engine records of them
+// (sim.Result.Faults) without a scenario that makes it.
+var afterRun func(i int, res *sim.Result)
+
 // Found is the first run of one verdict kind.
 type Found struct {
 	Index    int
 	Verdict  string
 	Scenario *scenarios.Scenario
 	Cut      string // why the run stopped at a cap, when it did (sim.Result.Cut)
+	// Broke is, for an unsafe run, which safety it broke (model.Verdict.Broke).
+	Broke string
 }
 
 // SearchResult is what Search found.
@@ -69,6 +77,11 @@ type SearchResult struct {
 	// only their prefixes. The same whatever the workers.
 	Incomplete   int
 	IncompleteAt []int // their indices, in increasing order
+	// Vacuous counts the runs up to Stop whose planned faults all left the
+	// lock alone (sim.Result.Vacuous): whatever their verdict, they tested
+	// no fault. The same whatever the workers.
+	Vacuous   int
+	VacuousAt []int // their indices, in increasing order
 	// Stop is the run index that ended the search (unsafe, or a --verdict
 	// kind); -1 when the search ran out of runs.
 	Stop int
@@ -102,6 +115,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		met      = make([]*Found, len(metOrder)) // by index in metOrder
 		seenAt   = make([]time.Duration, len(metOrder))
 		cutRuns  []int // indices of incomplete runs, some perhaps past the stop
+		vacRuns  []int // indices of vacuous runs, some perhaps past the stop
 		firstErr error
 		errIndex = math.MaxInt
 		done     []bool // by m: whether the shard's m-th run finished (for an interrupted search)
@@ -126,8 +140,12 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 				s := e.Scenario(i)
 				v, res, err := e.Verdict(s)
 				var cut string
+				vacuous := false
 				if res != nil {
-					cut = res.Cut
+					if afterRun != nil {
+						afterRun(i, res)
+					}
+					cut, vacuous = res.Cut, res.Vacuous()
 				}
 				res.Release() // a search keeps nothing of a run but its verdict
 				executed.Add(1)
@@ -136,6 +154,9 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					done = append(done, false)
 				}
 				done[m] = true
+				if vacuous && err == nil {
+					vacRuns = append(vacRuns, i)
+				}
 				switch {
 				case err != nil:
 					if i < errIndex {
@@ -148,7 +169,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					}
 					k := slices.Index(metOrder, v.Verdict)
 					if k >= 0 && (met[k] == nil || i < met[k].Index) {
-						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s, Cut: cut}
+						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s, Cut: cut, Broke: v.Broke()}
 						seenAt[k] = time.Since(start)
 						if k < len(WorstFirst) {
 							storeMin(&worst, int64(k))
@@ -224,6 +245,13 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		}
 	}
 	r.Incomplete = len(r.IncompleteAt)
+	slices.Sort(vacRuns)
+	for _, i := range vacRuns {
+		if i <= last {
+			r.VacuousAt = append(r.VacuousAt, i)
+		}
+	}
+	r.Vacuous = len(r.VacuousAt)
 	r.Runs = shardRuns(o.Shard, last)
 	return r, ctxErr
 }

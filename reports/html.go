@@ -42,6 +42,7 @@ type htmlData struct {
 	Algorithm, AlgorithmSource           string
 	Seed                                 uint64
 	Verdict, VerdictClass, Expect        string
+	Says                                 string // after the verdict: VerdictQualifier
 	Violations                           []htmlViolation
 	Holds                                []htmlHold
 	MoreHolds                            int
@@ -90,6 +91,7 @@ func htmlReport(o *scenarios.Outcome) htmlData {
 		Narrative: strings.TrimSpace(o.Scenario.Narrative),
 		Algorithm: j.Algorithm, AlgorithmSource: algoSource(o),
 		Seed: j.Seed, Verdict: j.Verdict, VerdictClass: "bad", Expect: j.Expect,
+		Says:         VerdictQualifier(j.Verdict, j.SafetyBroken, j.Vacuous),
 		Linearizable: j.Linearizable.String(), ResourceLinearizable: j.ResourceLinearizable.String(),
 		Stats: strings.TrimSpace(statsLine(j)), Cut: j.Cut, Digest: j.Digest, Key: p.key,
 	}

@@ -14,10 +14,18 @@ import (
 
 // RunJSON is the stable JSON of one run. Later fields are only ever added.
 type RunJSON struct {
-	Scenario             string            `json:"scenario"`
-	Algorithm            string            `json:"algorithm"`
-	Seed                 uint64            `json:"seed"`
-	Verdict              string            `json:"verdict"`
+	Scenario  string `json:"scenario"`
+	Algorithm string `json:"algorithm"`
+	Seed      uint64 `json:"seed"`
+	Verdict   string `json:"verdict"`
+	// SafetyBroken is, for an unsafe run, which safety broke
+	// (model.Verdict.Broke): "lost update", "overlap, resource safe" or
+	// "lock broken, resource safe"; omitted for any other verdict.
+	SafetyBroken string `json:"safety_broken,omitempty"`
+	// Vacuous: faults were planned and none touched the lock
+	// (sim.Result.Vacuous), so the verdict says nothing about them; omitted
+	// when false.
+	Vacuous              bool              `json:"vacuous,omitempty"`
 	Expect               string            `json:"expect,omitempty"`
 	Violations           []model.Violation `json:"violations"`
 	Linearizable         model.Tri         `json:"linearizable"`
@@ -60,6 +68,8 @@ func Run(o *scenarios.Outcome) RunJSON {
 		Algorithm:            o.Prepared.Algorithm.Name,
 		Seed:                 o.Scenario.Seed,
 		Verdict:              o.Verdict.Verdict,
+		SafetyBroken:         o.Verdict.Broke(),
+		Vacuous:              o.Result.Vacuous(),
 		Expect:               expect,
 		Violations:           vs,
 		Linearizable:         o.Verdict.Linearizable,

@@ -25,6 +25,7 @@ type MatrixTable struct {
 	Total       int        // cells
 	Failing     int        // cells with a failing run
 	Capped      int        // cells whose shrinking stopped at its budget
+	Vacuous     int        // safe cells that show their vacuous runs
 	_           struct{}
 }
 
@@ -91,17 +92,29 @@ func WriteMatrix(w io.Writer, m MatrixTable) error {
 	b.WriteString("**Reading a cell.** ")
 	b.WriteString("A cell shows the worst verdict its runs met, then every other one, each at its first run:\n")
 	if m.ShrinkTries > 0 {
-		b.WriteString("`unsafe #37 (2p/1f) · client-error #0`: run 0 was a `client-error`, the search went on, and\n")
-		b.WriteString("run 37 was the first `unsafe` one (the search stops there); shrunk, its counterexample still\n")
-		b.WriteString("fails the same way with 2 processes and 1 fault.\n")
+		b.WriteString("`unsafe #37 (2p/1f) lost update · client-error #0`: run 0 was a `client-error`, the search\n")
+		b.WriteString("went on, and run 37 was the first `unsafe` one (the search stops there); the protected counter\n")
+		b.WriteString("lost an update in it; shrunk, its counterexample is still `unsafe` with 2 processes and 1 fault.\n")
 	} else {
-		b.WriteString("`unsafe #37 · client-error #0`: run 0 was a `client-error`, the search went on, and run 37\n")
-		b.WriteString("was the first `unsafe` one (the search stops there).\n")
+		b.WriteString("`unsafe #37 lost update · client-error #0`: run 0 was a `client-error`, the search went on,\n")
+		b.WriteString("and run 37 was the first `unsafe` one (the search stops there); the protected counter lost\n")
+		b.WriteString("an update in it.\n")
 	}
+	b.WriteString("An `unsafe` cell ends with which safety that run broke: `lost update`; `overlap, resource safe`\n")
+	b.WriteString("when two processes held the lock at once but the counter lost nothing (a fenced counter\n")
+	b.WriteString("refused the stale write, or the sections did not interleave); `lock broken, resource safe` when\n")
+	b.WriteString("the lock's history fits no mutex though no two held it at once. The verdict is `unsafe` all the\n")
+	b.WriteString("same: the lock is not a mutex. Shrinking keeps the verdict, not this: a counterexample may break\n")
+	b.WriteString("the other safety (its report says which; the JSON's `shrunk.safety_broken`).\n")
 	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds the same runs again\n", m.Seed, m.Runs)
 	b.WriteString("and writes the worst one's counterexample as a scenario file that `simrun run` replays\n")
 	b.WriteString("(`--shrink all`: every verdict's). Runs are numbered from 0.\n")
 	fmt.Fprintf(&b, "`safe`: none of the %d runs failed. That is evidence, not a proof.\n", m.Runs)
+	if m.Vacuous > 0 {
+		fmt.Fprintf(&b, "`safe (V/%d vacuous)`: none failed, but in V of the runs no planned fault touched the lock\n", m.Runs)
+		b.WriteString("(a restart of a node it never used, a pause that ended before its process sent anything):\n")
+		b.WriteString("those runs tested no fault.\n")
+	}
 	if m.ShrinkTries > 0 {
 		fmt.Fprintf(&b, "Shrinking makes at most %d runs per cell", m.ShrinkTries)
 		if m.Capped > 0 {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -82,6 +83,9 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 			fmt.Fprintf(b, " (expected %s)", j.Expect)
 		}
 	}
+	if q := VerdictQualifier(j.Verdict, j.SafetyBroken, j.Vacuous); q != "" {
+		b.WriteString(" — " + q)
+	}
 	b.WriteString("\n")
 	for _, v := range o.Verdict.Violations {
 		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", v.Kind, strings.Join(v.Processes, ", "), Offset(v.From), Offset(v.To))
@@ -124,6 +128,30 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// NoFaultActed is what a report says of a run whose planned faults all
+// left the lock alone (sim.Result.Vacuous).
+const NoFaultActed = "no fault touched the lock"
+
+// VerdictQualifier is what a summary says after a run's verdict: which
+// safety an unsafe run broke (model.Verdict.Broke), and that no fault
+// touched the lock; "" when neither applies. "SAFE — but no fault touched
+// the lock", "UNSAFE — lost update; no fault touched the lock".
+func VerdictQualifier(verdict, broke string, vacuous bool) string {
+	var parts []string
+	if broke != "" {
+		parts = append(parts, broke)
+	}
+	if vacuous {
+		if verdict == model.VerdictSafe || verdict == model.VerdictIncomplete {
+			// Nothing found, and nothing was tried: the pass is empty.
+			parts = append(parts, "but "+NoFaultActed)
+		} else {
+			parts = append(parts, NoFaultActed)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // maxHolds bounds the holds list; a long run lists those in violations.

@@ -117,7 +117,7 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 	mj := m.JSON("")
 	for _, row := range m.Cells {
 		for _, c := range row {
-			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict}
+			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict, Broke: c.Broke}
 			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
 				bc.Text, bc.Replay = explore.MatrixCellText(*mc), mc.Replay
 			}

@@ -274,7 +274,15 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		if r.SecondsToFirst != nil && *r.SecondsToFirst > 0 {
 			fmt.Fprintf(b, " after %.3fs", *r.SecondsToFirst)
 		}
+		if r.SafetyBroken != "" {
+			b.WriteString(": " + r.SafetyBroken)
+		}
 		b.WriteString("\n")
+	}
+	if r.VacuousRuns > 0 {
+		// Said whatever was found: nothing found in such runs says nothing
+		// of their faults.
+		fmt.Fprintf(b, "vacuous    %s of %d: %s\n", text.Count(r.VacuousRuns, "run", "s"), r.Runs, reports.NoFaultActed)
 	}
 	for _, v := range explore.WorstFirst { // the other verdicts met, worst first
 		x, ok := r.Verdicts[v]
@@ -304,6 +312,10 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		fmt.Fprintf(b, "shrunk     to %d process%s, %d fault%s, %d events", s.Processes, text.Plural(s.Processes, "es"), s.Faults, text.Plural(s.Faults, "s"), s.Events)
 		if r.ShrinkSeconds > 0 {
 			fmt.Fprintf(b, " in %.2fs", r.ShrinkSeconds)
+		}
+		if s.SafetyBroken != "" && s.SafetyBroken != r.SafetyBroken {
+			// Shrinking keeps the verdict, not which safety broke.
+			b.WriteString(": " + s.SafetyBroken)
 		}
 		if r.ShrinkTimedOut {
 			b.WriteString(" (out of time: perhaps not minimal; raise --shrink-time)")

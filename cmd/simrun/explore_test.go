@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/model"
 )
 
 // The JSON fields the issue names are a contract; the counterexample
@@ -155,5 +156,59 @@ func TestExploreIncompleteRuns(t *testing.T) {
 	}
 	if code := exploreExit(explore.Report{}, false); code != exitOK {
 		t.Errorf("nothing: exit %d, want %d", code, exitOK)
+	}
+}
+
+// The summary says which safety the first unsafe run broke, the shrunk
+// run's when it broke another, and how many runs no fault touched; the JSON
+// has the same fields.
+func TestExploreSummarySaysWhatBrokeAndVacuousRuns(t *testing.T) {
+	run, path := 12, "out/counterexample.yaml"
+	found := explore.Report{Algorithm: "fenced-token", Faults: []string{"pause"}, Seed: 1, RunsLimit: 100, Runs: 12,
+		Found: true, Verdict: "unsafe", SafetyBroken: model.BrokeLostUpdate, FirstFoundAfterRuns: &run, VacuousRuns: 3,
+		Shrunk: &explore.Shrunk{Processes: 2, Faults: 1, Events: 40, SafetyBroken: model.BrokeOverlap}, Counterexample: &path}
+	nothing := explore.Report{Algorithm: "fenced-token", Faults: []string{"restart"}, Seed: 1, RunsLimit: 10, Runs: 10, VacuousRuns: 10}
+	same := found
+	same.Shrunk = &explore.Shrunk{Processes: 2, Faults: 1, Events: 40, SafetyBroken: model.BrokeLostUpdate}
+	same.VacuousRuns = 0
+	for _, c := range []struct {
+		name     string
+		r        explore.Report
+		want     []string
+		not      []string
+		jsonWant []string
+	}{
+		{"found", found, []string{
+			"found      UNSAFE at run 11: lost update\n",
+			"vacuous    3 runs of 12: no fault touched the lock\n",
+			"shrunk     to 2 processes, 1 fault, 40 events: overlap, resource safe\n",
+		}, nil, []string{`"safety_broken": "lost update"`, `"vacuous_runs": 3`, `"safety_broken": "overlap, resource safe"`}},
+		{"nothing", nothing, []string{"found      nothing\nvacuous    10 runs of 10: no fault touched the lock\n"},
+			[]string{"safety"}, []string{`"vacuous_runs": 10`}},
+		{"shrunk alike", same, []string{"found      UNSAFE at run 11: lost update\n", "shrunk     to 2 processes, 1 fault, 40 events\n"},
+			[]string{"vacuous"}, []string{`"vacuous_runs": 0`}},
+	} {
+		var b, js strings.Builder
+		if err := writeExploreSummary(&b, c.r, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: summary lacks %q:\n%s", c.name, w, b.String())
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(b.String(), w) {
+				t.Errorf("%s: summary has %q:\n%s", c.name, w, b.String())
+			}
+		}
+		if err := writeExploreJSON(&js, c.r); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.jsonWant {
+			if !strings.Contains(js.String(), w) {
+				t.Errorf("%s: JSON lacks %s:\n%s", c.name, w, js.String())
+			}
+		}
 	}
 }

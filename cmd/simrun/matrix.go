@@ -243,9 +243,9 @@ func reportCheck(w io.Writer, file, command string, asJSON bool, want, got explo
 	}
 	if len(moved) > 0 {
 		if len(moved) == 1 {
-			fmt.Fprintln(w, "note: 1 cell keeps its verdict but fails at another run or shrinks to another size:")
+			fmt.Fprintln(w, "note: 1 cell keeps its verdict but fails at another run, shrinks to another size or breaks another safety:")
 		} else {
-			fmt.Fprintf(w, "note: %d cells keep their verdict but fail at another run or shrink to another size:\n", len(moved))
+			fmt.Fprintf(w, "note: %d cells keep their verdict but fail at another run, shrink to another size or break another safety:\n", len(moved))
 		}
 		for _, c := range moved {
 			fmt.Fprintf(w, "  %s\n", c)
