@@ -253,9 +253,10 @@ func (n *Node) setTime(now time.Time) {
 // has none). Fresh is false: only the watched key's events say it
 // (Watched).
 func (n *Node) Key(now time.Time, key string) KeyState {
-	if now.IsZero() || !now.Equal(n.now) { // the engine asks right after Exec, at its time
+	if now.IsZero() || !now.Equal(n.now) {
 		n.setTime(now)
 	}
+	n.watch.looked = true
 	return n.readKey(key)
 }
 

@@ -18,8 +18,12 @@ const noWriter = -1
 // watch is the watched key's tracker.
 type watch struct {
 	key    string
-	last   KeyState // after the node's last event
-	writer int      // conn whose command wrote the version last holds; noWriter when absent
+	last   KeyState  // after the node's last event
+	at     time.Time // node time of that look
+	writer int       // conn whose command wrote the version last holds; noWriter when absent
+	// looked says the data was read since (Key) at a time of its own, which
+	// counts TTLs down as the last look did not: the next event looks again.
+	looked bool
 }
 
 // Watch makes key the node's watched key ("" for none); the node reads it
@@ -27,7 +31,8 @@ type watch struct {
 func (n *Node) Watch(key string) {
 	n.watch = watch{key: key, last: KeyState{TTL: -1}, writer: noWriter}
 	if key != "" {
-		n.watch.last = n.readKey(key)
+		n.setTime(n.now) // a new node's zero time is the epoch
+		n.watch.last, n.watch.at = n.readKey(key), n.now
 	}
 }
 
@@ -40,21 +45,41 @@ func (n *Node) Watched() KeyState { return n.watch.last }
 // have let expire, so never Fresh.
 func (n *Node) Observe(now time.Time) KeyState {
 	if n.watch.key != "" {
-		n.watchAfter(noWriter, n.watchBefore(now))
+		before := n.watchBefore(now)
+		n.setTime(now)
+		n.watchAfter(noWriter, before)
 	}
 	return n.watch.last
 }
 
 // watchBefore is the watched key at node time now, just before an event:
-// what the last event left, unless it has expired since. Only a key with a
-// TTL needs a look at the data (for its TTL now, and whether it is gone):
-// no other key changes without an event.
+// what the last event left, unless it has expired since. A string needs no
+// look at the data: no command ran since the last look (every one is an
+// event), and miniredis counts a TTL down by the node time that passed
+// since the last access (none when the clock went back), which the last
+// look was. Another type looks (a hash can also lose its fields to their
+// own TTLs), and so does any key after a Key.
 func (n *Node) watchBefore(now time.Time) KeyState {
 	b := n.watch.last
 	b.Fresh = false
-	if !b.Exists || b.TTL < 0 {
+	switch {
+	case !b.Exists || b.TTL < 0 && b.Type == KeyString:
+		return b
+	case b.Type == KeyString && !n.watch.looked:
+		if d := now.Sub(n.watch.at); d > 0 {
+			if b.TTL -= d; b.TTL <= 0 {
+				return KeyState{TTL: -1}
+			}
+		}
 		return b
 	}
+	return n.lookBefore(now)
+}
+
+// lookBefore is watchBefore from the data itself.
+func (n *Node) lookBefore(now time.Time) KeyState {
+	b := n.watch.last
+	b.Fresh = false
 	n.setTime(now)
 	db := n.m.DB(0)                 // counts TTLs down to now, dropping the expired
 	if db.Type(n.watch.key) == "" { // Type, unlike Exists, leaves OBJECT IDLETIME alone
@@ -62,6 +87,9 @@ func (n *Node) watchBefore(now time.Time) KeyState {
 	}
 	if b.TTL = db.TTL(n.watch.key); b.TTL == 0 {
 		b.TTL = -1
+	}
+	if b.Type != KeyString { // fields may have expired
+		_, b.Value = draw(db, n.watch.key)
 	}
 	return b
 }
@@ -83,7 +111,7 @@ func (n *Node) settle(before KeyState, beforeWriter int, after KeyState, writer 
 	case !after.Exists:
 		n.watch.writer = noWriter
 	}
-	n.watch.last = after
+	n.watch.last, n.watch.at, n.watch.looked = after, n.now, false
 }
 
 // freshVersion says whether after, left by writer, is a new version of a key

@@ -1,6 +1,8 @@
 package node
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -142,6 +144,12 @@ func TestWatchedFresh(t *testing.T) {
 		{"expired and re-set by its writer with no command between", []step{
 			{0, 0, set("a", "100"), true},
 			{0, 200 * ms, set("a", "100"), true}}},
+		{"expired to the nanosecond", []step{
+			{0, 0, set("a", "100"), true},
+			{0, 100 * ms, set("a", "100"), true}}},
+		{"a nanosecond before", []step{
+			{0, 0, set("a", "100"), true},
+			{0, 100*ms - 1, set("a", "100"), false}}},
 		{"deleted", []step{
 			{0, 0, set("a", "1000"), true},
 			{0, 10 * ms, []string{"DEL", "k"}, false},
@@ -328,5 +336,40 @@ func TestResetForgetsWatch(t *testing.T) {
 	n.Exec(0, t0, []string{"SET", "k", "a"})
 	if k := n.Watched(); k != (KeyState{TTL: -1}) {
 		t.Errorf("after Reset Watched = %+v, want the zero state", k)
+	}
+}
+
+// watchBefore's count of a string's TTL agrees with the data's own, to the
+// nanosecond, over random commands at random node times, backward jumps
+// included, and with looks from outside (Key) between.
+func TestWatchBeforeCountsAsTheData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cmds := []func() []string{
+		func() []string { return []string{"SET", "k", "v", "PX", strconv.Itoa(1 + rng.IntN(50))} },
+		func() []string { return []string{"SET", "k", "v", "NX", "PX", strconv.Itoa(1 + rng.IntN(50))} },
+		func() []string { return []string{"PEXPIRE", "k", strconv.Itoa(1 + rng.IntN(50))} },
+		func() []string { return []string{"GET", "k"} },
+		func() []string { return []string{"SET", "k", "w"} },
+		func() []string { return []string{"PERSIST", "k"} },
+		func() []string { return []string{"DEL", "k"} },
+		func() []string { return []string{"SET", "other", "x", "PX", "5"} },
+	}
+	n := New(1)
+	n.Watch("k")
+	now := t0
+	for i := range 20000 {
+		step := time.Duration(rng.IntN(3_000_000)) // up to 3 ms
+		if rng.IntN(10) == 0 {
+			step = -step * 5
+		}
+		now = now.Add(step)
+		got := n.watchBefore(now)
+		if want := n.lookBefore(now); got != want {
+			t.Fatalf("step %d at %v: counted %+v, the data says %+v", i, now.Sub(t0), got, want)
+		}
+		n.Exec(rng.IntN(3), now, cmds[rng.IntN(len(cmds))]())
+		if rng.IntN(20) == 0 { // a look from outside, later than the next step may be
+			n.Key(now.Add(time.Duration(rng.IntN(3_000_000))), "k")
+		}
 	}
 }
