@@ -133,9 +133,9 @@ func (n *Node) TakeOver(now time.Time, prev *Node) KeyState {
 	if n.watch.key == "" {
 		return KeyState{TTL: -1}
 	}
-	before, beforeWriter := prev.watch.last, prev.watch.writer
+	before, beforeWriter := KeyState{TTL: -1}, noWriter // prev followed no such key
 	if prev.watch.key == n.watch.key {
-		before = prev.watchBefore(now)
+		before, beforeWriter = prev.watchBefore(now), prev.watch.writer
 	}
 	if !before.Exists {
 		beforeWriter = noWriter
