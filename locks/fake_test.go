@@ -41,7 +41,8 @@ func (w *world) advance(d time.Duration) { w.now += d }
 
 // key reports key on node n right now.
 func (w *world) key(n int, key string) (exists bool, value string, ttl time.Duration) {
-	return w.nodes[n].Key(w.at(), key)
+	k := w.nodes[n].Key(w.at(), key)
+	return k.Exists, k.Value, k.TTL
 }
 
 // exec runs a command outside any process (a test's own hand on a node).

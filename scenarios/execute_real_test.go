@@ -40,7 +40,7 @@ func (c *memConn) Exec(args []string, key string) (sim.Reply, sim.KeyState, erro
 	r := n.Exec(1, now, args)
 	var ks sim.KeyState
 	if key != "" {
-		ks.Exists, ks.Value, ks.TTL = n.Key(now, key)
+		ks = n.Key(now, key)
 	}
 	return r, ks, nil
 }

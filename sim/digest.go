@@ -25,6 +25,7 @@ func (h *History) Digest() string {
 		}
 	}
 	d.int(int64(len(h.Events)))
+	d.lanes = make([]KeyState, h.Nodes+len(h.Replicas))
 	for i := range h.Events {
 		d.event(&h.Events[i])
 	}
@@ -34,6 +35,9 @@ func (h *History) Digest() string {
 type digester struct {
 	h   hash.Hash
 	buf [8]byte
+	// lanes is the watched key as the last event carrying it left each
+	// lane: what a KeyState's Fresh is implied from.
+	lanes []KeyState
 }
 
 func (d *digester) int(v int64) {
@@ -75,7 +79,7 @@ func (d *digester) event(e *Event) {
 	d.bool(e.Accepted)
 	d.int(int64(e.Fault))
 	d.int(int64(e.Dur))
-	d.bool(e.Key.Exists)
+	d.int(d.keyCode(e))
 	d.str(e.Key.Value)
 	d.int(int64(e.Key.TTL))
 }
@@ -88,4 +92,48 @@ func (d *digester) reply(r *Reply) {
 	for i := range r.Elems {
 		d.reply(&r.Elems[i])
 	}
+}
+
+// keyCode encodes a KeyState's Exists, Type and Fresh in one number, so
+// that a string key's state hashes as it did before types and versions were
+// recorded: 0 for an absent key, 1 for a string (Exists, as it was), 1+Type
+// for another type; plus freshFlag when Fresh is not what a change of the
+// key since the last event on its lane implies (a new version whose content
+// is the same: written again after it expired, or by another process). The
+// rest is implied, and left out.
+func (d *digester) keyCode(e *Event) int64 {
+	k := &e.Key
+	var code int64
+	if k.Exists {
+		code = 1 + int64(k.Type)
+	}
+	implied := false
+	if lane, ok := keyLane(e); ok && lane < len(d.lanes) {
+		prev := &d.lanes[lane]
+		implied = k.Exists && (!prev.Exists || prev.Type != k.Type || prev.Value != k.Value)
+		*prev = *k
+	}
+	if k.Fresh != implied {
+		code |= freshFlag
+	}
+	return code
+}
+
+const freshFlag = 1 << 8
+
+// keyLane is the lane whose watched key event e records, if it records one:
+// a command's node, a replica's lane, a restarted node (whatever it kept,
+// nothing included), a node whose failover promoted a replica.
+func keyLane(e *Event) (int, bool) {
+	switch {
+	case e.Node < 0:
+		return 0, false
+	case e.Kind == KindCommand, e.Kind == KindReplicate:
+		return e.Node, true
+	case e.Kind != KindFault:
+		return 0, false
+	case e.Fault == FaultNodeRestart, e.Fault == FaultFailover && e.Value != 0:
+		return e.Node, true
+	}
+	return 0, false
 }

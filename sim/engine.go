@@ -138,6 +138,7 @@ func Run(cfg Config) (*Result, error) {
 		if ns.Persistence != PersistNone {
 			r.nodes[i].n.SetPersistence(ns.Persistence)
 		}
+		r.nodes[i].n.Watch(cfg.WatchKey)
 	}
 	r.setupReplication()
 	r.mem = takeMemory(historyEstimate(&cfg, r.maxEv))

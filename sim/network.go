@@ -76,8 +76,12 @@ func (r *runner) arrive(q *request) {
 		q.gen = n.g.gen
 	}
 	nodeNow := n.clock.at(r.now)
+	watched := r.cfg.WatchKey != ""
 	if isWait(q.args) {
 		q.reply, q.block = r.wait(q.node, q)
+		if watched {
+			n.n.Observe(nodeNow.Std())
+		}
 	} else {
 		q.reply = n.n.Exec(q.proc, nodeNow.Std(), q.args)
 		if n.g != nil {
@@ -87,8 +91,8 @@ func (r *runner) arrive(q *request) {
 	r.stats.Commands++
 	// The sender may have crashed since it sent: keep its incarnation.
 	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
-	if r.cfg.WatchKey != "" {
-		ev.Key.Exists, ev.Key.Value, ev.Key.TTL = n.n.Key(nodeNow.Std(), r.cfg.WatchKey)
+	if watched {
+		ev.Key = n.n.Watched()
 	}
 	r.record(ev)
 }

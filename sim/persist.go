@@ -52,10 +52,8 @@ func restartNode(r *runner, f *Fault, ev *Event) {
 	ev.Dur = r.cfg.downFor(f)
 	if mode := n.n.Persistence(); mode != PersistNone {
 		ev.Value = int64(mode)
-		if r.cfg.WatchKey != "" {
-			if exists, value, ttl := n.n.Key(now, r.cfg.WatchKey); exists {
-				ev.Key = KeyState{Exists: true, Value: value, TTL: ttl}
-			}
+		if k := n.n.Watched(); k.Exists {
+			ev.Key = k
 		}
 	}
 }

@@ -30,7 +30,9 @@ type Wire interface {
 // Conn is one client connection to a real node.
 type Conn interface {
 	// Exec runs one command and, when key is not "", reads key's state
-	// right after it, atomically with it where the server allows.
+	// right after it, atomically with it where the server allows, Fresh
+	// when the command began a new version as far as the connection can
+	// tell (sim/realredis says how).
 	Exec(args []string, key string) (Reply, KeyState, error)
 	Close() error
 }

@@ -56,7 +56,7 @@ func (c *memConn) Exec(args []string, key string) (Reply, KeyState, error) {
 	r := n.Exec(c.id, now, args)
 	var ks KeyState
 	if key != "" {
-		ks.Exists, ks.Value, ks.TTL = n.Key(now, key)
+		ks = n.Key(now, key)
 	}
 	return r, ks, nil
 }

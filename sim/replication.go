@@ -71,6 +71,7 @@ func (r *runner) setupReplication() {
 		for k := range ns.Replicas {
 			seed := mix(r.cfg.Seed^0x7265706c, uint64(i)<<8|uint64(k)+1) // 0x7265706c: "repl"
 			rep := &replica{lane: lane, n: takeNode(int64(seed)), lag: ns.ReplicationLag, rng: rand.New(rand.NewPCG(seed, 1))}
+			rep.n.Watch(r.cfg.WatchKey)
 			if ns.Persistence != PersistNone {
 				// A promoted replica is the node from then on: its restarts
 				// keep what the node's persistence keeps, everysec's log
@@ -148,10 +149,7 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 	e := &g.stream[rep.applied-g.base]
 	rep.applied++
 	rep.due = rep.due[1:]
-	at := e.at.Std()
-	for _, c := range e.cmds {
-		rep.n.Exec(e.conn, at, c)
-	}
+	rep.n.Apply(e.conn, e.at.Std(), e.cmds)
 	// The usual single command is recorded as the stream holds it: the
 	// stream's own copy (keep's, capacity ending at its length), which
 	// nothing writes.
@@ -167,7 +165,7 @@ func (r *runner) applyEntry(i, lane int, epoch int32) {
 	}
 	ev := Event{Kind: KindReplicate, Proc: -1, Node: lane, Req: e.req, Args: args}
 	if r.cfg.WatchKey != "" {
-		ev.Key.Exists, ev.Key.Value, ev.Key.TTL = rep.n.Key(at, r.cfg.WatchKey)
+		ev.Key = rep.n.Watched()
 	}
 	r.record(ev)
 	g.trim()
@@ -225,8 +223,8 @@ func failoverEvent(r *runner, f *Fault, ev *Event) {
 	pr := n.g.replicas[best]
 	ev.Value = int64(pr.lane)
 	if r.cfg.WatchKey != "" {
-		if exists, value, ttl := pr.n.Key(n.clock.at(r.now).Std(), r.cfg.WatchKey); exists {
-			ev.Key = KeyState{Exists: true, Value: value, TTL: ttl}
+		if k := pr.n.TakeOver(n.clock.at(r.now).Std(), n.n); k.Exists {
+			ev.Key = k
 		}
 	}
 }

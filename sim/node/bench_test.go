@@ -2,6 +2,7 @@ package node
 
 import (
 	"testing"
+	"time"
 )
 
 // BenchmarkExecEval is the compare-and-delete release through the node's
@@ -64,4 +65,43 @@ func BenchmarkFirstScript(b *testing.B) {
 		b.StartTimer()
 		n.Exec(0, t0, release)
 	}
+}
+
+// BenchmarkWatchedOverKey is what following the watched key adds to a
+// command: Exec then Watched on a node that watches the lock, over Exec then
+// Key (what the engine did before versions were recorded), in alternating
+// batches of a lock's commands (a held key with a TTL, refused SET NX tries,
+// reads, a renewal by its holder), so that both halves see the same machine.
+func BenchmarkWatchedOverKey(b *testing.B) {
+	mix := [][]string{
+		cmd("SET", "lock", "tok", "NX", "PX", "30000"),
+		cmd("SET", "lock", "other", "NX", "PX", "30000"),
+		cmd("GET", "lock"),
+		cmd("PEXPIRE", "lock", "30000"),
+		cmd("SET", "lock", "other", "NX", "PX", "30000"),
+	}
+	const batch = 1000
+	plain, watched := New(1), New(1)
+	watched.Watch("lock")
+	var keyed, followed time.Duration
+	at := 0
+	for b.Loop() {
+		start := time.Now()
+		for i := range batch {
+			now := t0.Add(time.Duration(at+i) * time.Microsecond)
+			plain.Exec(i%2, now, mix[i%len(mix)])
+			plain.Key(now, "lock")
+		}
+		mid := time.Now()
+		for i := range batch {
+			now := t0.Add(time.Duration(at+i) * time.Microsecond)
+			watched.Exec(i%2, now, mix[i%len(mix)])
+			watched.Watched()
+		}
+		at += batch
+		keyed, followed = keyed+mid.Sub(start), followed+time.Since(mid)
+	}
+	b.ReportMetric(float64(keyed.Nanoseconds())/float64(b.N*batch), "key-ns/cmd")
+	b.ReportMetric(float64(followed.Nanoseconds())/float64(b.N*batch), "watched-ns/cmd")
+	b.ReportMetric(float64(followed)/float64(keyed), "watched/key")
 }

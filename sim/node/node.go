@@ -45,7 +45,8 @@ type Node struct {
 	lastSrc string            // its source
 	vm      *luaVM            // made by the first script, kept by Reset and Flush, dropped when a script spoils it
 
-	aof aof // what a Restart keeps (persist.go)
+	aof   aof   // what a Restart keeps (persist.go)
+	watch watch // the watched key (watch.go)
 	// Replication (replicate.go): while capture is on, effects is the
 	// write stream of the last Exec, its lists cut from effArgs.
 	capture bool
@@ -89,11 +90,23 @@ func (n *Node) Reset(seed int64) {
 	n.out.Reset()
 	n.aof = aof{}
 	n.Capture(false)
+	n.watch = watch{last: KeyState{TTL: -1}, writer: noWriter}
 }
 
 // Exec runs one command from client conn at node time now. With Capture
-// on, Effects is then what the command replicates.
+// on, Effects is then what the command replicates; with a watched key,
+// Watched is the key after it.
 func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
+	if n.watch.key == "" {
+		return n.execCapture(conn, now, args)
+	}
+	before := n.watchBefore(now)
+	r := n.execCapture(conn, now, args)
+	n.watchAfter(conn, before)
+	return r
+}
+
+func (n *Node) execCapture(conn int, now time.Time, args []string) Reply {
 	if !n.capture {
 		return n.exec(conn, now, args)
 	}
@@ -235,22 +248,16 @@ func (n *Node) setTime(now time.Time) {
 	n.m.SetTime(now)
 }
 
-// Key reports key at node time now: whether it exists, its string value (""
-// for another type) and its TTL (-1 when it has none). It reads DB 0 directly:
-// fetching the DB applies expiry up to now once, then two lookups.
-func (n *Node) Key(now time.Time, key string) (exists bool, value string, ttl time.Duration) {
-	if now.IsZero() || !now.Equal(n.now) { // the engine asks right after Exec, at its time
+// Key reports key at node time now: whether it exists, its type, its value
+// (drawn for a type other than string: KeyState) and its TTL (-1 when it
+// has none). Fresh is false: only the watched key's events say it
+// (Watched).
+func (n *Node) Key(now time.Time, key string) KeyState {
+	if now.IsZero() || !now.Equal(n.now) {
 		n.setTime(now)
 	}
-	db := n.m.DB(0)
-	value, err := db.Get(key)
-	if err == miniredis.ErrKeyNotFound { // returned as is; errors.Is was a sixth of Key
-		return false, "", -1
-	}
-	if ttl = db.TTL(key); ttl == 0 {
-		ttl = -1
-	}
-	return true, value, ttl
+	n.watch.looked = true
+	return n.readKey(key)
 }
 
 // Flush loses every key, script and connection: what a restart without
@@ -262,6 +269,7 @@ func (n *Node) Flush() {
 	n.m.FlushAll()
 	n.disconnect()
 	n.forgetScripts()
+	n.watch.last, n.watch.writer = KeyState{TTL: -1}, noWriter
 }
 
 // usesRandom says whether miniredis's command cmd draws from its random

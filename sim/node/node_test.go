@@ -24,7 +24,8 @@ func TestKeyFollowsNodeTime(t *testing.T) {
 		{time.Hour, "missing", false, "", -1},
 	}
 	for _, tt := range tests {
-		exists, value, ttl := n.Key(t0.Add(tt.at), tt.key)
+		k := n.Key(t0.Add(tt.at), tt.key)
+		exists, value, ttl := k.Exists, k.Value, k.TTL
 		if exists != tt.exists || value != tt.value || ttl != tt.ttl {
 			t.Errorf("Key(t0+%v, %q) = %v, %q, %v; want %v, %q, %v",
 				tt.at, tt.key, exists, value, ttl, tt.exists, tt.value, tt.ttl)
@@ -169,7 +170,7 @@ func TestClosedConnectionsAreNew(t *testing.T) {
 			n.Exec(2, t0, cmd("MULTI"))
 			c.close(n)
 			mustExec(t, n, t0, cmd("SET", "k", "v"), status("OK"))
-			if ok, _, _ := n.Key(t0, "k"); !ok {
+			if !n.Key(t0, "k").Exists {
 				t.Fatal("connection 0 still has DB 1 selected")
 			}
 			mustExec(t, n, t0, cmd("CLIENT", "GETNAME"), nilReply)

@@ -126,6 +126,11 @@ func (a *aof) logged(conn int, now time.Time, args []string) {
 // many logged commands it replayed (the engine bounds their sum).
 func (n *Node) Restart(now time.Time) (replayed int) {
 	a := n.aof
+	if n.watch.key != "" {
+		// The reload is a new version when it differs from the one before.
+		before, writer := n.watchBefore(now), n.watch.writer
+		defer func() { n.settle(before, writer, n.readKey(n.watch.key), n.watch.writer) }()
+	}
 	if a.mode == PersistNone {
 		n.Flush()
 		return 0
@@ -137,9 +142,10 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 	}
 	if keep < len(a.log) { // commands were lost: rebuild without them
 		replayed = keep
-		budget, capture := n.ScriptBudget, n.capture
+		budget, capture, key := n.ScriptBudget, n.capture, n.watch.key
 		n.Reset(n.seed) // mode none and no capture: the replay below logs and ships nothing
 		n.ScriptBudget = budget
+		n.Watch(key) // the replay follows the versions again, with their writers
 		for _, e := range a.log[:keep] {
 			switch {
 			case e.args == nil && e.conn == aofDisconnect:

@@ -92,8 +92,8 @@ func TestRestartExpiresByNodeTime(t *testing.T) {
 	mustExec(t, n, at(0), cmd("SET", "short", "v", "PX", "1000"), status("OK"))
 	mustExec(t, n, at(0), cmd("SET", "long", "v", "PX", "10000"), status("OK"))
 	n.Restart(at(500 * time.Millisecond))
-	if ok, v, ttl := n.Key(at(500*time.Millisecond), "short"); !ok || v != "v" || ttl != 500*time.Millisecond {
-		t.Errorf("short at the restart: %v %q %v, want true \"v\" 500ms", ok, v, ttl)
+	if k := n.Key(at(500*time.Millisecond), "short"); !k.Exists || k.Value != "v" || k.TTL != 500*time.Millisecond {
+		t.Errorf("short at the restart: %+v, want true \"v\" 500ms", k)
 	}
 	back := at(3 * time.Second) // down 2.5 s
 	mustExec(t, n, back, cmd("GET", "short"), nilReply)
@@ -271,10 +271,9 @@ func TestRestartKeepsExactlyTheRule(t *testing.T) {
 		}
 		n.Restart(at(restart))
 		for _, k := range append(keys, "an", "bn", "cn") {
-			e1, v1, ttl1 := n.Key(at(restart), k)
-			e2, v2, ttl2 := twin.Key(at(restart), k)
-			if e1 != e2 || v1 != v2 || ttl1 != ttl2 {
-				t.Fatalf("%s: restarted %v %q %v, twin %v %q %v", k, e1, v1, ttl1, e2, v2, ttl2)
+			k1, k2 := n.Key(at(restart), k), twin.Key(at(restart), k)
+			if k1 != k2 {
+				t.Fatalf("%s: restarted %+v, twin %+v", k, k1, k2)
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package node
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Replication support: the engine (sim/replication.go) feeds a primary's
@@ -78,4 +79,22 @@ func (n *Node) WaitArgs(conn int, args []string) (numReplicas, timeoutMs int64, 
 	nr, _ := strconv.Atoi(args[1])
 	tm, _ := strconv.Atoi(args[2])
 	return int64(nr), int64(tm), Reply{}, true
+}
+
+// Apply runs one entry of a primary's stream, cmds in order at the
+// primary's node time now, as one event: the watched key is compared before
+// the first and after the last, and a new version is conn's, the client
+// whose command on the primary wrote the entry.
+func (n *Node) Apply(conn int, now time.Time, cmds [][]string) {
+	if n.watch.key == "" {
+		for _, c := range cmds {
+			n.execCapture(conn, now, c)
+		}
+		return
+	}
+	before := n.watchBefore(now)
+	for _, c := range cmds {
+		n.execCapture(conn, now, c)
+	}
+	n.watchAfter(conn, before)
 }

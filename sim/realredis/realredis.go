@@ -180,7 +180,18 @@ func (w *Wire) Dial(i int) (sim.Conn, error) {
 	return &conn{c: c}, nil
 }
 
-type conn struct{ c *resp.Conn }
+// conn is one process incarnation's connection to a node. A real server
+// cannot say who wrote a key, so the connection keeps what it last saw of
+// the watched key, and whether that version was its own (Exec says how it
+// tells a new version).
+type conn struct {
+	c    *resp.Conn
+	last sim.KeyState // the watched key after this connection's last command
+	mine bool         // and that version was written by this connection
+	// sent and got are when that command was written and its reply read
+	// (the local monotonic clock): the server ran it between the two.
+	sent, got time.Time
+}
 
 func (c *conn) Close() error { return c.c.Close() }
 
@@ -188,57 +199,143 @@ func (c *conn) Close() error { return c.c.Close() }
 // watched key with the command.
 var transactional = map[string]bool{"MULTI": true, "EXEC": true, "DISCARD": true, "WATCH": true, "UNWATCH": true}
 
-// Exec runs args; with a watched key it sends MULTI, the command, EXISTS,
-// GET and PTTL of the key, EXEC in one write, so the key state is the one
-// the command left, as the simulated node reports it.
+// Exec runs args; with a watched key it sends MULTI, the key's reads
+// (keyReads), the command, the reads again, EXEC in one write, so the key
+// state is the one the command left, as the simulated node reports it, and
+// the one it found.
+//
+// Fresh: the command began a new version when the key exists after it and,
+// just before it, was absent or had another type or content (all read in
+// the transaction, exact), or its TTL changed (by more than PTTL's
+// rounding) while the version it found was not this connection's own. A
+// real server cannot say who wrote it: it is this connection's own when
+// this connection wrote the version it last saw, and what it finds now has
+// that content with a TTL that only counted down since (by at least the
+// local time between that reply and this request, at most the time between
+// that request and this reply). Another process's write of the same content
+// within that slack is missed; the simulated node, which knows every
+// writer, misses none. A transaction command of the lock's own (MULTI,
+// EXEC, WATCH) is read around, not within: its before is what this
+// connection last saw.
 func (c *conn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) {
+	sent := time.Now()
 	if key == "" || transactional[strings.ToUpper(args[0])] {
 		r, err := c.do(args...)
 		if err != nil || key == "" {
 			return r, sim.KeyState{}, err
 		}
-		ks, err := c.key(key)
-		return r, ks, err
+		after, err := c.key(key)
+		return r, c.settle(sent, c.countDown(sent), after), err
 	}
-	queued, elems, err := c.withKey(key, args)
+	queued, before, after, err := c.withKey(key, args)
 	switch {
 	case err != nil:
 		return sim.Reply{}, sim.KeyState{}, err
-	case elems == nil:
+	case after == nil:
 		// EXECABORT: the command was refused before it could run (wrong
 		// arity, unknown command): its own error is the reply.
-		ks, err := c.key(key)
-		return queued, ks, err
+		after, err := c.key(key)
+		return queued, c.settle(sent, after, after), err
 	}
-	return elems[0], keyState(elems[1:]), nil
+	return queued, c.settle(sent, keyState(before), keyState(after)), nil
 }
 
-// withKey sends MULTI, args (none for a bare read), EXISTS, GET and PTTL of
-// key, EXEC in one write. It returns the reply to queueing args and EXEC's
-// replies, nil when EXEC aborted the transaction for args.
-func (c *conn) withKey(key string, args []string) (queued sim.Reply, elems []sim.Reply, err error) {
-	n := 5 // MULTI, EXISTS, GET, PTTL, EXEC
+// pttlSlack is how far apart two PTTLs of one deadline may read: whole
+// milliseconds of a clock read at each.
+const pttlSlack = 2 * time.Millisecond
+
+// settle records after, found as before by a command sent at sent, as this
+// connection's last look.
+func (c *conn) settle(sent time.Time, before, after sim.KeyState) sim.KeyState {
+	got := time.Now()
+	mine := c.mine && before.Exists && before.Type == c.last.Type && before.Value == c.last.Value &&
+		c.countedDown(before.TTL, sent, got)
+	after.Fresh = after.Exists && (!before.Exists || before.Type != after.Type || before.Value != after.Value ||
+		!mine && ttlChanged(before.TTL, after.TTL))
+	c.last, c.mine, c.sent, c.got = after, after.Fresh || mine && after.Exists, sent, got
+	return after
+}
+
+// countedDown says whether ttl, read by a command sent at sent and answered
+// at got, is what the TTL last seen became by counting down alone.
+func (c *conn) countedDown(ttl time.Duration, sent, got time.Time) bool {
+	if c.last.TTL < 0 || ttl < 0 {
+		return c.last.TTL < 0 && ttl < 0
+	}
+	least, most := sent.Sub(c.got), got.Sub(c.sent)
+	return ttl <= c.last.TTL-least+pttlSlack && ttl >= c.last.TTL-most-pttlSlack
+}
+
+// countDown is the key last seen as it would be at sent had nothing
+// touched it: the before of a command read around rather than within.
+func (c *conn) countDown(sent time.Time) sim.KeyState {
+	k := c.last
+	if k.Exists && k.TTL > 0 {
+		if k.TTL -= sent.Sub(c.got); k.TTL <= 0 {
+			return sim.KeyState{TTL: -1}
+		}
+	}
+	return k
+}
+
+// ttlChanged compares two PTTLs read in one transaction.
+func ttlChanged(a, b time.Duration) bool {
+	if (a < 0) != (b < 0) {
+		return true
+	}
+	return a-b > pttlSlack || b-a > pttlSlack
+}
+
+// keyReads are the reads of the watched key in a transaction: its type and
+// PTTL, then its content by each type's read. Those of the other types fail
+// with WRONGTYPE, which EXEC answers in place without failing the rest.
+func keyReads(b []byte, key string) []byte {
+	b = resp.AppendCommand(b, "TYPE", key)
+	b = resp.AppendCommand(b, "PTTL", key)
+	b = resp.AppendCommand(b, "GET", key)
+	b = resp.AppendCommand(b, "HGETALL", key)
+	b = resp.AppendCommand(b, "SMEMBERS", key)
+	b = resp.AppendCommand(b, "ZRANGE", key, "0", "-1", "WITHSCORES")
+	b = resp.AppendCommand(b, "LRANGE", key, "0", "-1")
+	return resp.AppendCommand(b, "XRANGE", key, "-", "+")
+}
+
+// nReads is how many commands keyReads sends.
+const nReads = 8
+
+// withKey sends MULTI, the key's reads, args and the reads again (for a
+// bare read, no args and the reads once), EXEC in one write. It returns the
+// reply to queueing args and EXEC's replies to the reads before and after
+// args; after is nil when EXEC aborted the transaction for args.
+func (c *conn) withKey(key string, args []string) (queued sim.Reply, before, after []sim.Reply, err error) {
+	n := 2 + nReads // MULTI, the reads, EXEC
 	b := resp.AppendCommand(nil, "MULTI")
 	if len(args) > 0 {
+		b = keyReads(b, key)
 		b = resp.AppendCommand(b, args...)
-		n++
+		n += nReads + 1
 	}
-	b = resp.AppendCommand(b, "EXISTS", key)
-	b = resp.AppendCommand(b, "GET", key)
-	b = resp.AppendCommand(b, "PTTL", key)
+	b = keyReads(b, key)
 	b = resp.AppendCommand(b, "EXEC")
 	rs, err := c.pipeline(b, n)
 	if err != nil {
-		return sim.Reply{}, nil, err
+		return sim.Reply{}, nil, nil, err
 	}
 	exec := rs[n-1]
-	if exec.Kind == node.Error && len(args) > 0 {
-		return rs[1], nil, nil
+	if len(args) > 0 {
+		queued = rs[1+nReads]
+		if exec.Kind == node.Error {
+			return queued, nil, nil, nil
+		}
 	}
 	if exec.Kind != node.Array || len(exec.Elems) != n-2 {
-		return sim.Reply{}, nil, fmt.Errorf("unexpected EXEC reply %v", exec)
+		return sim.Reply{}, nil, nil, fmt.Errorf("unexpected EXEC reply %v", exec)
 	}
-	return rs[1], exec.Elems, nil
+	e := exec.Elems
+	if len(args) == 0 {
+		return sim.Reply{}, nil, e, nil
+	}
+	return e[nReads], e[:nReads], e[nReads+1:], nil
 }
 
 func (c *conn) do(args ...string) (sim.Reply, error) {
@@ -251,25 +348,64 @@ func (c *conn) do(args ...string) (sim.Reply, error) {
 
 // key reads the watched key on its own (not atomic with the command).
 func (c *conn) key(key string) (sim.KeyState, error) {
-	_, elems, err := c.withKey(key, nil)
+	_, _, after, err := c.withKey(key, nil)
 	if err != nil {
 		return sim.KeyState{}, err
 	}
-	return keyState(elems), nil
+	return keyState(after), nil
 }
 
+// keyState reads the replies to keyReads, drawing the content as the
+// simulated node does (node.DrawHash and its siblings).
 func keyState(r []sim.Reply) sim.KeyState {
-	if r[0].Int == 0 {
+	t, exists := node.ParseKeyType(r[0].Str)
+	if !exists {
 		return sim.KeyState{TTL: -1}
 	}
-	ks := sim.KeyState{Exists: true, TTL: -1}
-	if r[1].Kind == node.Bulk {
-		ks.Value = r[1].Str
+	ks := sim.KeyState{Exists: true, Type: t, TTL: -1}
+	if r[1].Kind == node.Int && r[1].Int > 0 {
+		ks.TTL = time.Duration(r[1].Int) * time.Millisecond
 	}
-	if r[2].Kind == node.Int && r[2].Int > 0 {
-		ks.TTL = time.Duration(r[2].Int) * time.Millisecond
+	switch t {
+	case node.KeyString:
+		if r[2].Kind == node.Bulk {
+			ks.Value = r[2].Str
+		}
+	case node.KeyHash:
+		ks.Value = node.DrawHash(strs(r[3]))
+	case node.KeySet:
+		ks.Value = node.DrawSet(strs(r[4]))
+	case node.KeyZSet:
+		pairs := strs(r[5])
+		members := make([]string, 0, len(pairs)/2)
+		scores := make([]float64, 0, len(pairs)/2)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			f, _ := strconv.ParseFloat(pairs[i+1], 64) // Redis writes inf and -inf, which ParseFloat reads
+			members, scores = append(members, pairs[i]), append(scores, f)
+		}
+		ks.Value = node.DrawZSet(members, scores)
+	case node.KeyList:
+		ks.Value = node.DrawList(strs(r[6]))
+	case node.KeyStream:
+		var ids []string
+		var fields [][]string
+		for _, e := range r[7].Elems {
+			if len(e.Elems) == 2 {
+				ids, fields = append(ids, e.Elems[0].Str), append(fields, strs(e.Elems[1]))
+			}
+		}
+		ks.Value = node.DrawStream(ids, fields)
 	}
 	return ks
+}
+
+// strs is an array reply's strings.
+func strs(r sim.Reply) []string {
+	out := make([]string, len(r.Elems))
+	for i, e := range r.Elems {
+		out[i] = e.Str
+	}
+	return out
 }
 
 // pipeline writes b (n commands) and reads n replies.

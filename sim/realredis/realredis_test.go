@@ -73,12 +73,22 @@ func TestExecAgainstServer(t *testing.T) {
 		key   sim.KeyState
 	}{
 		{[]string{"GET", "lock"}, "nil", sim.KeyState{TTL: -1}},
-		{[]string{"SET", "lock", "a", "NX", "PX", "60000"}, "OK", sim.KeyState{Exists: true, Value: "a", TTL: 60 * time.Second}},
+		{[]string{"SET", "lock", "a", "NX", "PX", "60000"}, "OK", sim.KeyState{Exists: true, Fresh: true, Value: "a", TTL: 60 * time.Second}},
 		{[]string{"SETNX", "lock", "b"}, "0", sim.KeyState{Exists: true, Value: "a", TTL: 60 * time.Second}},
 		{[]string{"SET", "lock"}, "ERR wrong number of arguments for 'set' command", sim.KeyState{Exists: true, Value: "a", TTL: 60 * time.Second}},
+		{[]string{"PEXPIRE", "lock", "60000"}, "1", sim.KeyState{Exists: true, Value: "a", TTL: 60 * time.Second}},
 		{[]string{"DEL", "lock"}, "1", sim.KeyState{TTL: -1}},
-		{[]string{"HSET", "lock", "f", "1"}, "1", sim.KeyState{Exists: true, TTL: -1}},
-		{[]string{"INCR", "lock"}, "WRONGTYPE Operation against a key holding the wrong kind of value", sim.KeyState{Exists: true, TTL: -1}},
+		{[]string{"HSET", "lock", "f", "1", "e", "2"}, "2", sim.KeyState{Exists: true, Fresh: true, Type: node.KeyHash, Value: "{e: 2, f: 1}", TTL: -1}},
+		{[]string{"INCR", "lock"}, "WRONGTYPE Operation against a key holding the wrong kind of value", sim.KeyState{Exists: true, Type: node.KeyHash, Value: "{e: 2, f: 1}", TTL: -1}},
+		{[]string{"HINCRBY", "lock", "f", "1"}, "2", sim.KeyState{Exists: true, Fresh: true, Type: node.KeyHash, Value: "{e: 2, f: 2}", TTL: -1}},
+		{[]string{"DEL", "lock"}, "1", sim.KeyState{TTL: -1}},
+		{[]string{"SADD", "lock", "b", "a"}, "2", sim.KeyState{Exists: true, Fresh: true, Type: node.KeySet, Value: "{a, b}", TTL: -1}},
+		{[]string{"DEL", "lock"}, "1", sim.KeyState{TTL: -1}},
+		{[]string{"ZADD", "lock", "2", "x", "1.5", "y"}, "2", sim.KeyState{Exists: true, Fresh: true, Type: node.KeyZSet, Value: "{y: 1.5, x: 2}", TTL: -1}},
+		{[]string{"DEL", "lock"}, "1", sim.KeyState{TTL: -1}},
+		{[]string{"RPUSH", "lock", "b", "a"}, "2", sim.KeyState{Exists: true, Fresh: true, Type: node.KeyList, Value: "[b, a]", TTL: -1}},
+		{[]string{"DEL", "lock"}, "1", sim.KeyState{TTL: -1}},
+		{[]string{"XADD", "lock", "1-1", "f", "v"}, "1-1", sim.KeyState{Exists: true, Fresh: true, Type: node.KeyStream, Value: "[1-1 {f: v}]", TTL: -1}},
 	}
 	for _, s := range steps {
 		r, ks, err := c.Exec(s.args, "lock")
@@ -161,5 +171,55 @@ func TestStartedServersRestart(t *testing.T) {
 			t.Errorf("node %d after node 0's restart: key, script %s; want %s", n, got, want)
 		}
 		c.Close()
+	}
+}
+
+// TestExecFreshAgainstServer: a new version as each connection tells it,
+// the writer being the connection that last saw its own version.
+func TestExecFreshAgainstServer(t *testing.T) {
+	addr := redistest.Addr(t)
+	w, err := Open(addr+"/9", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var cs [2]sim.Conn
+	for i := range cs {
+		if cs[i], err = w.Dial(0); err != nil {
+			t.Fatal(err)
+		}
+		defer cs[i].Close()
+	}
+	steps := []struct {
+		conn  int
+		args  []string
+		fresh bool
+	}{
+		{0, []string{"SET", "lock", "a", "NX", "PX", "60000"}, true},
+		{1, []string{"SET", "lock", "b", "NX", "PX", "60000"}, false}, // refused
+		{0, []string{"PEXPIRE", "lock", "90000"}, false},              // its own
+		{1, []string{"PEXPIRE", "lock", "60000"}, true},               // another's
+		{1, []string{"PEXPIRE", "lock", "90000"}, false},              // its own now
+		// Conn 0 finds its content with a TTL that did not just count
+		// down (conn 1's, 30 ms later): not its own version.
+		{0, []string{"SET", "lock", "a", "PX", "30000"}, true},
+		{1, []string{"SET", "lock", "a", "PX", "40000"}, true}, // over conn 0's
+		{1, []string{"GET", "lock"}, false},
+		// Its own content and TTL again, in one script: nothing anyone can see.
+		{1, []string{"EVAL", "redis.call('DEL', KEYS[1]); return redis.call('SET', KEYS[1], 'a', 'PX', 40000)", "1", "lock"}, false},
+		{0, []string{"EVAL", "return redis.call('HSET', 'other', 'f', 1)", "0"}, false},
+		{1, []string{"DEL", "lock"}, false},
+	}
+	for i, s := range steps {
+		if i == 4 {
+			time.Sleep(30 * time.Millisecond)
+		}
+		_, ks, err := cs[s.conn].Exec(s.args, "lock")
+		if err != nil {
+			t.Fatalf("step %d %v: %v", i, s.args, err)
+		}
+		if ks.Fresh != s.fresh {
+			t.Errorf("step %d: conn %d %v left %+v, want Fresh %v", i, s.conn, s.args, ks, s.fresh)
+		}
 	}
 }

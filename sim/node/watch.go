@@ -1,0 +1,214 @@
+package node
+
+import (
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+)
+
+// The watched key: a node follows one key across its events, so that what
+// it records after each one says whether the event began a new version of
+// the key (KeyState.Fresh) and whose it is. Every path that changes the
+// node's data passes here: Exec (a command or a script, a replica's applied
+// entry, a replayed AOF entry), Apply, Restart, Flush, Reset, TakeOver.
+
+// noWriter is the writer of a key that does not exist.
+const noWriter = -1
+
+// watch is the watched key's tracker.
+type watch struct {
+	key    string
+	last   KeyState  // after the node's last event
+	at     time.Time // node time of that look
+	writer int       // conn whose command wrote the version last holds; noWriter when absent
+	// looked says the data was read since (Key) at a time of its own, which
+	// counts TTLs down as the last look did not: the next event looks again.
+	looked bool
+}
+
+// Watch makes key the node's watched key ("" for none); the node reads it
+// as it is now. Reset forgets it.
+func (n *Node) Watch(key string) {
+	n.watch = watch{key: key, last: KeyState{TTL: -1}, writer: noWriter}
+	if key != "" {
+		n.setTime(n.now) // a new node's zero time is the epoch
+		n.watch.last, n.watch.at = n.readKey(key), n.now
+	}
+}
+
+// Watched is the watched key right after the node's last event, Fresh when
+// that event began a new version.
+func (n *Node) Watched() KeyState { return n.watch.last }
+
+// Observe is an event that runs no command at node time now (the engine's
+// WAIT): the watched key as it is then, which a command-less event can only
+// have let expire, so never Fresh.
+func (n *Node) Observe(now time.Time) KeyState {
+	if n.watch.key != "" {
+		before := n.watchBefore(now)
+		n.setTime(now)
+		n.watchAfter(noWriter, before)
+	}
+	return n.watch.last
+}
+
+// watchBefore is the watched key at node time now, just before an event:
+// what the last event left, unless it has expired since. A string needs no
+// look at the data: no command ran since the last look (every one is an
+// event), and miniredis counts a TTL down by the node time that passed
+// since the last access (none when the clock went back), which the last
+// look was. Another type looks (a hash can also lose its fields to their
+// own TTLs), and so does any key after a Key.
+func (n *Node) watchBefore(now time.Time) KeyState {
+	b := n.watch.last
+	b.Fresh = false
+	switch {
+	case !b.Exists || b.TTL < 0 && b.Type == KeyString:
+		return b
+	case b.Type == KeyString && !n.watch.looked:
+		if d := now.Sub(n.watch.at); d > 0 {
+			if b.TTL -= d; b.TTL <= 0 {
+				return KeyState{TTL: -1}
+			}
+		}
+		return b
+	}
+	return n.lookBefore(now)
+}
+
+// lookBefore is watchBefore from the data itself.
+func (n *Node) lookBefore(now time.Time) KeyState {
+	b := n.watch.last
+	b.Fresh = false
+	n.setTime(now)
+	db := n.m.DB(0)                 // counts TTLs down to now, dropping the expired
+	if db.Type(n.watch.key) == "" { // Type, unlike Exists, leaves OBJECT IDLETIME alone
+		return KeyState{TTL: -1}
+	}
+	if b.TTL = db.TTL(n.watch.key); b.TTL == 0 {
+		b.TTL = -1
+	}
+	if b.Type != KeyString { // fields may have expired
+		_, b.Value = draw(db, n.watch.key)
+	}
+	return b
+}
+
+// watchAfter reads the watched key after an event by writer (the conn whose
+// command ran, or noWriter) that began with the key as before.
+func (n *Node) watchAfter(writer int, before KeyState) {
+	after := n.readKey(n.watch.key)
+	n.settle(before, n.watch.writer, after, writer)
+}
+
+// settle records after, left by writer, as the watched key's state after an
+// event that found before, written by beforeWriter.
+func (n *Node) settle(before KeyState, beforeWriter int, after KeyState, writer int) {
+	after.Fresh = freshVersion(before, beforeWriter, after, writer)
+	switch {
+	case after.Fresh:
+		n.watch.writer = writer
+	case !after.Exists:
+		n.watch.writer = noWriter
+	}
+	n.watch.last, n.watch.at, n.watch.looked = after, n.now, false
+}
+
+// freshVersion says whether after, left by writer, is a new version of a key
+// that was before, written by beforeWriter (KeyState's rule): it exists, and
+// was absent, or had another type or content, or its writer changes and so
+// does its TTL.
+func freshVersion(before KeyState, beforeWriter int, after KeyState, writer int) bool {
+	if !after.Exists {
+		return false
+	}
+	return !before.Exists || before.Type != after.Type || before.Value != after.Value ||
+		writer != beforeWriter && before.TTL != after.TTL
+}
+
+// TakeOver records the watched key as a failover leaves it on n, the
+// replica promoted in place of prev at node time now: Fresh when it differs
+// from the version prev held then. prev is not used again.
+func (n *Node) TakeOver(now time.Time, prev *Node) KeyState {
+	if n.watch.key == "" {
+		return KeyState{TTL: -1}
+	}
+	before, beforeWriter := KeyState{TTL: -1}, noWriter // prev followed no such key
+	if prev.watch.key == n.watch.key {
+		before, beforeWriter = prev.watchBefore(now), prev.watch.writer
+	}
+	if !before.Exists {
+		beforeWriter = noWriter
+	}
+	n.setTime(now)
+	// The promoted version stays its writer's: the replica's own tracker
+	// followed the stream's writers.
+	n.settle(before, beforeWriter, n.readKey(n.watch.key), n.watch.writer)
+	return n.watch.last
+}
+
+// readKey reads key at the node's time: the cheap path for a string (one
+// Get and one TTL, as before the node drew other types), the drawing for
+// the rest.
+func (n *Node) readKey(key string) KeyState {
+	db := n.m.DB(0) // applies expiry up to now once
+	value, err := db.Get(key)
+	switch err {
+	case nil:
+	case miniredis.ErrKeyNotFound: // returned as is; errors.Is was a sixth of Key
+		return KeyState{TTL: -1}
+	default: // ErrWrongType
+		var t KeyType
+		t, value = draw(db, key)
+		ks := KeyState{Exists: true, Type: t, Value: value, TTL: db.TTL(key)}
+		if ks.TTL == 0 {
+			ks.TTL = -1
+		}
+		return ks
+	}
+	ks := KeyState{Exists: true, Value: value, TTL: db.TTL(key)}
+	if ks.TTL == 0 {
+		ks.TTL = -1
+	}
+	return ks
+}
+
+// draw reads a key that is not a string, canonically drawn.
+func draw(db *miniredis.RedisDB, key string) (KeyType, string) {
+	t, _ := ParseKeyType(db.Type(key))
+	switch t {
+	case KeyHash:
+		fields, _ := db.HKeys(key)
+		pairs := make([]string, 0, 2*len(fields))
+		for _, f := range fields {
+			pairs = append(pairs, f, db.HGet(key, f))
+		}
+		return t, DrawHash(pairs)
+	case KeySet:
+		members, _ := db.Members(key)
+		return t, DrawSet(members)
+	case KeyList:
+		items, _ := db.List(key)
+		return t, DrawList(items)
+	case KeyZSet:
+		m, _ := db.SortedSet(key)
+		members := make([]string, 0, len(m))
+		for k := range m { // DrawZSet orders them
+			members = append(members, k)
+		}
+		scores := make([]float64, len(members))
+		for i, k := range members {
+			scores[i] = m[k]
+		}
+		return t, DrawZSet(members, scores)
+	case KeyStream:
+		entries, _ := db.Stream(key)
+		ids := make([]string, len(entries))
+		pairs := make([][]string, len(entries))
+		for i, e := range entries {
+			ids[i], pairs[i] = e.ID, e.Values
+		}
+		return t, DrawStream(ids, pairs)
+	}
+	return t, ""
+}
