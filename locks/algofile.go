@@ -49,7 +49,7 @@ type algoFile struct {
 	TTL        string    `yaml:"ttl"`
 	Resolution string    `yaml:"resolution"`
 	Lifetime   string    `yaml:"lifetime"`
-	Token      string    `yaml:"token"`
+	Token      yaml.Node `yaml:"token"`
 	Retry      retryFile `yaml:"retry"`
 	Acquire    *opFile   `yaml:"acquire"`
 	Release    *opFile   `yaml:"release"`
@@ -181,7 +181,7 @@ type operation struct {
 // fileAlgo is a loaded algorithm file.
 type fileAlgo struct {
 	name     string
-	token    *template // nil: random
+	token    tokenSpec
 	jitter   bool
 	acquire  operation
 	release  operation
@@ -306,13 +306,7 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.Resolution != "" {
 		v.positive("resolution", f.Resolution, false)
 	}
-	if f.Token != "" && f.Token != "random" {
-		t := v.template("token", f.Token)
-		if t.uses(func(n string) bool { return n == phToken }) {
-			v.fail("token", "cannot use {token}: it defines it")
-		}
-		a.token = &t
-	}
+	a.token = v.tokenFile(&f.Token)
 	v.retry(&f.Retry)
 	a.jitter = f.Retry.Jitter
 	a.lifetime = v.lifetime(f.Lifetime)

@@ -17,6 +17,20 @@ type fileLocker struct {
 	a     *fileAlgo
 	p     Params
 	owner string // {owner}: drawn at its first use, kept for the incarnation
+	pid   string // {pid}: likewise
+	kept  string // a token drawn for the incarnation (token scope process)
+}
+
+// scope is the token's scope: the scenario's token_scope when it sets one,
+// else the file's, else a fresh draw each try.
+func (l *fileLocker) scope() string {
+	switch {
+	case l.p.TokenScope != "":
+		return l.p.TokenScope
+	case l.a.token.scope != "":
+		return l.a.token.scope
+	}
+	return TokenTry
 }
 
 // ownerID is {owner}: the process's name and a random part, as Redisson's
@@ -41,13 +55,20 @@ type try struct {
 }
 
 func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
-	kept := "" // token_scope: acquire keeps the first try's random token
+	scope := l.scope()
+	kept := "" // token scope acquire keeps the first try's random token
+	if scope == tokenProcess {
+		kept = l.kept
+	}
 	for n := 1; ; n++ {
 		t := &try{l: l, p: p}
-		if l.p.TokenScope == TokenAcquire {
+		if scope != TokenTry {
 			t.random = kept
 		}
 		out, err := t.run(&l.a.acquire)
+		if scope == tokenProcess {
+			l.kept = t.random
+		}
 		if err != nil {
 			return sim.Lease{}, err
 		}
@@ -88,19 +109,25 @@ func (l extendingLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
 }
 
 // tokenFor gives {token} for one step: the lease's, this try's random one,
-// or the file's token template evaluated with the step's clock.
+// or the file's token format evaluated with the step's clock, its {token}
+// the random part.
 func (t *try) tokenFor(e *env) string {
 	switch {
 	case t.fixedTok:
 		return t.leaseTok
-	case t.l.a.token == nil:
-		if t.random == "" {
-			t.random = token(t.p)
-		}
-		return t.random
+	case t.l.a.token.format == nil:
+		return t.randomPart()
 	}
-	inner := env{p: e.p, now: e.now, owner: e.owner, proc: e.proc} // the template cannot use {token}
-	return t.l.a.token.expand(&inner)
+	inner := env{p: e.p, now: e.now, owner: e.owner, proc: e.proc, tok: t.randomPart}
+	return t.l.a.token.format.expand(&inner)
+}
+
+// randomPart is the try's random token, drawn at its first use.
+func (t *try) randomPart() string {
+	if t.random == "" {
+		t.random = t.l.a.token.draw(t.p)
+	}
+	return t.random
 }
 
 // run runs an operation's steps to the outcome that ends it.
