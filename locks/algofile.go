@@ -57,9 +57,17 @@ type algoFile struct {
 }
 
 type retryFile struct {
-	Attempts string `yaml:"attempts"` // a count, or "forever"
-	Sleep    string `yaml:"sleep"`
-	Jitter   bool   `yaml:"jitter"`
+	Attempts string       `yaml:"attempts"` // a count, or "forever"
+	Sleep    string       `yaml:"sleep"`
+	Jitter   yaml.Node    `yaml:"jitter"` // true, or a spread: sleep ± it
+	For      string       `yaml:"for"`    // give up once the next try would start later
+	Backoff  *backoffFile `yaml:"backoff"`
+}
+
+// backoffFile: the sleep after try n is sleep × factor^(n-1), at most max.
+type backoffFile struct {
+	Factor string `yaml:"factor"`
+	Max    string `yaml:"max"`
 }
 
 // opFile is one operation: the fields of a single step, or steps.
@@ -182,7 +190,7 @@ type operation struct {
 type fileAlgo struct {
 	name     string
 	token    tokenSpec
-	jitter   bool
+	retry    retryPolicy
 	acquire  operation
 	release  operation
 	extend   *operation
@@ -307,8 +315,7 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		v.positive("resolution", f.Resolution, false)
 	}
 	a.token = v.tokenFile(&f.Token)
-	v.retry(&f.Retry)
-	a.jitter = f.Retry.Jitter
+	a.retry = v.retry(&f.Retry)
 	a.lifetime = v.lifetime(f.Lifetime)
 
 	if f.Acquire == nil {
@@ -361,7 +368,8 @@ func (v *validator) positive(field, s string, required bool) time.Duration {
 	return d
 }
 
-func (v *validator) retry(r *retryFile) {
+func (v *validator) retry(r *retryFile) retryPolicy {
+	var pol retryPolicy
 	switch r.Attempts {
 	case "", "forever":
 	default:
@@ -375,6 +383,42 @@ func (v *validator) retry(r *retryFile) {
 			v.fail("retry.sleep", "%s is negative", r.Sleep)
 		}
 	}
+	switch j := &r.Jitter; {
+	case j.Kind == 0:
+	case j.Kind == yaml.ScalarNode && (j.Value == "true" || j.Value == "false") && j.Tag == "!!bool":
+		pol.jitter = j.Value == "true"
+	case j.Kind == yaml.ScalarNode && j.Tag != "!!null":
+		d, err := time.ParseDuration(j.Value)
+		if err != nil || d <= 0 {
+			v.fail("retry.jitter", "%q: want true (sleep/2 to 3·sleep/2) or a spread such as 100ms (sleep ± it)", j.Value)
+		}
+		pol.spread = d
+	default:
+		v.fail("retry.jitter", "want true (sleep/2 to 3·sleep/2) or a spread such as 100ms (sleep ± it)")
+	}
+	if r.For != "" {
+		pol.limit = v.duration("retry.for", r.For)
+		if pol.limit <= 0 && v.err == nil {
+			v.fail("retry.for", "%s: must be more than 0 (leave it out for no time limit)", r.For)
+		}
+	}
+	if b := r.Backoff; b != nil {
+		f, err := strconv.ParseFloat(b.Factor, 64)
+		switch {
+		case b.Factor == "":
+			v.fail("retry.backoff.factor", "missing: how much each sleep grows, such as 2")
+		case err != nil || !(f >= 1 && f <= 1000):
+			v.fail("retry.backoff.factor", "%q: want a number from 1 to 1000", b.Factor)
+		}
+		pol.factor = f
+		if b.Max != "" {
+			pol.maxSleep = v.duration("retry.backoff.max", b.Max)
+			if pol.maxSleep <= 0 && v.err == nil {
+				v.fail("retry.backoff.max", "%s: must be more than 0", b.Max)
+			}
+		}
+	}
+	return pol
 }
 
 var lifetimeForm = regexp.MustCompile(`^\{(ttl_ms|ttl_s)([+-][0-9]{1,16})?\}(ns|us|µs|ms|s|m|h)$`)

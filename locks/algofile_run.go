@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
@@ -55,6 +56,7 @@ type try struct {
 }
 
 func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
+	start := p.Now() // retry.for counts from here, on the local clock
 	scope := l.scope()
 	kept := "" // token scope acquire keeps the first try's random token
 	if scope == tokenProcess {
@@ -79,11 +81,15 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 		if lastTry(n, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
+		var d time.Duration
 		if out == outRetry {
-			d := l.p.RetrySleep
-			if l.a.jitter {
-				d = jitter(p, d)
-			}
+			d = l.a.retry.sleep(p, l.p.RetrySleep, n)
+		}
+		// redis-py's blocking_timeout: no try that would begin past the limit.
+		if lim := l.a.retry.limit; lim > 0 && p.Now().Add(d).Sub(start) > lim {
+			return sim.Lease{}, nil
+		}
+		if out == outRetry {
 			p.Sleep(d)
 		}
 	}
@@ -275,4 +281,41 @@ func replyInt(r sim.Reply) (int64, error) {
 		return n, nil
 	}
 	return 0, fmt.Errorf("want an integer, got %s", r)
+}
+
+// retryPolicy is a file's retry beyond attempts and sleep (which are
+// Params, so that a scenario may override them).
+type retryPolicy struct {
+	jitter   bool          // sleep uniform in [sleep/2, 3·sleep/2): the built-ins' jitter
+	spread   time.Duration // sleep uniform in [sleep−spread, sleep+spread), at least 0 (node-redlock's retryJitter)
+	limit    time.Duration // retry.for: no try begins later than this after the first
+	factor   float64       // backoff: each sleep is factor times the one before; 0: none
+	maxSleep time.Duration // backoff's cap; 0: none
+}
+
+// maxBackoff caps a backoff without max: a day is no retry loop.
+const maxBackoff = 24 * time.Hour
+
+// sleep is the pause after failed try n (1-based) with base sleep base:
+// grown by the backoff, capped, then jittered from the process's source.
+func (r *retryPolicy) sleep(p sim.Proc, base time.Duration, n int) time.Duration {
+	d := base
+	if r.factor > 0 {
+		limit := maxBackoff
+		if r.maxSleep > 0 {
+			limit = r.maxSleep
+		}
+		f := float64(base)
+		for i := 1; i < n && f < float64(limit); i++ {
+			f *= r.factor
+		}
+		d = time.Duration(min(f, float64(limit)))
+	}
+	switch {
+	case r.jitter:
+		d = jitter(p, d)
+	case r.spread > 0:
+		d = max(d+time.Duration(p.Rand().Int64N(int64(2*r.spread)))-r.spread, 0)
+	}
+	return d
 }

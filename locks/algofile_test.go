@@ -80,7 +80,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"bad resolution", minimal + "resolution: -1s\n", nil, "a.yaml: resolution: -1s: must be more than 0"},
 		{"bad attempts", minimal + "retry: {attempts: 0}\n", nil, `a.yaml: retry.attempts: "0": want a count`},
 		{"bad sleep", minimal + "retry: {sleep: -1s}\n", nil, "a.yaml: retry.sleep: -1s is negative"},
-		{"bad jitter", minimal + "retry: {jitter: maybe}\n", nil, `a.yaml: line 10: "maybe" is not true or false`},
+		{"bad jitter", minimal + "retry: {jitter: maybe}\n", nil, `a.yaml: retry.jitter: "maybe": want true (sleep/2 to 3·sleep/2) or a spread such as 100ms`},
 		{"bad lifetime", minimal + "lifetime: '{now_s}s'\n", nil, `a.yaml: lifetime: "{now_s}s": want never`},
 		{"token uses token", minimal + "token: 'x{token}'\n", nil, "a.yaml: token: cannot use {token}"},
 		{"no acquire", "name: mine\nkey: k\nttl: 1s\nrelease: {command: [DEL, k]}\n", nil, "a.yaml: acquire: missing"},
