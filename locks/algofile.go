@@ -38,6 +38,7 @@ const (
 	maxSteps        = 32      // per operation
 	maxRules        = 32      // per step
 	maxArgs         = 256     // per command, keys and args together
+	maxResend       = 100     // per step; redis-py resends up to 10 times
 )
 
 // algoFile is the file as written. Lists of arguments and predicates stay
@@ -85,6 +86,7 @@ type stepFile struct {
 	Keys       []yaml.Node `yaml:"keys"`
 	Args       []yaml.Node `yaml:"args"`
 	Fence      bool        `yaml:"fence"`
+	Resend     int         `yaml:"resend"` // resends after a timeout, by the client library
 	Success    yaml.Node   `yaml:"success"`
 	On         []ruleFile  `yaml:"on"`
 }
@@ -176,6 +178,7 @@ type step struct {
 	script  string     // a script_file's name, for the default label
 	args    []template // the whole command, EVAL and script included
 	fence   bool
+	resend  int // how many times a timed-out command is sent again
 	rules   []rule
 	usesTok bool // the command, label or rules use {token}
 }
@@ -517,7 +520,7 @@ func (op *operation) usesToken() bool {
 
 func (s *stepFile) empty() bool {
 	return s.Label == "" && s.Command == nil && s.Script == "" && s.ScriptFile == "" && s.Keys == nil &&
-		s.Args == nil && !s.Fence && s.Success.Kind == 0 && s.On == nil
+		s.Args == nil && !s.Fence && s.Resend == 0 && s.Success.Kind == 0 && s.On == nil
 }
 
 func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step {
@@ -545,6 +548,13 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 		v.fail(field+".fence", "a check has no reply of its own to take the fencing number from")
 	}
 	s.fence = f.Fence
+	switch {
+	case f.Resend < 0 || f.Resend > maxResend:
+		v.fail(field+".resend", "%d: want a count of resends from 0 to %d", f.Resend, maxResend)
+	case f.Resend > 0 && s.args == nil:
+		v.fail(field+".resend", "a check sends nothing to resend")
+	}
+	s.resend = f.Resend
 
 	// Rules: success is shorthand for [{if: pred, then: held}, {then: retry}].
 	switch {

@@ -95,3 +95,60 @@ func TestFileRetryErrors(t *testing.T) {
 		}
 	}
 }
+
+// resend: a timed-out command is sent again, the same bytes, by the library
+// itself: a lost reply followed by a resend that answers is the answer, not
+// a failed try; resends stop at the first answer and at N.
+func TestFileResend(t *testing.T) {
+	file := func(resend string) Algorithm {
+		return mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", \"{token}\", NX]\n  success: ok\n"+resend+
+			"release:\n  command: [DEL, \"{key}\"]\n  resend: 2\n", nil)
+	}
+	// The first SET is lost, the second answers OK.
+	w := newWorld(t, 1)
+	p := w.proc("c1", 0)
+	p.drop = map[string]bool{}
+	p.before("SET", 1, func() { p.drop["SET"] = true })
+	p.before("SET", 2, func() { p.drop["SET"] = false })
+	lease := mustAcquire(t, file("  resend: 3\n").New(Params{}), p)
+	if len(w.log) != 2 || w.log[0] != w.log[1] || !strings.Contains(w.log[0], lease.Token) {
+		t.Errorf("sent %q, want the same SET twice with the lease's token %s", w.log, lease.Token)
+	}
+	// Without resend the lost reply is the step's error: a client error.
+	w = newWorld(t, 1)
+	p = w.proc("c1", 0)
+	p.drop = map[string]bool{"SET": true}
+	if _, err := file("").New(Params{}).Acquire(p); err == nil || len(w.log) != 1 {
+		t.Errorf("no resend: %v after %q", err, w.log)
+	}
+	// Every resend lost: 1 + N sends, then the step's error.
+	w = newWorld(t, 1)
+	p = w.proc("c1", 0)
+	p.drop = map[string]bool{"SET": true}
+	if _, err := file("  resend: 3\n").New(Params{}).Acquire(p); err == nil || !strings.Contains(err.Error(), "timeout") || len(w.log) != 4 {
+		t.Errorf("all lost: %v after %d sends, want a timeout after 4", err, len(w.log))
+	}
+	// An error reply is an answer: not resent.
+	w = newWorld(t, 1)
+	w.exec(0, "LPUSH", "k", "x")
+	p = w.proc("c1", 0)
+	a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [INCR, \"{key}\"]\n  success: integer\n  resend: 3\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
+	if _, err := a.New(Params{}).Acquire(p); err == nil || len(w.log) != 1 {
+		t.Errorf("error reply: %v after %d sends, want 1", err, len(w.log))
+	}
+
+	for _, c := range []struct{ step, want string }{
+		{"  resend: -1\n", "a.yaml: acquire.resend: -1: want a count of resends from 0 to 100"},
+		{"  resend: 101\n", "a.yaml: acquire.resend: 101: want"},
+		{"  resend: x\n", `a.yaml: line 7: "x" is not a whole number`},
+	} {
+		_, err := parse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", v, NX]\n  success: ok\n"+c.step+"release:\n  command: [DEL, \"{key}\"]\n", nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.step, err, c.want)
+		}
+	}
+	_, err := parse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  steps:\n    - command: [GET, k]\n    - resend: 1\n      success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
+	if err == nil || !strings.Contains(err.Error(), "a.yaml: acquire.steps[1].resend: a check sends nothing to resend") {
+		t.Errorf("resend on a check: %v", err)
+	}
+}

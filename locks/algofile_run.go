@@ -156,6 +156,11 @@ func (t *try) run(op *operation) (outcome, error) {
 				args[j] = s.args[j].expand(e)
 			}
 			r, err := t.p.Do(0, args...)
+			// The client library's own resend: the same command, the same
+			// arguments, after a timeout only (an error reply is an answer).
+			for k := 0; k < s.resend && errors.Is(err, sim.ErrTimeout); k++ {
+				r, err = t.p.Do(0, args...)
+			}
 			if err != nil {
 				if op.errors == outError || refused(err) {
 					return outNone, &ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
