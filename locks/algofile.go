@@ -44,25 +44,36 @@ const (
 // algoFile is the file as written. Lists of arguments and predicates stay
 // YAML nodes so that validation can name the exact field of a bad one.
 type algoFile struct {
-	Name       string    `yaml:"name"`
-	Summary    string    `yaml:"summary"`
-	Key        string    `yaml:"key"`
-	TTL        string    `yaml:"ttl"`
-	Resolution string    `yaml:"resolution"`
-	Lifetime   string    `yaml:"lifetime"`
-	Token      yaml.Node `yaml:"token"`
-	Retry      retryFile `yaml:"retry"`
-	Acquire    *opFile   `yaml:"acquire"`
-	Release    *opFile   `yaml:"release"`
-	Extend     *opFile   `yaml:"extend"`
+	Name       string     `yaml:"name"`
+	Summary    string     `yaml:"summary"`
+	Key        string     `yaml:"key"`
+	TTL        string     `yaml:"ttl"`
+	Resolution string     `yaml:"resolution"`
+	Lifetime   string     `yaml:"lifetime"`
+	Token      yaml.Node  `yaml:"token"`
+	Retry      retryFile  `yaml:"retry"`
+	ValidIf    *validFile `yaml:"valid_if"`
+	Acquire    *opFile    `yaml:"acquire"`
+	Release    *opFile    `yaml:"release"`
+	Extend     *opFile    `yaml:"extend"`
+	Cleanup    *opFile    `yaml:"cleanup"`
+}
+
+// validFile is the Redlock family's check after a successful acquire: the
+// lock is valid if the time the try took plus the drift is under the TTL,
+// the drift being drift_factor × TTL + drift.
+type validFile struct {
+	DriftFactor string `yaml:"drift_factor"`
+	Drift       string `yaml:"drift"`
 }
 
 type retryFile struct {
-	Attempts string       `yaml:"attempts"` // a count, or "forever"
-	Sleep    string       `yaml:"sleep"`
-	Jitter   yaml.Node    `yaml:"jitter"` // true, or a spread: sleep ± it
-	For      string       `yaml:"for"`    // give up once the next try would start later
-	Backoff  *backoffFile `yaml:"backoff"`
+	Attempts  string       `yaml:"attempts"`  // a count, or "forever"
+	Exhausted string       `yaml:"exhausted"` // not_held (default) or error: what giving up returns
+	Sleep     string       `yaml:"sleep"`
+	Jitter    yaml.Node    `yaml:"jitter"` // true, or a spread: sleep ± it
+	For       string       `yaml:"for"`    // give up once the next try would start later
+	Backoff   *backoffFile `yaml:"backoff"`
 }
 
 // backoffFile: the sleep after try n is sleep × factor^(n-1), at most max.
@@ -76,6 +87,7 @@ type opFile struct {
 	stepFile `yaml:",inline"`
 	Steps    []stepFile `yaml:"steps"`
 	Errors   string     `yaml:"errors"`
+	After    string     `yaml:"after"` // cleanup: try or give_up
 }
 
 type stepFile struct {
@@ -108,9 +120,10 @@ const (
 	outDone             // release: released
 	outLost             // extend: not extended
 	outError            // the program throws: a client error
+	outFail             // acquire: give up now, as after the last try
 )
 
-var outcomeNames = [...]string{"", "next", "held", "retry", "retry_now", "done", "lost", "error"}
+var outcomeNames = [...]string{"", "next", "held", "retry", "retry_now", "done", "lost", "error", "fail"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 
@@ -121,15 +134,17 @@ const (
 	opAcquire opKind = iota
 	opRelease
 	opExtend
+	opCleanup // after a failed try or acquire: a release with the try's token
 )
 
-var opNames = [...]string{"acquire", "release", "extend"}
+var opNames = [...]string{"acquire", "release", "extend", "cleanup"}
 
 // allowed lists the outcomes of each operation, in the order errors list them.
 var allowed = [...][]outcome{
-	opAcquire: {outHeld, outNext, outRetry, outRetryNow, outError},
+	opAcquire: {outHeld, outNext, outRetry, outRetryNow, outFail, outError},
 	opRelease: {outDone, outNext, outError},
 	opExtend:  {outHeld, outNext, outLost, outError},
+	opCleanup: {outDone, outNext, outError},
 }
 
 func parseOutcome(op opKind, s string) (outcome, error) {
@@ -155,15 +170,28 @@ const (
 	predEquals   // reply text equals the template
 	predAtLeast  // integer reply ≥ n
 	predLessThan // reply, read as an integer, < the template
+	// Replies beyond strings and integers, and the errors a command meets:
+	// only predTimeout and predError match a command that failed.
+	predStatus  // any status reply
+	predArray   // an array reply
+	predLength  // an array reply of n elements
+	predElement // an array reply whose element n matches sub
+	predTimeout // the command timed out (after its resends)
+	predError   // an error reply, whose message starts with the template when it has one
 )
 
 type predicate struct {
 	kind predKind
 	t    template
 	n    int64
+	sub  *predicate
 }
 
-var predNames = []string{"ok", "nil", "not_nil", "integer", "{equals: V}", "{at_least: N}", "{less_than: T}"}
+var predNames = []string{"ok", "nil", "not_nil", "integer", "{equals: V}", "{at_least: N}", "{less_than: T}",
+	"status", "array", "{length: N}", "{element: {index: I, is: P}}", "timeout", "error", "{error: PREFIX}"}
+
+// matchesFailure reports a predicate that can match a command that failed.
+func (p *predicate) matchesFailure() bool { return p.kind == predTimeout || p.kind == predError }
 
 // rule is "if pred then out".
 type rule struct {
@@ -199,6 +227,12 @@ type fileAlgo struct {
 	extend   *operation
 	lifetime lifetimeSpec
 	scripts  map[string]string // Lua source → its script_file or step label
+	// giveUpErr: giving up throws (redis-py's LockError) instead of
+	// returning not held.
+	giveUpErr   bool
+	cleanup     *operation // after each failed try (cleanupEach), or after giving up
+	cleanupEach bool
+	valid       *validity // checked after a held acquire; nil: none
 }
 
 // lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
@@ -335,10 +369,39 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		op := v.operation("extend", opExtend, f.Extend)
 		a.extend = &op
 	}
+	switch r := f.Retry.Exhausted; r {
+	case "", "not_held":
+	case "error":
+		a.giveUpErr = true
+	default:
+		v.fail("retry.exhausted", "%q: want not_held (giving up returns not held) or error (it throws)", r)
+	}
+	if f.Cleanup != nil {
+		op := v.operation("cleanup", opCleanup, f.Cleanup)
+		a.cleanup = &op
+		switch f.Cleanup.After {
+		case "", "give_up":
+		case "try":
+			a.cleanupEach = true
+		default:
+			v.fail("cleanup.after", "%q: want try (after each failed try: redsync) or give_up (once, after the last: node-redlock)", f.Cleanup.After)
+		}
+	}
+	for _, o := range []struct {
+		name string
+		op   *opFile
+	}{{"acquire", f.Acquire}, {"release", f.Release}, {"extend", f.Extend}} {
+		if o.op != nil && o.op.After != "" {
+			v.fail(o.name+".after", "only cleanup runs after something")
+		}
+	}
+	if f.ValidIf != nil {
+		a.valid = v.validIf(f.ValidIf)
+	}
 	// Release and extend see the lease's token: one the acquire never sets
 	// would always be empty.
 	if v.err == nil && !a.acquire.usesToken() {
-		for _, op := range []*operation{&a.release, a.extend} {
+		for _, op := range []*operation{&a.release, a.extend, a.cleanup} {
 			if op != nil && op.usesToken() {
 				v.fail(opNames[op.kind], "uses {token}, which the acquire never sets (the lease's token would be empty)")
 			}
@@ -494,7 +557,7 @@ func (v *validator) operation(field string, kind opKind, o *opFile) operation {
 		case err != nil:
 			v.fail(field+".errors", "%s", err)
 		case out == outNext:
-			v.fail(field+".errors", "next: an error ends the operation (use %s or error)", map[opKind]string{opAcquire: "retry", opRelease: "done", opExtend: "lost"}[kind])
+			v.fail(field+".errors", "next: an error ends the operation (use %s or error)", map[opKind]string{opAcquire: "retry", opRelease: "done", opExtend: "lost", opCleanup: "done"}[kind])
 		default:
 			op.errors = out
 		}
@@ -561,7 +624,7 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 	case f.Success.Kind != 0 && f.On != nil:
 		v.fail(field, "has both success and on: give one")
 	case f.Success.Kind != 0:
-		if kind == opRelease {
+		if kind == opRelease || kind == opCleanup {
 			v.fail(field+".success", "a release has no success rule (its reply is not looked at; use on: to branch)")
 		}
 		fail := outRetry
@@ -595,7 +658,7 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 		switch {
 		case s.args == nil:
 			v.fail(field, "a check needs on: or success:")
-		case last && kind != opRelease:
+		case last && kind != opRelease && kind != opCleanup:
 			v.fail(field, "the last step of %s needs success: or on: to say whether it worked", opNames[kind])
 		}
 	}
@@ -723,15 +786,37 @@ func (v *validator) predicate(field string, n *yaml.Node) predicate {
 			return predicate{kind: predNotNil}
 		case "integer":
 			return predicate{kind: predInteger}
+		case "status":
+			return predicate{kind: predStatus}
+		case "array":
+			return predicate{kind: predArray}
+		case "timeout":
+			return predicate{kind: predTimeout}
+		case "error":
+			return predicate{kind: predError}
 		}
 		return bad()
 	case yaml.MappingNode:
+		if len(n.Content) == 2 && n.Content[0].Value == "element" {
+			return v.element(field+".element", n.Content[1])
+		}
 		if len(n.Content) != 2 || n.Content[1].Kind != yaml.ScalarNode || n.Content[1].Tag == "!!null" {
 			return bad()
 		}
 		key, val := n.Content[0].Value, n.Content[1].Value
 		f := field + "." + key
 		switch key {
+		case "length":
+			x, err := strconv.Atoi(val)
+			if err != nil || x < 0 {
+				v.fail(f, "%q: want a count of elements ≥ 0", val)
+			}
+			return predicate{kind: predLength, n: int64(x)}
+		case "error":
+			if val == "" {
+				v.fail(f, "empty: give the start of the error message, such as NOSCRIPT, or write error alone")
+			}
+			return predicate{kind: predError, t: lit(val)}
 		case "equals":
 			return predicate{kind: predEquals, t: v.template(f, val)}
 		case "at_least":
@@ -812,4 +897,73 @@ func (l lifetimeSpec) of(p Params) time.Duration {
 		return 24 * 365 * time.Hour
 	}
 	return time.Duration(n) * l.unit
+}
+
+// element reads {index: I, is: PRED}: an array reply's element I (0 the
+// first, -1 the last) matches PRED.
+func (v *validator) element(field string, n *yaml.Node) predicate {
+	p := predicate{kind: predElement}
+	var index, is *yaml.Node
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch n.Content[i].Value {
+			case "index":
+				index = n.Content[i+1]
+			case "is":
+				is = n.Content[i+1]
+			default:
+				v.fail(field+"."+n.Content[i].Value, "unknown field (valid: index, is)")
+				return p
+			}
+		}
+	}
+	if index == nil || is == nil || index.Kind != yaml.ScalarNode {
+		v.fail(field, "want {index: I, is: PREDICATE}, such as {index: 0, is: {equals: 1}}")
+		return p
+	}
+	x, err := strconv.ParseInt(index.Value, 10, 64)
+	if err != nil || x < -maxArgs || x >= maxArgs {
+		v.fail(field+".index", "%q: want an index from %d to %d (negative counts from the end)", index.Value, -maxArgs, maxArgs-1)
+	}
+	p.n = x
+	sub := v.predicate(field+".is", is)
+	if sub.matchesFailure() {
+		v.fail(field+".is", "an element is a reply, not a timeout or an error")
+	}
+	p.sub = &sub
+	return p
+}
+
+// validity is validFile read: drift = factor × ttl + plus.
+type validity struct {
+	factor float64
+	plus   time.Duration
+}
+
+func (v *validator) validIf(f *validFile) *validity {
+	var c validity
+	if f.DriftFactor == "" && f.Drift == "" {
+		v.fail("valid_if", "give drift_factor, drift or both: the lock is valid if elapsed + drift_factor × ttl + drift < ttl")
+	}
+	if f.DriftFactor != "" {
+		x, err := strconv.ParseFloat(f.DriftFactor, 64)
+		if err != nil || !(x >= 0 && x < 1) {
+			v.fail("valid_if.drift_factor", "%q: want a fraction of the TTL from 0 to below 1, such as 0.01", f.DriftFactor)
+		}
+		c.factor = x
+	}
+	if f.Drift != "" {
+		c.plus = v.duration("valid_if.drift", f.Drift)
+		if c.plus < 0 {
+			v.fail("valid_if.drift", "%s is negative", f.Drift)
+		}
+	}
+	return &c
+}
+
+// ok reports whether a lock taken in elapsed, with ttl, is still valid:
+// elapsed + drift < ttl, the drift rounded to whole nanoseconds.
+func (c *validity) ok(elapsed, ttl time.Duration) bool {
+	drift := time.Duration(float64(ttl)*c.factor) + c.plus
+	return elapsed+drift < ttl
 }

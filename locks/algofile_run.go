@@ -67,6 +67,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 		if scope != TokenTry {
 			t.random = kept
 		}
+		tryStart := p.Now()
 		out, err := t.run(&l.a.acquire)
 		if scope == tokenProcess {
 			l.kept = t.random
@@ -74,25 +75,69 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 		if err != nil {
 			return sim.Lease{}, err
 		}
+		// redsync's and node-redlock's check: a lock that took too long to
+		// take may already be expiring; release it and count the try failed.
+		if out == outHeld && l.a.valid != nil && !l.a.valid.ok(p.Now().Sub(tryStart), l.p.TTL) {
+			if err := t.undo(&l.a.release); err != nil {
+				return sim.Lease{}, err
+			}
+			out = outRetry
+		}
 		if out == outHeld {
 			return sim.Lease{Held: true, Token: t.token, Fence: t.fence}, nil
 		}
 		kept = t.random
-		if lastTry(n, l.p.Retries) {
-			return sim.Lease{}, nil
+		if l.a.cleanup != nil && l.a.cleanupEach {
+			if err := t.undo(l.a.cleanup); err != nil {
+				return sim.Lease{}, err
+			}
 		}
+		last := out == outFail || lastTry(n, l.p.Retries)
 		var d time.Duration
-		if out == outRetry {
+		if !last && out == outRetry {
 			d = l.a.retry.sleep(p, l.p.RetrySleep, n)
 		}
 		// redis-py's blocking_timeout: no try that would begin past the limit.
-		if lim := l.a.retry.limit; lim > 0 && p.Now().Add(d).Sub(start) > lim {
-			return sim.Lease{}, nil
+		if lim := l.a.retry.limit; !last && lim > 0 && p.Now().Add(d).Sub(start) > lim {
+			last = true
+		}
+		if last {
+			return sim.Lease{}, l.giveUp(t, n)
 		}
 		if out == outRetry {
 			p.Sleep(d)
 		}
 	}
+}
+
+// giveUp ends an acquire that did not get the lock after n tries: the
+// cleanup that runs once (node-redlock releases what a minority of nodes
+// took), then not held, or the library's exception.
+func (l *fileLocker) giveUp(t *try, n int) error {
+	if l.a.cleanup != nil && !l.a.cleanupEach {
+		if err := t.undo(l.a.cleanup); err != nil {
+			return err
+		}
+	}
+	if l.a.giveUpErr {
+		return clientErr(l.a.name, "acquire", "not acquired after %d %s: the library throws", n, plural(n, "try", "tries"))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// undo runs a release-shaped operation with the try's token: a failed
+// validity check's release, or a cleanup.
+func (t *try) undo(op *operation) error {
+	u := &try{l: t.l, p: t.p, leaseTok: t.token, fixedTok: true}
+	_, err := u.run(op)
+	return err
 }
 
 func (l *fileLocker) Release(p sim.Proc, lease sim.Lease) error {
@@ -162,10 +207,17 @@ func (t *try) run(op *operation) (outcome, error) {
 				r, err = t.p.Do(0, args...)
 			}
 			if err != nil {
-				if op.errors == outError || refused(err) {
+				out, ruled := s.decideFailure(err)
+				switch {
+				case refused(err) || ruled && out == outError || !ruled && op.errors == outError:
 					return outNone, &ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
+				case !ruled:
+					return op.errors, nil
+				case out == outNext:
+					reply, replyLabel = failureReply(err), label
+					continue
 				}
-				return op.errors, nil
+				return out, nil
 			}
 			reply, replyLabel = r, label
 			if s.fence {
@@ -216,6 +268,43 @@ func (t *try) label(s *step, e *env) string {
 	return name
 }
 
+// decideFailure applies the step's timeout and error rules to a command
+// that failed: ruled is false when none matches (the operation's errors:
+// decides).
+func (s *step) decideFailure(err error) (out outcome, ruled bool) {
+	for _, ru := range s.rules {
+		if ru.pred.matchFailure(err) {
+			return ru.then, true
+		}
+	}
+	return outNone, false
+}
+
+// failureReply is a failed command as the reply a check after it sees: the
+// error reply, or nil for a timeout.
+func failureReply(err error) sim.Reply {
+	var re *sim.RedisError
+	if errors.As(err, &re) {
+		return sim.Reply{Kind: node.Error, Str: re.Msg}
+	}
+	return sim.Reply{}
+}
+
+func (p *predicate) matchFailure(err error) bool {
+	var re *sim.RedisError
+	switch p.kind {
+	case predTimeout:
+		return errors.Is(err, sim.ErrTimeout)
+	case predError:
+		if !errors.As(err, &re) {
+			return false
+		}
+		prefix, _ := p.t.literal()
+		return strings.HasPrefix(re.Msg, prefix)
+	}
+	return false
+}
+
 // decide applies the step's rules in order; no rule means next.
 func (s *step) decide(r sim.Reply, e *env) (outcome, error) {
 	if len(s.rules) == 0 {
@@ -257,8 +346,23 @@ func (p *predicate) match(r sim.Reply, e *env) (bool, error) {
 		}
 		bound, _ := strconv.ParseInt(p.t.expand(e), 10, 64) // validated: a number
 		return n < bound, nil
+	case predStatus:
+		return r.Kind == node.Status, nil
+	case predArray:
+		return r.Kind == node.Array, nil
+	case predLength:
+		return r.Kind == node.Array && int64(len(r.Elems)) == p.n, nil
+	case predElement:
+		i := p.n
+		if i < 0 {
+			i += int64(len(r.Elems))
+		}
+		if r.Kind != node.Array || i < 0 || i >= int64(len(r.Elems)) {
+			return false, nil
+		}
+		return p.sub.match(r.Elems[i], e)
 	}
-	return false, nil
+	return false, nil // predTimeout, predError: a reply is neither
 }
 
 // replyText is a reply as text: a string, a status, an integer in decimal.

@@ -126,7 +126,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"check without rules", withAcquire("  steps:\n    - command: [GET, k]\n    - label: x\n    - command: [GET, k]\n      success: ok"), nil,
 			"a.yaml: acquire.steps[1]: a check needs on: or success:"},
 		{"unknown outcome", withAcquire("  command: [GET, k]\n  on: [{then: hold}]"), nil,
-			`a.yaml: acquire.on[0].then: "hold" is not an outcome of acquire (valid: held, next, retry, retry_now, error)`},
+			`a.yaml: acquire.on[0].then: "hold" is not an outcome of acquire (valid: held, next, retry, retry_now, fail, error)`},
 		{"missing then", withAcquire("  command: [GET, k]\n  on: [{if: nil}]"), nil, "a.yaml: acquire.on[0].then: missing"},
 		{"next at the end", withAcquire("  command: [GET, k]\n  on: [{then: next}]"), nil,
 			"a.yaml: acquire.on[0].then: next: there is no next step"},
