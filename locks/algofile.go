@@ -88,6 +88,10 @@ type opFile struct {
 	Steps    []stepFile `yaml:"steps"`
 	Errors   string     `yaml:"errors"`
 	After    string     `yaml:"after"` // cleanup: try or give_up
+	// extend only: the lock's own renewal period, and the client's check
+	// that the lease is still valid before it extends.
+	Every      string `yaml:"every"`
+	CheckValid bool   `yaml:"check_valid"`
 }
 
 type stepFile struct {
@@ -233,6 +237,8 @@ type fileAlgo struct {
 	cleanup     *operation // after each failed try (cleanupEach), or after giving up
 	cleanupEach bool
 	valid       *validity // checked after a held acquire; nil: none
+	every       renewPeriod
+	checkValid  bool // extend refuses a lease whose validity has run out
 }
 
 // lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
@@ -368,6 +374,8 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.Extend != nil {
 		op := v.operation("extend", opExtend, f.Extend)
 		a.extend = &op
+		a.every = v.renewEvery(f.Extend.Every)
+		a.checkValid = f.Extend.CheckValid
 	}
 	switch r := f.Retry.Exhausted; r {
 	case "", "not_held":
@@ -377,6 +385,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		v.fail("retry.exhausted", "%q: want not_held (giving up returns not held) or error (it throws)", r)
 	}
 	if f.Cleanup != nil {
+		if f.Cleanup.Every != "" || f.Cleanup.CheckValid {
+			v.fail("cleanup", "every and check_valid belong to extend")
+		}
 		op := v.operation("cleanup", opCleanup, f.Cleanup)
 		a.cleanup = &op
 		switch f.Cleanup.After {
@@ -393,6 +404,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	}{{"acquire", f.Acquire}, {"release", f.Release}, {"extend", f.Extend}} {
 		if o.op != nil && o.op.After != "" {
 			v.fail(o.name+".after", "only cleanup runs after something")
+		}
+		if o.op != nil && o.name != "extend" && (o.op.Every != "" || o.op.CheckValid) {
+			v.fail(o.name, "every and check_valid belong to extend")
 		}
 	}
 	if f.ValidIf != nil {
@@ -966,4 +980,64 @@ func (v *validator) validIf(f *validFile) *validity {
 func (c *validity) ok(elapsed, ttl time.Duration) bool {
 	drift := time.Duration(float64(ttl)*c.factor) + c.plus
 	return elapsed+drift < ttl
+}
+
+// renewPeriod is extend.every: a duration, or a share of the TTL less an
+// offset, so that a scenario's ttl override moves it as the library's
+// period moves with its expiry.
+type renewPeriod struct {
+	fixed    time.Duration
+	num, den int64         // ttl × num / den; den 0: not a share
+	minus    time.Duration // then less this
+}
+
+var renewForm = regexp.MustCompile(`^ttl(?:\*([0-9]{1,4}))?(?:/([0-9]{1,4}))?(?:-([0-9.]+[a-zµ]+))?$`)
+
+func (v *validator) renewEvery(s string) renewPeriod {
+	var r renewPeriod
+	if s == "" {
+		return r
+	}
+	bad := func() renewPeriod {
+		v.fail("extend.every", "%q: want a duration (10s) or a share of the TTL less an offset: ttl/3, ttl*2/3, ttl-500ms", s)
+		return renewPeriod{}
+	}
+	if m := renewForm.FindStringSubmatch(s); m != nil {
+		r.num, r.den = 1, 1
+		if m[1] != "" {
+			r.num, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if m[2] != "" {
+			r.den, _ = strconv.ParseInt(m[2], 10, 64)
+		}
+		if m[3] != "" {
+			d, err := time.ParseDuration(m[3])
+			if err != nil {
+				return bad()
+			}
+			r.minus = d
+		}
+		if r.num == 0 || r.den == 0 || r.num > r.den || r.num == r.den && r.minus == 0 {
+			v.fail("extend.every", "%q: renew before the lease runs out (a share below the TTL: 1/3, 2/3, or ttl less an offset)", s)
+		}
+		return r
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return bad()
+	}
+	if d <= 0 {
+		v.fail("extend.every", "%s: must be more than 0", s)
+	}
+	r.fixed = d
+	return r
+}
+
+// of is the period for ttl; 0: the file names none (the scenario's
+// renew_every alone runs a watchdog).
+func (r renewPeriod) of(ttl time.Duration) time.Duration {
+	if r.den == 0 {
+		return r.fixed
+	}
+	return max(time.Duration(int64(ttl)/r.den*r.num)-r.minus, time.Millisecond)
 }

@@ -20,6 +20,22 @@ type fileLocker struct {
 	owner string // {owner}: drawn at its first use, kept for the incarnation
 	pid   string // {pid}: likewise
 	kept  string // a token drawn for the incarnation (token scope process)
+	// until is the lease's validity on the local clock, for extend's
+	// check_valid: from the start of the try or extend that set it.
+	until time.Time
+}
+
+// validFrom sets the lease's validity from a successful acquire or extend
+// begun at start: the TTL less valid_if's drift.
+func (l *fileLocker) validFrom(start time.Time) {
+	if !l.a.checkValid {
+		return
+	}
+	drift := time.Duration(0)
+	if v := l.a.valid; v != nil {
+		drift = time.Duration(float64(l.p.TTL)*v.factor) + v.plus
+	}
+	l.until = start.Add(l.p.TTL - drift)
 }
 
 // scope is the token's scope: the scenario's token_scope when it sets one,
@@ -84,6 +100,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 			out = outRetry
 		}
 		if out == outHeld {
+			l.validFrom(tryStart)
 			return sim.Lease{Held: true, Token: t.token, Fence: t.fence}, nil
 		}
 		kept = t.random
@@ -154,10 +171,23 @@ type extendingLocker struct{ *fileLocker }
 // Extend runs the file's extend operation for a held lease: true if the
 // lease was extended. The workload's watchdog calls it every renew_every.
 func (l extendingLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
+	start := p.Now()
+	// node-redlock's extend refuses an expired lock before sending anything.
+	if l.a.checkValid && !start.Before(l.until) {
+		return false, nil
+	}
 	t := &try{l: l.fileLocker, p: p, leaseTok: lease.Token, fixedTok: true}
 	out, err := t.run(l.a.extend)
+	if out == outHeld && err == nil {
+		l.validFrom(start)
+	}
 	return out == outHeld, err
 }
+
+// RenewEvery is extend.every for the lock's TTL: the library's own period
+// (python-redis-lock renews every 2/3 of its expiry, node-redlock's using()
+// at expiry − 500 ms), used when the scenario sets no renew_every; 0: none.
+func (l extendingLocker) RenewEvery() time.Duration { return l.a.every.of(l.p.TTL) }
 
 // tokenFor gives {token} for one step: the lease's, this try's random one,
 // or the file's token format evaluated with the step's clock, its {token}
