@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -102,7 +103,8 @@ type stepFile struct {
 	Keys       []yaml.Node `yaml:"keys"`
 	Args       []yaml.Node `yaml:"args"`
 	Fence      bool        `yaml:"fence"`
-	Resend     int         `yaml:"resend"` // resends after a timeout, by the client library
+	Resend     yaml.Node   `yaml:"resend"`  // resends after a timeout, by the client library
+	Evalsha    string      `yaml:"evalsha"` // a script sent as EVALSHA: eval or load on NOSCRIPT
 	Success    yaml.Node   `yaml:"success"`
 	On         []ruleFile  `yaml:"on"`
 }
@@ -210,7 +212,9 @@ type step struct {
 	script  string     // a script_file's name, for the default label
 	args    []template // the whole command, EVAL and script included
 	fence   bool
-	resend  int // how many times a timed-out command is sent again
+	resend  resendPolicy
+	evalsha evalshaMode
+	sha     string // the script's SHA1, for EVALSHA
 	rules   []rule
 	usesTok bool // the command, label or rules use {token}
 }
@@ -597,7 +601,7 @@ func (op *operation) usesToken() bool {
 
 func (s *stepFile) empty() bool {
 	return s.Label == "" && s.Command == nil && s.Script == "" && s.ScriptFile == "" && s.Keys == nil &&
-		s.Args == nil && !s.Fence && s.Resend == 0 && s.Success.Kind == 0 && s.On == nil
+		s.Args == nil && !s.Fence && s.Resend.Kind == 0 && s.Evalsha == "" && s.Success.Kind == 0 && s.On == nil
 }
 
 func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step {
@@ -625,13 +629,28 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 		v.fail(field+".fence", "a check has no reply of its own to take the fencing number from")
 	}
 	s.fence = f.Fence
-	switch {
-	case f.Resend < 0 || f.Resend > maxResend:
-		v.fail(field+".resend", "%d: want a count of resends from 0 to %d", f.Resend, maxResend)
-	case f.Resend > 0 && s.args == nil:
+	s.resend = v.resend(field+".resend", &f.Resend)
+	if s.resend.times > 0 && s.args == nil {
 		v.fail(field+".resend", "a check sends nothing to resend")
 	}
-	s.resend = f.Resend
+	switch f.Evalsha {
+	case "":
+	case "eval", "load":
+		if !script {
+			v.fail(field+".evalsha", "only a script is sent by its SHA1")
+		}
+		s.evalsha = evalshaEval
+		if f.Evalsha == "load" {
+			s.evalsha = evalshaLoad
+		}
+		if len(s.args) > 1 {
+			src, _ := s.args[1].literal()
+			sum := sha1.Sum([]byte(src))
+			s.sha = hex.EncodeToString(sum[:])
+		}
+	default:
+		v.fail(field+".evalsha", "%q: want eval (EVALSHA, then EVAL on NOSCRIPT: go-redis) or load (EVALSHA, then SCRIPT LOAD and EVALSHA: redis-py)", f.Evalsha)
+	}
 
 	// Rules: success is shorthand for [{if: pred, then: held}, {then: retry}].
 	switch {
@@ -1041,3 +1060,65 @@ func (r renewPeriod) of(ttl time.Duration) time.Duration {
 	}
 	return max(time.Duration(int64(ttl)/r.den*r.num)-r.minus, time.Millisecond)
 }
+
+// resendPolicy is a step's resend: how many times a timed-out command is
+// sent again, and the client's pause before each resend: none, or redis-py's
+// full jitter, uniform in [0, base × 2^k) capped at cap before resend k.
+type resendPolicy struct {
+	times     int
+	base, cap time.Duration
+}
+
+// resend reads resend: N or {times: N, base: D, cap: D}.
+func (v *validator) resend(field string, n *yaml.Node) resendPolicy {
+	var r resendPolicy
+	count := func(f, s string) int {
+		x, err := strconv.Atoi(s)
+		if err != nil || x < 0 || x > maxResend {
+			v.fail(f, "%q: want a count of resends from 0 to %d", s, maxResend)
+		}
+		return x
+	}
+	switch n.Kind {
+	case 0:
+		return r
+	case yaml.ScalarNode:
+		r.times = count(field, n.Value)
+		return r
+	case yaml.MappingNode:
+	default:
+		v.fail(field, "want a count, or {times: N, base: 10ms, cap: 1s}")
+		return r
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i].Value, n.Content[i+1]
+		f := field + "." + key
+		if val.Kind != yaml.ScalarNode {
+			v.fail(f, "want a single value")
+			return r
+		}
+		switch key {
+		case "times":
+			r.times = count(f, val.Value)
+		case "base":
+			r.base = v.positive(f, val.Value, true)
+		case "cap":
+			r.cap = v.positive(f, val.Value, true)
+		default:
+			v.fail(f, "unknown field (valid: times, base, cap)")
+		}
+	}
+	if r.base > 0 && r.cap == 0 || r.cap > 0 && r.base == 0 {
+		v.fail(field, "base and cap go together: the pause before resend k is uniform in [0, base × 2^k), at most cap")
+	}
+	return r
+}
+
+// evalshaMode is how a script step is sent.
+type evalshaMode uint8
+
+const (
+	evalshaNone evalshaMode = iota // EVAL with the source
+	evalshaEval                    // EVALSHA; on NOSCRIPT, EVAL (go-redis's Script.Run)
+	evalshaLoad                    // EVALSHA; on NOSCRIPT, SCRIPT LOAD and EVALSHA again (redis-py's Script)
+)

@@ -1,6 +1,8 @@
 package locks
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -138,9 +140,15 @@ func TestFileResend(t *testing.T) {
 	}
 
 	for _, c := range []struct{ step, want string }{
-		{"  resend: -1\n", "a.yaml: acquire.resend: -1: want a count of resends from 0 to 100"},
-		{"  resend: 101\n", "a.yaml: acquire.resend: 101: want"},
-		{"  resend: x\n", `a.yaml: line 7: "x" is not a whole number`},
+		{"  resend: -1\n", `a.yaml: acquire.resend: "-1": want a count of resends from 0 to 100`},
+		{"  resend: 101\n", `a.yaml: acquire.resend: "101": want`},
+		{"  resend: x\n", `a.yaml: acquire.resend: "x": want a count`},
+		{"  resend: [1]\n", "a.yaml: acquire.resend: want a count, or {times: N, base: 10ms, cap: 1s}"},
+		{"  resend: {times: 3, base: 10ms}\n", "a.yaml: acquire.resend: base and cap go together"},
+		{"  resend: {times: 3, base: 0s, cap: 1s}\n", "a.yaml: acquire.resend.base: 0s: must be more than 0"},
+		{"  resend: {times: 3, every: 1s}\n", "a.yaml: acquire.resend.every: unknown field (valid: times, base, cap)"},
+		{"  evalsha: eval\n", "a.yaml: acquire.evalsha: only a script is sent by its SHA1"},
+		{"  evalsha: yes\n", `a.yaml: acquire.evalsha: "yes": want eval`},
 	} {
 		_, err := parse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", v, NX]\n  success: ok\n"+c.step+"release:\n  command: [DEL, \"{key}\"]\n", nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -150,5 +158,61 @@ func TestFileResend(t *testing.T) {
 	_, err := parse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  steps:\n    - command: [GET, k]\n    - resend: 1\n      success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
 	if err == nil || !strings.Contains(err.Error(), "a.yaml: acquire.steps[1].resend: a check sends nothing to resend") {
 		t.Errorf("resend on a check: %v", err)
+	}
+}
+
+// resend's pause: redis-py's full jitter, uniform in [0, base × 2^k) and at
+// most cap, drawn from the process's source.
+func TestFileResendBackoff(t *testing.T) {
+	a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", v, NX]\n  success: ok\n"+
+		"  resend: {times: 10, base: 10ms, cap: 1s}\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
+	w := newWorld(t, 1)
+	p := &sleepProc{proc: w.proc("c1", 0)}
+	p.drop = map[string]bool{"SET": true}
+	if _, err := a.New(Params{}).Acquire(p); err == nil || len(w.log) != 11 || len(p.each) != 10 {
+		t.Fatalf("%v after %d sends and %d pauses", err, len(w.log), len(p.each))
+	}
+	for k, d := range p.each {
+		if bound := min(10*time.Millisecond<<(k+1), time.Second); d < 0 || d > bound {
+			t.Errorf("pause %d is %s, above %s", k+1, d, bound)
+		}
+	}
+	if p.each[0] == p.each[1] {
+		t.Errorf("pauses %v are not drawn", p.each)
+	}
+}
+
+// evalsha: eval is go-redis's Script.Run (EVALSHA, EVAL on NOSCRIPT); load
+// is redis-py's Script (EVALSHA, SCRIPT LOAD, EVALSHA). A node that has the
+// script answers the EVALSHA.
+func TestFileEvalsha(t *testing.T) {
+	for _, c := range []struct {
+		mode  string
+		first []string
+	}{
+		{"eval", []string{"EVALSHA", "EVAL", "EVALSHA"}},
+		{"load", []string{"EVALSHA", "SCRIPT", "EVALSHA", "EVALSHA"}},
+	} {
+		a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  script: return redis.call('SET', KEYS[1], ARGV[1], 'NX')\n"+
+			"  keys: [\"{key}\"]\n  args: [\"{token}\"]\n  evalsha: "+c.mode+"\n  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
+		w := newWorld(t, 1)
+		p := w.proc("c1", 0)
+		l := a.New(Params{})
+		lease := mustAcquire(t, l, p)
+		mustRelease(t, l, p, lease)
+		mustAcquire(t, l, p) // the node has the script now (EVAL caches it too)
+		var cmds []string
+		for _, line := range w.log {
+			if f := strings.Fields(line); f[2] != "DEL" {
+				cmds = append(cmds, f[2])
+			}
+		}
+		if strings.Join(cmds, " ") != strings.Join(c.first, " ") {
+			t.Errorf("evalsha %s: sent %q, want %q", c.mode, cmds, c.first)
+		}
+		sum := sha1.Sum([]byte("return redis.call('SET', KEYS[1], ARGV[1], 'NX')"))
+		if f := strings.Fields(w.log[0]); f[3] != hex.EncodeToString(sum[:]) {
+			t.Errorf("EVALSHA %s, want the script's SHA1", f[3])
+		}
 	}
 }

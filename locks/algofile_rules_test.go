@@ -174,3 +174,16 @@ func TestFileRuleErrors(t *testing.T) {
 		}
 	}
 }
+
+// A try that fails valid_if is released once: by the cleanup after each try
+// when the file has one (redsync), not by release and cleanup both.
+func TestFileValidIfWithCleanup(t *testing.T) {
+	a := mustParse(t, "name: mine\nkey: k\nttl: 100ms\nretry: {attempts: 2}\nvalid_if: {drift_factor: 0.5, drift: 48ms}\n"+
+		"acquire:\n  command: [SET, \"{key}\", \"{token}\", NX, PX, \"{ttl_ms}\"]\n  success: ok\n"+
+		"cleanup:\n  after: try\n  command: [DEL, \"{key}\", cleanup]\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
+	w := newWorld(t, 1)
+	lease, err := a.New(Params{}).Acquire(w.proc("c1", 0))
+	if err != nil || lease.Held || len(w.log) != 4 || !strings.HasSuffix(w.log[1], "DEL k cleanup") || !strings.HasSuffix(w.log[3], "DEL k cleanup") {
+		t.Errorf("%+v %v after %q", lease, err, w.log)
+	}
+}

@@ -93,9 +93,13 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 		}
 		// redsync's and node-redlock's check: a lock that took too long to
 		// take may already be expiring; release it and count the try failed.
+		// A cleanup after each try releases it below, as redsync's one
+		// release after any failed try does; else the file's release.
 		if out == outHeld && l.a.valid != nil && !l.a.valid.ok(p.Now().Sub(tryStart), l.p.TTL) {
-			if err := t.undo(&l.a.release); err != nil {
-				return sim.Lease{}, err
+			if l.a.cleanup == nil || !l.a.cleanupEach {
+				if err := t.undo(&l.a.release); err != nil {
+					return sim.Lease{}, err
+				}
 			}
 			out = outRetry
 		}
@@ -230,12 +234,7 @@ func (t *try) run(op *operation) (outcome, error) {
 			for j := range s.args {
 				args[j] = s.args[j].expand(e)
 			}
-			r, err := t.p.Do(0, args...)
-			// The client library's own resend: the same command, the same
-			// arguments, after a timeout only (an error reply is an answer).
-			for k := 0; k < s.resend && errors.Is(err, sim.ErrTimeout); k++ {
-				r, err = t.p.Do(0, args...)
-			}
+			r, err := t.sendStep(s, args)
 			if err != nil {
 				out, ruled := s.decideFailure(err)
 				switch {
@@ -270,6 +269,50 @@ func (t *try) run(op *operation) (outcome, error) {
 		return out, nil
 	}
 	return outDone, nil // a release whose last step has no rule
+}
+
+// sendStep sends a step's command: as it is, or a script by its SHA1 with
+// the client library's fallback when the node does not have it.
+func (t *try) sendStep(s *step, args []string) (sim.Reply, error) {
+	if s.evalsha == evalshaNone {
+		return t.send(s, args)
+	}
+	src := args[1]
+	args[0], args[1] = "EVALSHA", s.sha
+	r, err := t.send(s, args)
+	var re *sim.RedisError
+	if !errors.As(err, &re) || !strings.HasPrefix(re.Msg, "NOSCRIPT") {
+		return r, err
+	}
+	if s.evalsha == evalshaEval {
+		args[0], args[1] = "EVAL", src
+		return t.send(s, args)
+	}
+	if _, err := t.send(s, []string{"SCRIPT", "LOAD", src}); err != nil {
+		return sim.Reply{}, err
+	}
+	return t.send(s, args)
+}
+
+// send is one command with the client library's own resends: the same
+// command, the same arguments, after a timeout only (an error reply is an
+// answer).
+func (t *try) send(s *step, args []string) (sim.Reply, error) {
+	r, err := t.p.Do(0, args...)
+	for k := 1; k <= s.resend.times && errors.Is(err, sim.ErrTimeout); k++ {
+		if s.resend.base > 0 {
+			t.p.Sleep(fullJitter(t.p, s.resend.base, s.resend.cap, k))
+		}
+		r, err = t.p.Do(0, args...)
+	}
+	return r, err
+}
+
+// fullJitter is redis-py's ExponentialWithJitterBackoff: uniform in
+// [0, base × 2^k), at most cap.
+func fullJitter(p sim.Proc, base, cap time.Duration, k int) time.Duration {
+	f := p.Rand().Float64() * float64(base) * float64(uint64(1)<<min(k, 40))
+	return time.Duration(min(f, float64(cap)))
 }
 
 // refused reports an error locksim itself raised: a command the node does not

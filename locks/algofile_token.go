@@ -21,6 +21,7 @@ const (
 	shapeBuiltin   tokenShape = iota // token(): 20 bytes as 40 hex digits
 	shapeHex                         // n bytes as 2n hex digits (redis-py's uuid1().hex is 16)
 	shapeBase64URL                   // n bytes, unpadded base64url (bsm/redislock: 16 bytes, 22 characters)
+	shapeBase64                      // n bytes, padded standard base64 (redsync: 16 bytes, 24 characters)
 	shapeUUID                        // a version 4 UUID (Redisson's client id, node-redlock's value)
 )
 
@@ -43,7 +44,7 @@ type tokenSpec struct {
 }
 
 // tokenFile reads token: random, uuid, a template, or a mapping
-// {hex: N | base64url: N | uuid: true, format: T, scope: S}.
+// {hex: N | base64url: N | base64: N | uuid: true, format: T, scope: S}.
 func (v *validator) tokenFile(n *yaml.Node) tokenSpec {
 	var spec tokenSpec
 	switch n.Kind {
@@ -65,7 +66,7 @@ func (v *validator) tokenFile(n *yaml.Node) tokenSpec {
 		return spec
 	case yaml.MappingNode:
 	default:
-		v.fail("token", "want random, uuid, a template, or a mapping of hex, base64url, uuid, format and scope")
+		v.fail("token", "want random, uuid, a template, or a mapping of hex, base64url, base64, uuid, format and scope")
 		return spec
 	}
 	shapes := 0
@@ -77,12 +78,9 @@ func (v *validator) tokenFile(n *yaml.Node) tokenSpec {
 			return spec
 		}
 		switch key {
-		case "hex", "base64url":
+		case "hex", "base64url", "base64":
 			shapes++
-			spec.shape = shapeHex
-			if key == "base64url" {
-				spec.shape = shapeBase64URL
-			}
+			spec.shape = map[string]tokenShape{"hex": shapeHex, "base64url": shapeBase64URL, "base64": shapeBase64}[key]
 			b, err := strconv.Atoi(val.Value)
 			if err != nil || b < 1 || b > maxTokenBytes {
 				v.fail(f, "%q: want a count of random bytes from 1 to %d", val.Value, maxTokenBytes)
@@ -105,12 +103,12 @@ func (v *validator) tokenFile(n *yaml.Node) tokenSpec {
 				v.fail(f, "%q: want try (a fresh draw each try), acquire (one per acquire call) or process (one per process incarnation)", val.Value)
 			}
 		default:
-			v.fail(f, "unknown field (valid: hex, base64url, uuid, format, scope)")
+			v.fail(f, "unknown field (valid: hex, base64url, base64, uuid, format, scope)")
 		}
 	}
 	switch {
 	case shapes > 1:
-		v.fail("token", "give one shape: hex, base64url or uuid")
+		v.fail("token", "give one shape: hex, base64url, base64 or uuid")
 	case spec.format != nil && !spec.format.uses(isToken) && (shapes > 0 || spec.scope != ""):
 		v.fail("token.format", "does not use {token}, so the random part is never drawn: add {token} or drop the shape and scope")
 	}
@@ -130,6 +128,8 @@ func (s *tokenSpec) draw(p sim.Proc) string {
 		return string(out)
 	case shapeBase64URL:
 		return base64.RawURLEncoding.EncodeToString(randomBytes(r.Uint64, s.n))
+	case shapeBase64:
+		return base64.StdEncoding.EncodeToString(randomBytes(r.Uint64, s.n))
 	case shapeUUID:
 		b := randomBytes(r.Uint64, 16)
 		b[6] = b[6]&0x0f | 0x40 // version 4
