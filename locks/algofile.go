@@ -480,10 +480,12 @@ func (v *validator) retry(r *retryFile) retryPolicy {
 	default:
 		v.fail("retry.jitter", "want true (sleep/2 to 3·sleep/2) or a spread such as 100ms (sleep ± it)")
 	}
-	if r.For != "" {
+	if r.For == "ttl" {
+		pol.limitTTL = true
+	} else if r.For != "" {
 		pol.limit = v.duration("retry.for", r.For)
 		if pol.limit <= 0 && v.err == nil {
-			v.fail("retry.for", "%s: must be more than 0 (leave it out for no time limit)", r.For)
+			v.fail("retry.for", "%s: must be more than 0 (leave it out for no time limit, or write ttl for the lock's)", r.For)
 		}
 	}
 	if b := r.Backoff; b != nil {

@@ -63,6 +63,15 @@ func TestFileRetry(t *testing.T) {
 		t.Errorf("for 1s: sleeps %v, %d tries; want 3 sleeps, 4 tries", got, sent)
 	}
 
+	// for: ttl is the lock's TTL, a scenario's override included.
+	a := mustParse(t, retryFileWith("{attempts: forever, sleep: 300ms, for: ttl}"), nil)
+	w := newWorld(t, 1)
+	w.exec(0, "SET", "k", "taken")
+	mustFail(t, a.New(Params{TTL: time.Second}), w.proc("c1", 0))
+	if len(w.log) != 4 {
+		t.Errorf("for: ttl with ttl 1s: %d tries, want 4", len(w.log))
+	}
+
 	got, _ = sleepsOf(t, "{attempts: 200, sleep: 150ms, jitter: 100ms}")
 	lo, hi := time.Hour, time.Duration(0)
 	for _, d := range got {

@@ -119,7 +119,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 			d = l.a.retry.sleep(p, l.p.RetrySleep, n)
 		}
 		// redis-py's blocking_timeout: no try that would begin past the limit.
-		if lim := l.a.retry.limit; !last && lim > 0 && p.Now().Add(d).Sub(start) > lim {
+		if lim := l.a.retry.limitFor(l.p.TTL); !last && lim > 0 && p.Now().Add(d).Sub(start) > lim {
 			last = true
 		}
 		if last {
@@ -471,6 +471,7 @@ type retryPolicy struct {
 	jitter   bool          // sleep uniform in [sleep/2, 3·sleep/2): the built-ins' jitter
 	spread   time.Duration // sleep uniform in [sleep−spread, sleep+spread), at least 0 (node-redlock's retryJitter)
 	limit    time.Duration // retry.for: no try begins later than this after the first
+	limitTTL bool          // retry.for: ttl, the lock's TTL (bsm/redislock's default deadline)
 	factor   float64       // backoff: each sleep is factor times the one before; 0: none
 	maxSleep time.Duration // backoff's cap; 0: none
 }
@@ -500,4 +501,12 @@ func (r *retryPolicy) sleep(p sim.Proc, base time.Duration, n int) time.Duration
 		d = max(d+time.Duration(p.Rand().Int64N(int64(2*r.spread)))-r.spread, 0)
 	}
 	return d
+}
+
+// limitFor is retry.for for a lock of ttl; 0: no limit.
+func (r *retryPolicy) limitFor(ttl time.Duration) time.Duration {
+	if r.limitTTL {
+		return ttl
+	}
+	return r.limit
 }
