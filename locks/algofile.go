@@ -54,6 +54,8 @@ type algoFile struct {
 	Token      yaml.Node  `yaml:"token"`
 	Retry      retryFile  `yaml:"retry"`
 	ValidIf    *validFile `yaml:"valid_if"`
+	Nodes      int        `yaml:"nodes"`  // the lock's independent nodes; 0: one
+	Quorum     string     `yaml:"quorum"` // majority (default) or a count
 	Acquire    *opFile    `yaml:"acquire"`
 	Release    *opFile    `yaml:"release"`
 	Extend     *opFile    `yaml:"extend"`
@@ -242,6 +244,9 @@ type fileAlgo struct {
 	cleanupEach bool
 	valid       *validity // checked after a held acquire; nil: none
 	every       renewPeriod
+	nodes       int  // 0: one node, as before nodes: existed
+	quorum      int  // 0: a majority of the nodes
+	fenced      bool // an acquire step takes a fencing number
 	checkValid  bool // extend refuses a lease whose validity has run out
 }
 
@@ -323,6 +328,7 @@ func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo,
 type validator struct {
 	readScript func(string) ([]byte, error)
 	err        error
+	fenced     bool              // some acquire step has fence: true
 	scripts    map[string]string // Lua source → the name reports show
 }
 
@@ -416,6 +422,7 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.ValidIf != nil {
 		a.valid = v.validIf(f.ValidIf)
 	}
+	v.nodes(a, f)
 	// Release and extend see the lease's token: one the acquire never sets
 	// would always be empty.
 	if v.err == nil && !a.acquire.usesToken() {
@@ -626,6 +633,9 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 	}
 	if f.Fence && kind != opAcquire {
 		v.fail(field+".fence", "only an acquire step carries the fencing number")
+	}
+	if f.Fence && kind == opAcquire {
+		v.fenced = true
 	}
 	if f.Fence && s.args == nil {
 		v.fail(field+".fence", "a check has no reply of its own to take the fencing number from")
@@ -873,7 +883,7 @@ func (v *validator) predicate(field string, n *yaml.Node) predicate {
 
 // newFileAlgorithm makes the Algorithm a scenario runs.
 func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
-	d := Params{Key: f.Key, Retries: 1, Resolution: time.Second}
+	d := Params{Key: f.Key, Retries: 1, Resolution: time.Second, Nodes: a.nodes}
 	d.TTL, _ = time.ParseDuration(f.TTL)
 	if f.Resolution != "" {
 		d.Resolution, _ = time.ParseDuration(f.Resolution)
@@ -893,15 +903,23 @@ func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
 		summary = "defined in " + source
 	}
 	alg := Algorithm{
-		Name:     a.name,
-		Source:   source,
-		Summary:  summary,
-		Defaults: d,
-		Scripts:  a.scripts,
-		lifetime: a.lifetime.of,
+		Name:      a.name,
+		Source:    source,
+		Summary:   summary,
+		Defaults:  d,
+		Scripts:   a.scripts,
+		lifetime:  a.lifetime.of,
+		multiNode: a.nodes > 0,
 		check: func(p Params) error {
-			if p.Nodes > 1 {
-				return fmt.Errorf("%s: nodes %d: an algorithm file runs on one node", a.name, p.Nodes)
+			switch {
+			case a.nodes == 0 && p.Nodes > 1:
+				return fmt.Errorf("%s: nodes %d: this algorithm file runs on one node (give it nodes: and quorum: to run on several)", a.name, p.Nodes)
+			case a.nodes > 0 && p.Nodes < 1:
+				return fmt.Errorf("%s: nodes %d: want at least 1", a.name, p.Nodes)
+			case a.quorum > p.Nodes:
+				return fmt.Errorf("%s: nodes %d: fewer than the file's quorum of %d", a.name, p.Nodes, a.quorum)
+			case a.fenced && p.Nodes > 1:
+				return fmt.Errorf("%s: nodes %d: a fencing number comes from one node", a.name, p.Nodes)
 			}
 			return nil
 		},
@@ -1124,3 +1142,45 @@ const (
 	evalshaEval                    // EVALSHA; on NOSCRIPT, EVAL (go-redis's Script.Run)
 	evalshaLoad                    // EVALSHA; on NOSCRIPT, SCRIPT LOAD and EVALSHA again (redis-py's Script)
 )
+
+// maxNodes bounds nodes: (Redlock deployments have 3 to 7).
+const maxNodes = 32
+
+// nodes reads nodes: and quorum:. A file without nodes: runs on node 0 as
+// it always has; with it, every operation runs its steps on each node in
+// turn (as the built-in redlock does), and an acquire or extend holds when
+// a quorum of nodes said held.
+func (v *validator) nodes(a *fileAlgo, f *algoFile) {
+	switch {
+	case f.Nodes == 0 && f.Quorum != "":
+		v.fail("quorum", "needs nodes: how many nodes the lock takes")
+		return
+	case f.Nodes == 0:
+		return
+	case f.Nodes < 1 || f.Nodes > maxNodes:
+		v.fail("nodes", "%d: want 1 to %d", f.Nodes, maxNodes)
+		return
+	case v.fenced && f.Nodes > 1:
+		v.fail("nodes", "%d: a fencing number (fence: true) comes from one node", f.Nodes)
+		return
+	}
+	a.nodes = f.Nodes
+	switch q := f.Quorum; q {
+	case "", "majority":
+	default:
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > f.Nodes {
+			v.fail("quorum", "%q: want majority or a count of nodes from 1 to %d", q, f.Nodes)
+			return
+		}
+		a.quorum = n
+	}
+}
+
+// quorumOf is how many of n nodes must say held.
+func (a *fileAlgo) quorumOf(n int) int {
+	if a.quorum > 0 {
+		return a.quorum
+	}
+	return n/2 + 1
+}

@@ -69,6 +69,7 @@ type try struct {
 	leaseTok string // release and extend: the lease's token
 	fixedTok bool   // {token} is leaseTok
 	fence    int64
+	node     int // the node this run of the steps sends to
 }
 
 func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
@@ -84,7 +85,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 			t.random = kept
 		}
 		tryStart := p.Now()
-		out, err := t.run(&l.a.acquire)
+		out, err := t.runAll(&l.a.acquire)
 		if scope == tokenProcess {
 			l.kept = t.random
 		}
@@ -157,13 +158,13 @@ func plural(n int, one, many string) string {
 // validity check's release, or a cleanup.
 func (t *try) undo(op *operation) error {
 	u := &try{l: t.l, p: t.p, leaseTok: t.token, fixedTok: true}
-	_, err := u.run(op)
+	_, err := u.runAll(op)
 	return err
 }
 
 func (l *fileLocker) Release(p sim.Proc, lease sim.Lease) error {
 	t := &try{l: l, p: p, leaseTok: lease.Token, fixedTok: true}
-	_, err := t.run(&l.a.release)
+	_, err := t.runAll(&l.a.release)
 	return err
 }
 
@@ -181,7 +182,7 @@ func (l extendingLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
 		return false, nil
 	}
 	t := &try{l: l.fileLocker, p: p, leaseTok: lease.Token, fixedTok: true}
-	out, err := t.run(l.a.extend)
+	out, err := t.runAll(l.a.extend)
 	if out == outHeld && err == nil {
 		l.validFrom(start)
 	}
@@ -213,6 +214,49 @@ func (t *try) randomPart() string {
 		t.random = t.l.a.token.draw(t.p)
 	}
 	return t.random
+}
+
+// runAll runs an operation on the lock's nodes: node 0 alone for a file
+// without nodes:, else each node in turn with the same token, the outcome
+// held when a quorum of them held (acquire, extend). A client error on any
+// node ends the operation, as the file's rules say it throws.
+func (t *try) runAll(op *operation) (outcome, error) {
+	if t.l.a.nodes == 0 {
+		return t.run(op)
+	}
+	n := t.l.p.Nodes
+	held, failed, now := 0, false, true
+	var last outcome
+	for i := 0; i < n; i++ {
+		t.node = i
+		out, err := t.run(op)
+		if err != nil {
+			return outNone, err
+		}
+		switch out {
+		case outHeld:
+			held++
+		case outFail:
+			failed = true
+		case outRetry, outLost:
+			now = false
+		}
+		last = out
+	}
+	t.node = 0
+	switch {
+	case op.kind == opRelease || op.kind == opCleanup:
+		return last, nil
+	case held >= t.l.a.quorumOf(n):
+		return outHeld, nil
+	case op.kind == opExtend:
+		return outLost, nil
+	case failed:
+		return outFail, nil
+	case now && held == 0:
+		return outRetryNow, nil
+	}
+	return outRetry, nil
 }
 
 // run runs an operation's steps to the outcome that ends it.
@@ -298,12 +342,12 @@ func (t *try) sendStep(s *step, args []string) (sim.Reply, error) {
 // command, the same arguments, after a timeout only (an error reply is an
 // answer).
 func (t *try) send(s *step, args []string) (sim.Reply, error) {
-	r, err := t.p.Do(0, args...)
+	r, err := t.p.Do(t.node, args...)
 	for k := 1; k <= s.resend.times && errors.Is(err, sim.ErrTimeout); k++ {
 		if s.resend.base > 0 {
 			t.p.Sleep(fullJitter(t.p, s.resend.base, s.resend.cap, k))
 		}
-		r, err = t.p.Do(0, args...)
+		r, err = t.p.Do(t.node, args...)
 	}
 	return r, err
 }
