@@ -28,9 +28,13 @@ import (
 // algofile_template.go.
 
 // An algorithm file defines a lock without Go: acquire, release and an
-// optional extend, each one Redis command or Lua script, or a short list of
-// steps with rules on their replies. examples/ has three that reproduce
-// built-ins command for command; README.md describes the format.
+// optional extend and cleanup, each one Redis command or Lua script, or a
+// short list of steps with rules on their replies, on one node or a quorum
+// of several; the token's shape, the retry policy, the client's own
+// resends and the validity check are fields of their own
+// (algofile_token.go, algofile_run.go). examples/ has four files that
+// reproduce built-ins command for command and four that write real
+// libraries' locks; examples/README.md describes the format.
 
 // Limits of an algorithm file. A real one is a few kilobytes and a handful of
 // steps.
