@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -27,9 +28,13 @@ import (
 // algofile_template.go.
 
 // An algorithm file defines a lock without Go: acquire, release and an
-// optional extend, each one Redis command or Lua script, or a short list of
-// steps with rules on their replies. examples/ has three that reproduce
-// built-ins command for command; README.md describes the format.
+// optional extend and cleanup, each one Redis command or Lua script, or a
+// short list of steps with rules on their replies, on one node or a quorum
+// of several; the token's shape, the retry policy, the client's own
+// resends and the validity check are fields of their own
+// (algofile_token.go, algofile_run.go). examples/ has four files that
+// reproduce built-ins command for command and four that write real
+// libraries' locks; examples/README.md describes the format.
 
 // Limits of an algorithm file. A real one is a few kilobytes and a handful of
 // steps.
@@ -38,28 +43,50 @@ const (
 	maxSteps        = 32      // per operation
 	maxRules        = 32      // per step
 	maxArgs         = 256     // per command, keys and args together
+	maxResend       = 100     // per step; redis-py resends up to 10 times
 )
 
 // algoFile is the file as written. Lists of arguments and predicates stay
 // YAML nodes so that validation can name the exact field of a bad one.
 type algoFile struct {
-	Name       string    `yaml:"name"`
-	Summary    string    `yaml:"summary"`
-	Key        string    `yaml:"key"`
-	TTL        string    `yaml:"ttl"`
-	Resolution string    `yaml:"resolution"`
-	Lifetime   string    `yaml:"lifetime"`
-	Token      string    `yaml:"token"`
-	Retry      retryFile `yaml:"retry"`
-	Acquire    *opFile   `yaml:"acquire"`
-	Release    *opFile   `yaml:"release"`
-	Extend     *opFile   `yaml:"extend"`
+	Name       string     `yaml:"name"`
+	Summary    string     `yaml:"summary"`
+	Key        string     `yaml:"key"`
+	TTL        string     `yaml:"ttl"`
+	Resolution string     `yaml:"resolution"`
+	Lifetime   string     `yaml:"lifetime"`
+	Token      yaml.Node  `yaml:"token"`
+	Retry      retryFile  `yaml:"retry"`
+	ValidIf    *validFile `yaml:"valid_if"`
+	Nodes      int        `yaml:"nodes"`  // the lock's independent nodes; 0: one
+	Quorum     string     `yaml:"quorum"` // majority (default) or a count
+	Acquire    *opFile    `yaml:"acquire"`
+	Release    *opFile    `yaml:"release"`
+	Extend     *opFile    `yaml:"extend"`
+	Cleanup    *opFile    `yaml:"cleanup"`
+}
+
+// validFile is the Redlock family's check after a successful acquire: the
+// lock is valid if the time the try took plus the drift is under the TTL,
+// the drift being drift_factor × TTL + drift.
+type validFile struct {
+	DriftFactor string `yaml:"drift_factor"`
+	Drift       string `yaml:"drift"`
 }
 
 type retryFile struct {
-	Attempts string `yaml:"attempts"` // a count, or "forever"
-	Sleep    string `yaml:"sleep"`
-	Jitter   bool   `yaml:"jitter"`
+	Attempts  string       `yaml:"attempts"`  // a count, or "forever"
+	Exhausted string       `yaml:"exhausted"` // not_held (default) or error: what giving up returns
+	Sleep     string       `yaml:"sleep"`
+	Jitter    yaml.Node    `yaml:"jitter"` // true, or a spread: sleep ± it
+	For       string       `yaml:"for"`    // give up once the next try would start later
+	Backoff   *backoffFile `yaml:"backoff"`
+}
+
+// backoffFile: the sleep after try n is sleep × factor^(n-1), at most max.
+type backoffFile struct {
+	Factor string `yaml:"factor"`
+	Max    string `yaml:"max"`
 }
 
 // opFile is one operation: the fields of a single step, or steps.
@@ -67,6 +94,11 @@ type opFile struct {
 	stepFile `yaml:",inline"`
 	Steps    []stepFile `yaml:"steps"`
 	Errors   string     `yaml:"errors"`
+	After    string     `yaml:"after"` // cleanup: try or give_up
+	// extend only: the lock's own renewal period, and the client's check
+	// that the lease is still valid before it extends.
+	Every      string `yaml:"every"`
+	CheckValid bool   `yaml:"check_valid"`
 }
 
 type stepFile struct {
@@ -77,6 +109,8 @@ type stepFile struct {
 	Keys       []yaml.Node `yaml:"keys"`
 	Args       []yaml.Node `yaml:"args"`
 	Fence      bool        `yaml:"fence"`
+	Resend     yaml.Node   `yaml:"resend"`  // resends after a timeout, by the client library
+	Evalsha    string      `yaml:"evalsha"` // a script sent as EVALSHA: eval or load on NOSCRIPT
 	Success    yaml.Node   `yaml:"success"`
 	On         []ruleFile  `yaml:"on"`
 }
@@ -98,9 +132,10 @@ const (
 	outDone             // release: released
 	outLost             // extend: not extended
 	outError            // the program throws: a client error
+	outFail             // acquire: give up now, as after the last try
 )
 
-var outcomeNames = [...]string{"", "next", "held", "retry", "retry_now", "done", "lost", "error"}
+var outcomeNames = [...]string{"", "next", "held", "retry", "retry_now", "done", "lost", "error", "fail"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 
@@ -111,15 +146,17 @@ const (
 	opAcquire opKind = iota
 	opRelease
 	opExtend
+	opCleanup // after a failed try or acquire: a release with the try's token
 )
 
-var opNames = [...]string{"acquire", "release", "extend"}
+var opNames = [...]string{"acquire", "release", "extend", "cleanup"}
 
 // allowed lists the outcomes of each operation, in the order errors list them.
 var allowed = [...][]outcome{
-	opAcquire: {outHeld, outNext, outRetry, outRetryNow, outError},
+	opAcquire: {outHeld, outNext, outRetry, outRetryNow, outFail, outError},
 	opRelease: {outDone, outNext, outError},
 	opExtend:  {outHeld, outNext, outLost, outError},
+	opCleanup: {outDone, outNext, outError},
 }
 
 func parseOutcome(op opKind, s string) (outcome, error) {
@@ -145,15 +182,28 @@ const (
 	predEquals   // reply text equals the template
 	predAtLeast  // integer reply ≥ n
 	predLessThan // reply, read as an integer, < the template
+	// Replies beyond strings and integers, and the errors a command meets:
+	// only predTimeout and predError match a command that failed.
+	predStatus  // any status reply
+	predArray   // an array reply
+	predLength  // an array reply of n elements
+	predElement // an array reply whose element n matches sub
+	predTimeout // the command timed out (after its resends)
+	predError   // an error reply, whose message starts with the template when it has one
 )
 
 type predicate struct {
 	kind predKind
 	t    template
 	n    int64
+	sub  *predicate
 }
 
-var predNames = []string{"ok", "nil", "not_nil", "integer", "{equals: V}", "{at_least: N}", "{less_than: T}"}
+var predNames = []string{"ok", "nil", "not_nil", "integer", "{equals: V}", "{at_least: N}", "{less_than: T}",
+	"status", "array", "{length: N}", "{element: {index: I, is: P}}", "timeout", "error", "{error: PREFIX}"}
+
+// matchesFailure reports a predicate that can match a command that failed.
+func (p *predicate) matchesFailure() bool { return p.kind == predTimeout || p.kind == predError }
 
 // rule is "if pred then out".
 type rule struct {
@@ -168,6 +218,9 @@ type step struct {
 	script  string     // a script_file's name, for the default label
 	args    []template // the whole command, EVAL and script included
 	fence   bool
+	resend  resendPolicy
+	evalsha evalshaMode
+	sha     string // the script's SHA1, for EVALSHA
 	rules   []rule
 	usesTok bool // the command, label or rules use {token}
 }
@@ -181,13 +234,24 @@ type operation struct {
 // fileAlgo is a loaded algorithm file.
 type fileAlgo struct {
 	name     string
-	token    *template // nil: random
-	jitter   bool
+	token    tokenSpec
+	retry    retryPolicy
 	acquire  operation
 	release  operation
 	extend   *operation
 	lifetime lifetimeSpec
 	scripts  map[string]string // Lua source → its script_file or step label
+	// giveUpErr: giving up throws (redis-py's LockError) instead of
+	// returning not held.
+	giveUpErr   bool
+	cleanup     *operation // after each failed try (cleanupEach), or after giving up
+	cleanupEach bool
+	valid       *validity // checked after a held acquire; nil: none
+	every       renewPeriod
+	nodes       int  // 0: one node, as before nodes: existed
+	quorum      int  // 0: a majority of the nodes
+	fenced      bool // an acquire step takes a fencing number
+	checkValid  bool // extend refuses a lease whose validity has run out
 }
 
 // lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
@@ -268,6 +332,7 @@ func parseFile(data []byte, readScript func(string) ([]byte, error)) (*fileAlgo,
 type validator struct {
 	readScript func(string) ([]byte, error)
 	err        error
+	fenced     bool              // some acquire step has fence: true
 	scripts    map[string]string // Lua source → the name reports show
 }
 
@@ -306,15 +371,8 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.Resolution != "" {
 		v.positive("resolution", f.Resolution, false)
 	}
-	if f.Token != "" && f.Token != "random" {
-		t := v.template("token", f.Token)
-		if t.uses(func(n string) bool { return n == phToken }) {
-			v.fail("token", "cannot use {token}: it defines it")
-		}
-		a.token = &t
-	}
-	v.retry(&f.Retry)
-	a.jitter = f.Retry.Jitter
+	a.token = v.tokenFile(&f.Token)
+	a.retry = v.retry(&f.Retry)
 	a.lifetime = v.lifetime(f.Lifetime)
 
 	if f.Acquire == nil {
@@ -330,11 +388,49 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.Extend != nil {
 		op := v.operation("extend", opExtend, f.Extend)
 		a.extend = &op
+		a.every = v.renewEvery(f.Extend.Every)
+		a.checkValid = f.Extend.CheckValid
 	}
+	switch r := f.Retry.Exhausted; r {
+	case "", "not_held":
+	case "error":
+		a.giveUpErr = true
+	default:
+		v.fail("retry.exhausted", "%q: want not_held (giving up returns not held) or error (it throws)", r)
+	}
+	if f.Cleanup != nil {
+		if f.Cleanup.Every != "" || f.Cleanup.CheckValid {
+			v.fail("cleanup", "every and check_valid belong to extend")
+		}
+		op := v.operation("cleanup", opCleanup, f.Cleanup)
+		a.cleanup = &op
+		switch f.Cleanup.After {
+		case "", "give_up":
+		case "try":
+			a.cleanupEach = true
+		default:
+			v.fail("cleanup.after", "%q: want try (after each failed try: redsync) or give_up (once, after the last: node-redlock)", f.Cleanup.After)
+		}
+	}
+	for _, o := range []struct {
+		name string
+		op   *opFile
+	}{{"acquire", f.Acquire}, {"release", f.Release}, {"extend", f.Extend}} {
+		if o.op != nil && o.op.After != "" {
+			v.fail(o.name+".after", "only cleanup runs after something")
+		}
+		if o.op != nil && o.name != "extend" && (o.op.Every != "" || o.op.CheckValid) {
+			v.fail(o.name, "every and check_valid belong to extend")
+		}
+	}
+	if f.ValidIf != nil {
+		a.valid = v.validIf(f.ValidIf)
+	}
+	v.nodes(a, f)
 	// Release and extend see the lease's token: one the acquire never sets
 	// would always be empty.
 	if v.err == nil && !a.acquire.usesToken() {
-		for _, op := range []*operation{&a.release, a.extend} {
+		for _, op := range []*operation{&a.release, a.extend, a.cleanup} {
 			if op != nil && op.usesToken() {
 				v.fail(opNames[op.kind], "uses {token}, which the acquire never sets (the lease's token would be empty)")
 			}
@@ -367,7 +463,8 @@ func (v *validator) positive(field, s string, required bool) time.Duration {
 	return d
 }
 
-func (v *validator) retry(r *retryFile) {
+func (v *validator) retry(r *retryFile) retryPolicy {
+	var pol retryPolicy
 	switch r.Attempts {
 	case "", "forever":
 	default:
@@ -381,6 +478,44 @@ func (v *validator) retry(r *retryFile) {
 			v.fail("retry.sleep", "%s is negative", r.Sleep)
 		}
 	}
+	switch j := &r.Jitter; {
+	case j.Kind == 0:
+	case j.Kind == yaml.ScalarNode && (j.Value == "true" || j.Value == "false") && j.Tag == "!!bool":
+		pol.jitter = j.Value == "true"
+	case j.Kind == yaml.ScalarNode && j.Tag != "!!null":
+		d, err := time.ParseDuration(j.Value)
+		if err != nil || d <= 0 {
+			v.fail("retry.jitter", "%q: want true (sleep/2 to 3·sleep/2) or a spread such as 100ms (sleep ± it)", j.Value)
+		}
+		pol.spread = d
+	default:
+		v.fail("retry.jitter", "want true (sleep/2 to 3·sleep/2) or a spread such as 100ms (sleep ± it)")
+	}
+	if r.For == "ttl" {
+		pol.limitTTL = true
+	} else if r.For != "" {
+		pol.limit = v.duration("retry.for", r.For)
+		if pol.limit <= 0 && v.err == nil {
+			v.fail("retry.for", "%s: must be more than 0 (leave it out for no time limit, or write ttl for the lock's)", r.For)
+		}
+	}
+	if b := r.Backoff; b != nil {
+		f, err := strconv.ParseFloat(b.Factor, 64)
+		switch {
+		case b.Factor == "":
+			v.fail("retry.backoff.factor", "missing: how much each sleep grows, such as 2")
+		case err != nil || !(f >= 1 && f <= 1000):
+			v.fail("retry.backoff.factor", "%q: want a number from 1 to 1000", b.Factor)
+		}
+		pol.factor = f
+		if b.Max != "" {
+			pol.maxSleep = v.duration("retry.backoff.max", b.Max)
+			if pol.maxSleep <= 0 && v.err == nil {
+				v.fail("retry.backoff.max", "%s: must be more than 0", b.Max)
+			}
+		}
+	}
+	return pol
 }
 
 var lifetimeForm = regexp.MustCompile(`^\{(ttl_ms|ttl_s)([+-][0-9]{1,16})?\}(ns|us|µs|ms|s|m|h)$`)
@@ -453,7 +588,7 @@ func (v *validator) operation(field string, kind opKind, o *opFile) operation {
 		case err != nil:
 			v.fail(field+".errors", "%s", err)
 		case out == outNext:
-			v.fail(field+".errors", "next: an error ends the operation (use %s or error)", map[opKind]string{opAcquire: "retry", opRelease: "done", opExtend: "lost"}[kind])
+			v.fail(field+".errors", "next: an error ends the operation (use %s or error)", map[opKind]string{opAcquire: "retry", opRelease: "done", opExtend: "lost", opCleanup: "done"}[kind])
 		default:
 			op.errors = out
 		}
@@ -479,7 +614,7 @@ func (op *operation) usesToken() bool {
 
 func (s *stepFile) empty() bool {
 	return s.Label == "" && s.Command == nil && s.Script == "" && s.ScriptFile == "" && s.Keys == nil &&
-		s.Args == nil && !s.Fence && s.Success.Kind == 0 && s.On == nil
+		s.Args == nil && !s.Fence && s.Resend.Kind == 0 && s.Evalsha == "" && s.Success.Kind == 0 && s.On == nil
 }
 
 func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step {
@@ -503,17 +638,42 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 	if f.Fence && kind != opAcquire {
 		v.fail(field+".fence", "only an acquire step carries the fencing number")
 	}
+	if f.Fence && kind == opAcquire {
+		v.fenced = true
+	}
 	if f.Fence && s.args == nil {
 		v.fail(field+".fence", "a check has no reply of its own to take the fencing number from")
 	}
 	s.fence = f.Fence
+	s.resend = v.resend(field+".resend", &f.Resend)
+	if s.resend.times > 0 && s.args == nil {
+		v.fail(field+".resend", "a check sends nothing to resend")
+	}
+	switch f.Evalsha {
+	case "":
+	case "eval", "load":
+		if !script {
+			v.fail(field+".evalsha", "only a script is sent by its SHA1")
+		}
+		s.evalsha = evalshaEval
+		if f.Evalsha == "load" {
+			s.evalsha = evalshaLoad
+		}
+		if len(s.args) > 1 {
+			src, _ := s.args[1].literal()
+			sum := sha1.Sum([]byte(src))
+			s.sha = hex.EncodeToString(sum[:])
+		}
+	default:
+		v.fail(field+".evalsha", "%q: want eval (EVALSHA, then EVAL on NOSCRIPT: go-redis) or load (EVALSHA, then SCRIPT LOAD and EVALSHA: redis-py)", f.Evalsha)
+	}
 
 	// Rules: success is shorthand for [{if: pred, then: held}, {then: retry}].
 	switch {
 	case f.Success.Kind != 0 && f.On != nil:
 		v.fail(field, "has both success and on: give one")
 	case f.Success.Kind != 0:
-		if kind == opRelease {
+		if kind == opRelease || kind == opCleanup {
 			v.fail(field+".success", "a release has no success rule (its reply is not looked at; use on: to branch)")
 		}
 		fail := outRetry
@@ -547,7 +707,7 @@ func (v *validator) step(field string, kind opKind, f *stepFile, i, n int) step 
 		switch {
 		case s.args == nil:
 			v.fail(field, "a check needs on: or success:")
-		case last && kind != opRelease:
+		case last && kind != opRelease && kind != opCleanup:
 			v.fail(field, "the last step of %s needs success: or on: to say whether it worked", opNames[kind])
 		}
 	}
@@ -675,15 +835,37 @@ func (v *validator) predicate(field string, n *yaml.Node) predicate {
 			return predicate{kind: predNotNil}
 		case "integer":
 			return predicate{kind: predInteger}
+		case "status":
+			return predicate{kind: predStatus}
+		case "array":
+			return predicate{kind: predArray}
+		case "timeout":
+			return predicate{kind: predTimeout}
+		case "error":
+			return predicate{kind: predError}
 		}
 		return bad()
 	case yaml.MappingNode:
+		if len(n.Content) == 2 && n.Content[0].Value == "element" {
+			return v.element(field+".element", n.Content[1])
+		}
 		if len(n.Content) != 2 || n.Content[1].Kind != yaml.ScalarNode || n.Content[1].Tag == "!!null" {
 			return bad()
 		}
 		key, val := n.Content[0].Value, n.Content[1].Value
 		f := field + "." + key
 		switch key {
+		case "length":
+			x, err := strconv.Atoi(val)
+			if err != nil || x < 0 {
+				v.fail(f, "%q: want a count of elements ≥ 0", val)
+			}
+			return predicate{kind: predLength, n: int64(x)}
+		case "error":
+			if val == "" {
+				v.fail(f, "empty: give the start of the error message, such as NOSCRIPT, or write error alone")
+			}
+			return predicate{kind: predError, t: lit(val)}
 		case "equals":
 			return predicate{kind: predEquals, t: v.template(f, val)}
 		case "at_least":
@@ -705,7 +887,7 @@ func (v *validator) predicate(field string, n *yaml.Node) predicate {
 
 // newFileAlgorithm makes the Algorithm a scenario runs.
 func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
-	d := Params{Key: f.Key, Retries: 1, Resolution: time.Second}
+	d := Params{Key: f.Key, Retries: 1, Resolution: time.Second, Nodes: a.nodes}
 	d.TTL, _ = time.ParseDuration(f.TTL)
 	if f.Resolution != "" {
 		d.Resolution, _ = time.ParseDuration(f.Resolution)
@@ -725,15 +907,23 @@ func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) Algorithm {
 		summary = "defined in " + source
 	}
 	alg := Algorithm{
-		Name:     a.name,
-		Source:   source,
-		Summary:  summary,
-		Defaults: d,
-		Scripts:  a.scripts,
-		lifetime: a.lifetime.of,
+		Name:      a.name,
+		Source:    source,
+		Summary:   summary,
+		Defaults:  d,
+		Scripts:   a.scripts,
+		lifetime:  a.lifetime.of,
+		multiNode: a.nodes > 0,
 		check: func(p Params) error {
-			if p.Nodes > 1 {
-				return fmt.Errorf("%s: nodes %d: an algorithm file runs on one node", a.name, p.Nodes)
+			switch {
+			case a.nodes == 0 && p.Nodes > 1:
+				return fmt.Errorf("%s: nodes %d: this algorithm file runs on one node (give it nodes: and quorum: to run on several)", a.name, p.Nodes)
+			case a.nodes > 0 && p.Nodes < 1:
+				return fmt.Errorf("%s: nodes %d: want at least 1", a.name, p.Nodes)
+			case a.quorum > p.Nodes:
+				return fmt.Errorf("%s: nodes %d: fewer than the file's quorum of %d", a.name, p.Nodes, a.quorum)
+			case a.fenced && p.Nodes > 1:
+				return fmt.Errorf("%s: nodes %d: a fencing number comes from one node", a.name, p.Nodes)
 			}
 			return nil
 		},
@@ -764,4 +954,237 @@ func (l lifetimeSpec) of(p Params) time.Duration {
 		return 24 * 365 * time.Hour
 	}
 	return time.Duration(n) * l.unit
+}
+
+// element reads {index: I, is: PRED}: an array reply's element I (0 the
+// first, -1 the last) matches PRED.
+func (v *validator) element(field string, n *yaml.Node) predicate {
+	p := predicate{kind: predElement}
+	var index, is *yaml.Node
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch n.Content[i].Value {
+			case "index":
+				index = n.Content[i+1]
+			case "is":
+				is = n.Content[i+1]
+			default:
+				v.fail(field+"."+n.Content[i].Value, "unknown field (valid: index, is)")
+				return p
+			}
+		}
+	}
+	if index == nil || is == nil || index.Kind != yaml.ScalarNode {
+		v.fail(field, "want {index: I, is: PREDICATE}, such as {index: 0, is: {equals: 1}}")
+		return p
+	}
+	x, err := strconv.ParseInt(index.Value, 10, 64)
+	if err != nil || x < -maxArgs || x >= maxArgs {
+		v.fail(field+".index", "%q: want an index from %d to %d (negative counts from the end)", index.Value, -maxArgs, maxArgs-1)
+	}
+	p.n = x
+	sub := v.predicate(field+".is", is)
+	if sub.matchesFailure() {
+		v.fail(field+".is", "an element is a reply, not a timeout or an error")
+	}
+	p.sub = &sub
+	return p
+}
+
+// validity is validFile read: drift = factor × ttl + plus.
+type validity struct {
+	factor float64
+	plus   time.Duration
+}
+
+func (v *validator) validIf(f *validFile) *validity {
+	var c validity
+	if f.DriftFactor == "" && f.Drift == "" {
+		v.fail("valid_if", "give drift_factor, drift or both: the lock is valid if elapsed + drift_factor × ttl + drift < ttl")
+	}
+	if f.DriftFactor != "" {
+		x, err := strconv.ParseFloat(f.DriftFactor, 64)
+		if err != nil || !(x >= 0 && x < 1) {
+			v.fail("valid_if.drift_factor", "%q: want a fraction of the TTL from 0 to below 1, such as 0.01", f.DriftFactor)
+		}
+		c.factor = x
+	}
+	if f.Drift != "" {
+		c.plus = v.duration("valid_if.drift", f.Drift)
+		if c.plus < 0 {
+			v.fail("valid_if.drift", "%s is negative", f.Drift)
+		}
+	}
+	return &c
+}
+
+// ok reports whether a lock taken in elapsed, with ttl, is still valid:
+// elapsed + drift < ttl, the drift rounded to whole nanoseconds.
+func (c *validity) ok(elapsed, ttl time.Duration) bool {
+	drift := time.Duration(float64(ttl)*c.factor) + c.plus
+	return elapsed+drift < ttl
+}
+
+// renewPeriod is extend.every: a duration, or a share of the TTL less an
+// offset, so that a scenario's ttl override moves it as the library's
+// period moves with its expiry.
+type renewPeriod struct {
+	fixed    time.Duration
+	num, den int64         // ttl × num / den; den 0: not a share
+	minus    time.Duration // then less this
+}
+
+var renewForm = regexp.MustCompile(`^ttl(?:\*([0-9]{1,4}))?(?:/([0-9]{1,4}))?(?:-([0-9.]+[a-zµ]+))?$`)
+
+func (v *validator) renewEvery(s string) renewPeriod {
+	var r renewPeriod
+	if s == "" {
+		return r
+	}
+	bad := func() renewPeriod {
+		v.fail("extend.every", "%q: want a duration (10s) or a share of the TTL less an offset: ttl/3, ttl*2/3, ttl-500ms", s)
+		return renewPeriod{}
+	}
+	if m := renewForm.FindStringSubmatch(s); m != nil {
+		r.num, r.den = 1, 1
+		if m[1] != "" {
+			r.num, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if m[2] != "" {
+			r.den, _ = strconv.ParseInt(m[2], 10, 64)
+		}
+		if m[3] != "" {
+			d, err := time.ParseDuration(m[3])
+			if err != nil {
+				return bad()
+			}
+			r.minus = d
+		}
+		if r.num == 0 || r.den == 0 || r.num > r.den || r.num == r.den && r.minus == 0 {
+			v.fail("extend.every", "%q: renew before the lease runs out (a share below the TTL: 1/3, 2/3, or ttl less an offset)", s)
+		}
+		return r
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return bad()
+	}
+	if d <= 0 {
+		v.fail("extend.every", "%s: must be more than 0", s)
+	}
+	r.fixed = d
+	return r
+}
+
+// of is the period for ttl; 0: the file names none (the scenario's
+// renew_every alone runs a watchdog).
+func (r renewPeriod) of(ttl time.Duration) time.Duration {
+	if r.den == 0 {
+		return r.fixed
+	}
+	return max(time.Duration(int64(ttl)/r.den*r.num)-r.minus, time.Millisecond)
+}
+
+// resendPolicy is a step's resend: how many times a timed-out command is
+// sent again, and the client's pause before each resend: none, or redis-py's
+// full jitter, uniform in [0, base × 2^k) capped at cap before resend k.
+type resendPolicy struct {
+	times     int
+	base, cap time.Duration
+}
+
+// resend reads resend: N or {times: N, base: D, cap: D}.
+func (v *validator) resend(field string, n *yaml.Node) resendPolicy {
+	var r resendPolicy
+	count := func(f, s string) int {
+		x, err := strconv.Atoi(s)
+		if err != nil || x < 0 || x > maxResend {
+			v.fail(f, "%q: want a count of resends from 0 to %d", s, maxResend)
+		}
+		return x
+	}
+	switch n.Kind {
+	case 0:
+		return r
+	case yaml.ScalarNode:
+		r.times = count(field, n.Value)
+		return r
+	case yaml.MappingNode:
+	default:
+		v.fail(field, "want a count, or {times: N, base: 10ms, cap: 1s}")
+		return r
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i].Value, n.Content[i+1]
+		f := field + "." + key
+		if val.Kind != yaml.ScalarNode {
+			v.fail(f, "want a single value")
+			return r
+		}
+		switch key {
+		case "times":
+			r.times = count(f, val.Value)
+		case "base":
+			r.base = v.positive(f, val.Value, true)
+		case "cap":
+			r.cap = v.positive(f, val.Value, true)
+		default:
+			v.fail(f, "unknown field (valid: times, base, cap)")
+		}
+	}
+	if r.base > 0 && r.cap == 0 || r.cap > 0 && r.base == 0 {
+		v.fail(field, "base and cap go together: the pause before resend k is uniform in [0, base × 2^k), at most cap")
+	}
+	return r
+}
+
+// evalshaMode is how a script step is sent.
+type evalshaMode uint8
+
+const (
+	evalshaNone evalshaMode = iota // EVAL with the source
+	evalshaEval                    // EVALSHA; on NOSCRIPT, EVAL (go-redis's Script.Run)
+	evalshaLoad                    // EVALSHA; on NOSCRIPT, SCRIPT LOAD and EVALSHA again (redis-py's Script)
+)
+
+// maxNodes bounds nodes: (Redlock deployments have 3 to 7).
+const maxNodes = 32
+
+// nodes reads nodes: and quorum:. A file without nodes: runs on node 0 as
+// it always has; with it, every operation runs its steps on each node in
+// turn (as the built-in redlock does), and an acquire or extend holds when
+// a quorum of nodes said held.
+func (v *validator) nodes(a *fileAlgo, f *algoFile) {
+	switch {
+	case f.Nodes == 0 && f.Quorum != "":
+		v.fail("quorum", "needs nodes: how many nodes the lock takes")
+		return
+	case f.Nodes == 0:
+		return
+	case f.Nodes < 1 || f.Nodes > maxNodes:
+		v.fail("nodes", "%d: want 1 to %d", f.Nodes, maxNodes)
+		return
+	case v.fenced && f.Nodes > 1:
+		v.fail("nodes", "%d: a fencing number (fence: true) comes from one node", f.Nodes)
+		return
+	}
+	a.nodes = f.Nodes
+	switch q := f.Quorum; q {
+	case "", "majority":
+	default:
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > f.Nodes {
+			v.fail("quorum", "%q: want majority or a count of nodes from 1 to %d", q, f.Nodes)
+			return
+		}
+		a.quorum = n
+	}
+}
+
+// quorumOf is how many of n nodes must say held.
+func (a *fileAlgo) quorumOf(n int) int {
+	if a.quorum > 0 {
+		return a.quorum
+	}
+	return n/2 + 1
 }

@@ -43,13 +43,18 @@ const (
 	// field a re-entrant lock counts in (issue 13). Last, so that the list
 	// as printed before it stays a prefix.
 	phOwner = "owner"
+	// phPid is a thread or process id, stable for the incarnation: the
+	// "threadId" of Redisson's "uuid:threadId".
+	phPid = "pid"
 )
 
 var placeholderNames = []string{phKey, phToken, phTTL, phTTLms, phTTLs, phNow, phNowMs, phNowS,
-	phExpireAt, phExpireAtMs, phExpireAtS, phOwner}
+	phExpireAt, phExpireAtMs, phExpireAtS, phOwner, phPid}
 
 // numeric reports whether a placeholder is an integer that takes an offset.
-func numeric(name string) bool { return name != phKey && name != phToken && name != phOwner }
+func numeric(name string) bool {
+	return name != phKey && name != phToken && name != phOwner && name != phPid
+}
 
 func validPlaceholders() string {
 	var b strings.Builder
@@ -202,6 +207,11 @@ func (e *env) value(p part) string {
 			return ""
 		}
 		return e.owner.ownerID(e.proc)
+	case phPid:
+		if e.owner == nil {
+			return ""
+		}
+		return e.owner.pidOf(e.proc)
 	}
 	return strconv.FormatInt(e.number(p.name)+p.offset, 10)
 }

@@ -76,13 +76,20 @@ type request struct {
 	block     Time   // WAIT: how long the reply waits after it ran; -1: for ever
 	why       string // why the client times out; "" while a reply is due
 	reply     Reply
+	// A blocking pop (blocking.go): parked on its node since arrived; the
+	// reply takes replyLat to come back; waiting: the client's reply time
+	// has come and it waits for the pop; answered: delivered, later
+	// events for it are stale.
+	parked, waiting, answered bool
+	arrived, replyLat         Time
 }
 
 type simNode struct {
 	n         *node.Node
 	clock     clock
 	downUntil Time
-	g         *group // replicas, if any (replication.go)
+	g         *group     // replicas, if any (replication.go)
+	parked    []*request // blocking pops waiting on this node, oldest first
 	// served counts the client commands that reached the node (run, or
 	// dropped while it was down) and the replies a failover lost: what a
 	// fault on the node could have touched (faultuse.go).
@@ -281,6 +288,9 @@ func (r *runner) dispatch(e *event) {
 		return
 	case evArrive:
 		r.arrive(e.req)
+		return
+	case evUnblock:
+		r.popTimedOut(e.req)
 		return
 	case evReplicate:
 		r.applyEntry(int(e.proc), int(e.fault), e.inc)

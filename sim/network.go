@@ -18,6 +18,7 @@ func (r *runner) send(p *process) {
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
+	pop := blockingPop(p.args)
 	lostReq := nw.LossRequest > 0 && p.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
@@ -31,6 +32,9 @@ func (r *runner) send(p *process) {
 		}
 		r.lossSent(h.lose.fault)
 		h.lose = lossPlan{}
+	}
+	if pop {
+		q.deadline, q.replyLat = popDeadline(q.args, q.deadline), replyAt-arrive
 	}
 	if !lostReq {
 		r.q.push(event{at: arrive, kind: evArrive, req: q})
@@ -77,6 +81,13 @@ func (r *runner) arrive(q *request) {
 	}
 	nodeNow := n.clock.at(r.now)
 	watched := r.cfg.WatchKey != ""
+	if blockingPop(q.args) {
+		r.stats.Commands++
+		if r.startPop(q.node, q, nodeNow) {
+			r.recordCommand(q, nodeNow)
+		}
+		return
+	}
 	if isWait(q.args) {
 		q.reply, q.block = r.wait(q.node, q)
 		if watched {
@@ -89,16 +100,40 @@ func (r *runner) arrive(q *request) {
 		}
 	}
 	r.stats.Commands++
+	r.recordCommand(q, nodeNow)
+	if len(n.parked) > 0 {
+		r.wakePops(q.node, nodeNow)
+	}
+}
+
+// recordCommand records q's command as it ran on its node, now.
+func (r *runner) recordCommand(q *request, nodeNow Time) {
+	n := &r.nodes[q.node]
 	// The sender may have crashed since it sent: keep its incarnation.
 	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
-	if watched {
-		ev.Key = n.n.Watched()
+	if r.cfg.WatchKey != "" {
+		ev.Key = n.n.Watched() // the node's last event was this command (or Observe)
 	}
 	r.record(ev)
 }
 
 // deliver hands the reply, or the timeout, to the waiting process.
 func (r *runner) deliver(p *process, q *request) {
+	if q.answered {
+		return // a blocking pop's deadline after its reply
+	}
+	if q.parked {
+		if q.why == "" && (q.deadline == 0 || r.now < q.deadline) {
+			// Its reply time has come; it waits on its node for the pop.
+			q.waiting = true
+			r.later(p, q, q.deadline)
+			return
+		}
+		r.unpark(q) // the client gives up and closes the connection
+		if q.why == "" {
+			q.why = "timeout: reply too slow"
+		}
+	}
 	if q.dropped && q.why == "" {
 		// The node was down: no reply will come, the client waits out its
 		// deadline.
@@ -131,6 +166,7 @@ func (r *runner) deliver(p *process, q *request) {
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.
 	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
+	q.answered = true
 	if q.why != "" {
 		p.reply, p.err = Reply{}, ErrTimeout
 		res.Err = q.why

@@ -11,6 +11,7 @@ const (
 	evReply                       // the client gets its reply, or its timeout
 	evFault                       // a timed fault fires
 	evReplicate                   // a replica applies its next stream entry (proc: node, fault: lane, inc: epoch)
+	evUnblock                     // a parked blocking pop's own timeout passes (blocking.go)
 )
 
 // event is one entry of the scheduler's queue. Ties on at are broken by seq,

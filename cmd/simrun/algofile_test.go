@@ -100,3 +100,21 @@ func TestRunAlgoFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// explore --own-ttl keeps the file's TTL in the runs and in the shrunk
+// counterexample, and says so in how it was found.
+func TestExploreOwnTTL(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := simrun("explore", "--algo-file", "../../examples/redsync.yaml", "--own-ttl", "--faults", "pause",
+		"--runs", "200", "--workers", "1", "--out", dir)
+	if code != exitViolation {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "counterexample.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "ttl: 8s") || !strings.Contains(string(data), "--seed 1 --own-ttl (run ") {
+		t.Errorf("the counterexample does not keep redsync's 8 s TTL or say --own-ttl:\n%s", data)
+	}
+}

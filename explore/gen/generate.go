@@ -34,6 +34,14 @@ type Options struct {
 	// stays below the TTL, and no node restarts or node clock jumps
 	// (scenarios.Scenario.InsideTTL holds).
 	Inside bool
+	// OwnTTL keeps the lock's own TTL, the file's or the built-in's, where
+	// by default each scenario draws one (whole seconds from 1 to 4 for a
+	// lock that writes whole seconds, else 0.5 to 4 s): a file's 60 s lock
+	// is then explored as written. Everything sized by the TTL (work, think
+	// time, starts, pauses, jumps, restarts, the client timeout, the run's
+	// duration) follows whichever it is. With it, no "ttl" draw is made, so
+	// the same seed draws other scenarios.
+	OwnTTL bool
 	_      struct{} // grows: callers name the fields they set
 }
 
@@ -64,6 +72,7 @@ type scenarioGen struct {
 	algo      locks.Algorithm
 	classes   []string
 	inside    bool
+	ttl       time.Duration // the lock's own TTL; 0: drawn
 	res       time.Duration // timestamp resolution of the algorithm
 	multiNode bool
 	commands  []string // command names the algorithm sends, for event triggers
@@ -92,6 +101,9 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	}
 	g := &scenarioGen{algo: algo, classes: classes, inside: o.Inside}
 	g.res = algo.With(locks.Params{}).Resolution
+	if o.OwnTTL {
+		g.ttl = algo.With(locks.Params{}).TTL // 0 (none) falls back to a draw
+	}
 	g.multiNode = algo.NodesNeeded(locks.Params{Nodes: 3}) == 3
 	g.commands = probeCommands(algo)
 	g.triggerCommands = append([]string{""}, g.commands...)
@@ -120,12 +132,16 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	s := &scenarios.Scenario{Name: "generated", Algorithm: g.algo.Name, MaxEvents: genMaxEvents}
 	s.Seed = uint64(drawInt(t, "seed", 0, 255))
 
-	// The lock's TTL: whole seconds for algorithms that write whole-second
-	// timestamps, tenths of a second otherwise.
+	// The lock's TTL: its own, as it runs in production; or drawn, whole
+	// seconds for algorithms that write whole-second timestamps, tenths of
+	// a second otherwise.
 	var ttl time.Duration
-	if g.res >= time.Second {
+	switch {
+	case g.ttl > 0:
+		ttl = g.ttl
+	case g.res >= time.Second:
 		ttl = time.Duration(drawInt(t, "ttl s", 1, 4)) * time.Second
-	} else {
+	default:
 		ttl = time.Duration(drawInt(t, "ttl 100ms", 5, 40)) * 100 * time.Millisecond
 	}
 	s.Params.TTL = scenarios.Duration(ttl)

@@ -57,7 +57,20 @@ import (
 // a function of the scenario), and a candidate a scenario file could not
 // hold (loads) is not run: what Shrink returns always loads again.
 func Shrink(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int) (shrunk *scenarios.Scenario, tries int, capped bool) {
-	sh := &shrinker{fails: fails, budget: budget, cur: s.Clone(), tried: map[[sha256.Size]byte]bool{}}
+	return ShrinkWith(s, fails, budget, ShrinkOptions{})
+}
+
+// ShrinkOptions change what Shrink may make smaller.
+type ShrinkOptions struct {
+	// KeepTTL leaves the TTL as it is: a scenario drawn with the lock's
+	// own TTL (Options.OwnTTL) stays a scenario of that lock as written.
+	KeepTTL bool
+	_       struct{} // grows: callers name the fields they set
+}
+
+// ShrinkWith is Shrink with options.
+func ShrinkWith(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int, o ShrinkOptions) (shrunk *scenarios.Scenario, tries int, capped bool) {
+	sh := &shrinker{fails: fails, budget: budget, cur: s.Clone(), tried: map[[sha256.Size]byte]bool{}, keepTTL: o.KeepTTL}
 	sh.tried[sh.key(sh.cur)] = true
 	for round := 0; round < shrinkRounds && !sh.capped; round++ {
 		changed := sh.drops()
@@ -85,6 +98,8 @@ type shrinker struct {
 	cur    *scenarios.Scenario
 	tried  map[[sha256.Size]byte]bool // candidates run, by their file's hash (looked up, never ranged)
 	keyBuf []byte                     // key's scratch
+	// keepTTL: the TTL is the lock's own and is not lowered.
+	keepTTL bool
 }
 
 // key is the hash of s as a file: two scenarios have the same key exactly

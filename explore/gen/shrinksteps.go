@@ -17,8 +17,10 @@ func (sh *shrinker) numbers() bool {
 	changed := false
 	// The lock's TTL: shorter, in whole seconds down to 1s (algorithms that
 	// write whole-second timestamps), then in tenths if it was not whole.
-	changed = sh.lowerTTL(time.Second) || changed
-	if sh.cur.Params.TTL.D()%time.Second != 0 { // drawn in tenths: the algorithm takes them
+	if !sh.keepTTL {
+		changed = sh.lowerTTL(time.Second) || changed
+	}
+	if !sh.keepTTL && sh.cur.Params.TTL.D()%time.Second != 0 { // drawn in tenths: the algorithm takes them
 		changed = sh.lowerTTL(100*time.Millisecond) || changed
 	}
 	// The run: shorter, in whole seconds.

@@ -45,9 +45,12 @@ func (n *Node) replicated(name string) bool {
 }
 
 // RunByEngine reports whether the engine, not the node, runs command cmd
-// (any case): WAIT, which waits on the replicas. A node refuses it (Exec,
-// and inside scripts as Redis does); a client's own WAIT goes to the engine.
-func RunByEngine(cmd string) bool { return strings.EqualFold(cmd, "WAIT") }
+// (any case): WAIT, which waits on the replicas, and BLPOP and BRPOP, which
+// wait for a push. A node refuses them (Exec, and inside scripts as Redis
+// does); a client's own goes to the engine.
+func RunByEngine(cmd string) bool {
+	return strings.EqualFold(cmd, "WAIT") || strings.EqualFold(cmd, "BLPOP") || strings.EqualFold(cmd, "BRPOP")
+}
 
 // Disconnect drops every client connection (and its MULTI or WATCH state),
 // keeping the data: what clients see when a replica is promoted and they

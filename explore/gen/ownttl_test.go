@@ -1,0 +1,98 @@
+package gen
+
+import (
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// OwnTTL keeps the lock's TTL, a built-in's or a file's, in every drawn
+// scenario, and sizes the workload and the faults by it; by default the TTL
+// is drawn from 0.5 to 4 s.
+func TestOwnTTL(t *testing.T) {
+	file, err := locks.ParseFile("long.yaml", []byte(`
+name: long-lock
+key: k
+ttl: 60s
+retry: {attempts: forever, sleep: 1s}
+acquire:
+  command: [SET, "{key}", "{token}", NX, PX, "{ttl_ms}"]
+  success: ok
+  errors: retry
+release:
+  command: [DEL, "{key}"]
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin, _ := locks.Lookup("set-nx-px-token")
+	for _, algo := range []locks.Algorithm{file, builtin} {
+		own := algo.With(locks.Params{}).TTL
+		g, err := Generator(algo, Options{Classes: []string{"all"}, OwnTTL: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drawn, _ := Generator(algo, Options{Classes: []string{"all"}})
+		seen := map[time.Duration]bool{}
+		for seed := range 40 {
+			s := g.Example(seed)
+			if s.Params.TTL.D() != own {
+				t.Fatalf("%s seed %d: ttl %s, want the lock's %s", algo.Name, seed, s.Params.TTL.D(), own)
+			}
+			for _, c := range s.Clients {
+				if c.Work.D() > own/2 {
+					t.Errorf("%s seed %d: work %s over half the TTL", algo.Name, seed, c.Work.D())
+				}
+			}
+			if s.Duration.D() < own {
+				t.Errorf("%s seed %d: the run lasts %s, less than one TTL", algo.Name, seed, s.Duration.D())
+			}
+			d := drawn.Example(seed).Params.TTL.D()
+			if d < 500*time.Millisecond || d > 4*time.Second {
+				t.Errorf("%s seed %d: drawn ttl %s outside 0.5 to 4 s", algo.Name, seed, d)
+			}
+			seen[d] = true
+		}
+		if len(seen) < 3 {
+			t.Errorf("%s: drawn TTLs %v barely vary", algo.Name, seen)
+		}
+		// A 60 s lock's scenario runs to its end.
+		s := g.Example(1)
+		p, err := s.PrepareWith(algo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ExecutePrepared(p, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if algo.Name == builtin.Name {
+			if err := s.Validate(); err != nil {
+				t.Errorf("%s: a drawn scenario does not validate: %v", algo.Name, err)
+			}
+		}
+	}
+}
+
+// Shrinking a scenario drawn with the lock's own TTL keeps that TTL; the
+// default shrink lowers it.
+func TestShrinkKeepTTL(t *testing.T) {
+	algo, _ := locks.Lookup("set-nx-px-token")
+	g, err := Generator(algo, Options{Classes: []string{"pause"}, OwnTTL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.Example(3)
+	// Any scenario "fails": the shrinker makes it as small as it may.
+	always := func(*scenarios.Scenario) bool { return true }
+	kept, _, _ := ShrinkWith(s, always, 2000, ShrinkOptions{KeepTTL: true})
+	if kept.Params.TTL.D() != 30*time.Second {
+		t.Errorf("KeepTTL: ttl %s, want 30s", kept.Params.TTL.D())
+	}
+	lowered, _, _ := Shrink(s, always, 2000)
+	if lowered.Params.TTL.D() >= 30*time.Second {
+		t.Errorf("the default shrink kept ttl %s", lowered.Params.TTL.D())
+	}
+}
