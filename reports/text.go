@@ -99,6 +99,12 @@ func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
 		}
 	}
 	for _, n := range o.Verdict.Notes {
+		if n.From == n.To && len(n.Processes) == 0 {
+			// An instant with nobody to name (a fault that touched
+			// nothing): one line, its time then its text.
+			para(b, fmt.Sprintf("  %-12s at %s: ", "note", Offset(n.From)), indent(15), n.Text, opt.Width)
+			continue
+		}
 		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", "note", strings.Join(n.Processes, ", "), Offset(n.From), Offset(n.To))
 		para(b, indent(15), indent(15), n.Text, opt.Width)
 	}

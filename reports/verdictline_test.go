@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -87,5 +89,30 @@ func TestOneActingFaultIsNotVacuous(t *testing.T) {
 	}
 	if Run(o).Vacuous {
 		t.Error("JSON: vacuous")
+	}
+}
+
+// A fault that touched nothing is one line under the verdict: its time and
+// the note's text, not a window of one instant with nobody named. A note
+// with a window keeps its two lines.
+func TestUntouchedFaultIsOneLine(t *testing.T) {
+	s, err := scenarios.Lookup("redlock-node-restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Execute("set-nx-px-token", model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, o); err != nil {
+		t.Fatal(err)
+	}
+	want := "  note         at 2ms: faults[2] (node-restart node2): node2 never served this lock\n"
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("no line %q in:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), "0s → 0s") {
+		t.Errorf("an instant note drawn as a window:\n%s", text.String())
 	}
 }
