@@ -17,26 +17,38 @@ import (
 	"github.com/locksim/locksim/sim/realredis"
 )
 
-// Start, given as the address, makes Execute start one throwaway
-// redis-server per node and stop them afterwards; a node restart then
-// restarts the server's process.
+// Start, given as the address, makes Execute start what the scenario
+// needs (realredis.StartSpecs: one throwaway redis-server per node, with the
+// node's persistence, under libfaketime when its clock moves) and stop it
+// afterwards; a node restart then restarts the server's process.
 const Start = "start"
 
+// StartParts is what Start can carry out (libfaketime permitting: without
+// it, starting a node whose clock moves fails, saying so).
+var StartParts = sim.RealParts{Processes: true, Clocks: true}
+
 // Execute runs a prepared scenario against the servers at addrs (see
-// realredis.ParseAddrs, or Start), refusing one the real server cannot take.
+// realredis.ParseAddrs, or Start), refusing one the servers cannot take.
 func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scenarios.Outcome, error) {
-	if err := sim.CheckReal(&p.Config); err != nil {
+	parts := sim.RealParts{}
+	if addrs == Start {
+		parts = StartParts
+	}
+	if err := sim.CheckRealWith(&p.Config, parts); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	var w *realredis.Wire
 	var err error
 	if addrs == Start {
-		srv, serr := realredis.Start(len(p.Config.Nodes))
+		srv, serr := startTracked(realredis.SpecsFor(&p.Config))
 		if serr != nil {
 			return nil, serr
 		}
-		defer srv.Stop()
-		w, err = realredis.OpenServers(srv)
+		defer stopTracked(srv)
+		if w, err = realredis.OpenServers(srv); err != nil {
+			return nil, err
+		}
+		srv.AlignToSecond()
 	} else {
 		w, err = realredis.Open(addrs, len(p.Config.Nodes))
 	}
@@ -45,6 +57,48 @@ func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scena
 	}
 	defer w.Close()
 	return s.ExecuteReal(p, w, w.Name(), model.Options{})
+}
+
+// started holds the servers Execute started and has not stopped yet, for
+// StopStarted.
+var started = struct {
+	sync.Mutex
+	set map[*realredis.Servers]bool
+}{set: map[*realredis.Servers]bool{}}
+
+func startTracked(specs []realredis.ServerSpec) (*realredis.Servers, error) {
+	srv, err := realredis.StartSpecs(specs)
+	if err != nil {
+		return nil, err
+	}
+	started.Lock()
+	started.set[srv] = true
+	started.Unlock()
+	return srv, nil
+}
+
+func stopTracked(srv *realredis.Servers) {
+	started.Lock()
+	delete(started.set, srv)
+	started.Unlock()
+	srv.Stop()
+}
+
+// StopStarted stops every server Execute started and has not stopped yet,
+// and removes their directories: simrun calls it on Ctrl-C (SIGINT) or
+// SIGTERM before it exits. (Servers still starting then die with simrun:
+// the kernel kills them when it exits, see realredis's dieWithParent.)
+func StopStarted() {
+	started.Lock()
+	var all []*realredis.Servers
+	for srv := range started.set {
+		all = append(all, srv)
+	}
+	clear(started.set)
+	started.Unlock()
+	for _, srv := range all {
+		srv.Stop()
+	}
 }
 
 // MaxRuns bounds a real-time search: each run takes its scenario's time in

@@ -2,8 +2,12 @@ package realtime_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +19,7 @@ import (
 	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/realredis"
 )
 
 // TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
@@ -129,5 +134,103 @@ func TestSearchCountsIncompleteRuns(t *testing.T) {
 	}
 	if rr.Found != nil || rr.Runs != 2 || rr.Incomplete != 2 {
 		t.Fatalf("found %+v, runs %d, incomplete %d; want nothing found and both runs incomplete", rr.Found, rr.Runs, rr.Incomplete)
+	}
+}
+
+// The persistence, node-clock and lost-reply rows on servers locksim
+// starts (issue 33's done-when for AOF): redlock-aof-everysec is UNSAFE (the
+// crash loses C1's key on node 2, written after the last fsync),
+// redlock-aof-always SAFE (node 2 replays it), redlock-clock-jump UNSAFE
+// (node 2's libfaketime clock steps 10 s and expires C1's key). Side by
+// side: about 6 s in all.
+func TestStartedServersRows(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	rows := map[string]string{
+		"redlock-aof-everysec": model.VerdictUnsafe,
+		"redlock-aof-always":   model.VerdictSafe,
+		"redlock-clock-jump":   model.VerdictUnsafe,
+	}
+	if err := realredis.Faketime(); err != nil {
+		t.Logf("redlock-clock-jump skipped: %v", err)
+		delete(rows, "redlock-clock-jump")
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for name, want := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := scenarios.Lookup(name)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var got string
+			for i := 1; i <= 3 && got != want; i++ { // real time: see TestAgreement
+				p, err := s.Prepare("")
+				if err == nil {
+					var o *scenarios.Outcome
+					if o, err = realtime.Execute(s, p, realtime.Start); err == nil {
+						got = o.Verdict.Verdict
+					}
+				}
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					return
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if got != want {
+				t.Errorf("%s on started servers: %s, want %s", name, got, want)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// StopStarted (simrun's Ctrl-C) stops the servers of a run in progress and
+// removes their directory; the run then ends on its own.
+func TestStopStarted(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	s, err := scenarios.Lookup("redlock-aof-always")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Prepare("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "locksim-servers-*"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := realtime.Execute(s, p, realtime.Start)
+		done <- err
+	}()
+	var dir string
+	for deadline := time.Now().Add(5 * time.Second); dir == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		now, _ := filepath.Glob(filepath.Join(os.TempDir(), "locksim-servers-*"))
+		for _, d := range now {
+			if !slices.Contains(before, d) {
+				dir = d
+			}
+		}
+	}
+	if dir == "" {
+		t.Fatal("no server directory appeared in 5 s")
+	}
+	time.Sleep(300 * time.Millisecond) // the run is under way
+	realtime.StopStarted()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after StopStarted (%v)", dir, err)
+	}
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the run did not end within 15 s of its servers stopping")
 	}
 }

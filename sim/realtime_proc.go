@@ -115,9 +115,9 @@ func (p *rtProc) trigger(point Point) { p.triggerCmd(point, "") }
 
 func (p *rtProc) triggerCmd(point Point, cmd string) {
 	p.lock()
-	n := p.r.trigger(point, p.s, cmd)
+	io := p.r.trigger(point, p.s, cmd)
 	p.r.mu.Unlock()
-	p.r.restartNode(n)
+	p.r.afterFire(io...)
 	p.alive()
 }
 
@@ -171,10 +171,19 @@ func (p *rtProc) Do(n int, args ...string) (Reply, error) {
 	lostReq := nw.LossRequest > 0 && p.s.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.s.net.Float64() < nw.LossReply
 	reqLat, repLat := latency(p.s.net, nw.Request), latency(p.s.net, nw.Reply)
+	lose := p.s.lose // a chosen loss (lose-request, lose-reply), after the draws as in send
+	p.s.lose = lossPlan{}
 	r.mu.Unlock()
 	var deadline Time
 	if nw.Timeout > 0 {
 		deadline = sent + Time(nw.Timeout)
+	}
+	if lose.kind != 0 {
+		lostReq = lostReq || lose.kind == FaultLoseRequest
+		lostReply = lostReply || lose.kind == FaultLoseReply
+		if lose.timeout > 0 {
+			deadline = sent + Time(lose.timeout)
+		}
 	}
 	res := Event{Kind: KindCommandResult, Proc: p.s.id, Node: n, Req: id, Args: args, Sent: sent}
 	timeout := func(why string) (Reply, error) {

@@ -17,10 +17,12 @@ type memWire struct {
 	t0       time.Time
 	conns    int
 	restarts []int
+	parts    RealParts
+	jumped   []time.Duration // per node: its clock's steps (parts.Clocks)
 }
 
 func newMemWire(n int) *memWire {
-	w := &memWire{t0: time.Now()}
+	w := &memWire{t0: time.Now(), jumped: make([]time.Duration, n)}
 	for i := range n {
 		w.nodes = append(w.nodes, node.New(int64(i)))
 	}
@@ -42,6 +44,23 @@ func (w *memWire) Restart(n int) error {
 	return nil
 }
 
+func (w *memWire) Parts() RealParts { return w.parts }
+
+func (w *memWire) ReadKey(n int, key string) (KeyState, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ks KeyState
+	ks.Exists, ks.Value, ks.TTL = w.nodes[n].Key(Epoch.Add(time.Since(w.t0)+w.jumped[n]), key)
+	return ks, nil
+}
+
+func (w *memWire) JumpClock(n int, by time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.jumped[n] += by
+	return nil
+}
+
 type memConn struct {
 	w        *memWire
 	node, id int
@@ -51,7 +70,7 @@ func (c *memConn) Close() error { return nil }
 func (c *memConn) Exec(args []string, key string) (Reply, KeyState, error) {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	now := Epoch.Add(time.Since(c.w.t0))
+	now := Epoch.Add(time.Since(c.w.t0) + c.w.jumped[c.node])
 	n := c.w.nodes[c.node]
 	r := n.Exec(c.id, now, args)
 	var ks KeyState
@@ -204,6 +223,88 @@ func TestRunRealEndsAtDuration(t *testing.T) {
 	}
 	if el := time.Since(start); el > time.Second {
 		t.Errorf("took %v", el)
+	}
+}
+
+// A chosen loss takes the process's next command only: lose-reply runs it
+// and drops the reply, lose-request never sends it; the client waits the
+// fault's Dur, and the command after it goes through.
+func TestRunRealChosenLoss(t *testing.T) {
+	for _, kind := range []FaultKind{FaultLoseReply, FaultLoseRequest} {
+		cfg := realConfig()
+		cfg.Procs = cfg.Procs[:1]
+		cfg.Procs[0].Iterations = 1
+		cfg.Network.Timeout = time.Second
+		cfg.Faults = []Fault{{Kind: kind, Proc: 0, Dur: 30 * time.Millisecond, On: Trigger{Proc: 0, Point: PointSend, N: 1}}}
+		var got []error
+		cfg.NewLocker = func(int) Locker {
+			return scriptLock{acquire: func(p Proc) (Lease, error) {
+				for _, v := range []string{"a", "b"} {
+					_, err := p.Do(0, "SET", "k", v)
+					got = append(got, err)
+				}
+				return Lease{}, nil
+			}}
+		}
+		w := newMemWire(1)
+		res, err := RunReal(cfg, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran, results := eventsOf(res.History, KindCommand), eventsOf(res.History, KindCommandResult)
+		wantRan, why := 2, "timeout: reply lost"
+		if kind == FaultLoseRequest {
+			wantRan, why = 1, "timeout: request lost"
+		}
+		if len(ran) != wantRan || len(results) != 2 || len(got) != 2 {
+			t.Fatalf("%s: %d ran, %d results, %d replies; want %d, 2, 2", kind, len(ran), len(results), len(got), wantRan)
+		}
+		if results[0].Err != why || got[0] != ErrTimeout || got[1] != nil {
+			t.Errorf("%s: first %q %v, second %v", kind, results[0].Err, got[0], got[1])
+		}
+		if d := time.Duration(results[0].At - results[0].Sent); d < 30*time.Millisecond || d > 500*time.Millisecond {
+			t.Errorf("%s: the client waited %v, want the fault's 30ms", kind, d)
+		}
+		if _, v, _ := w.nodes[0].Key(Epoch.Add(time.Hour), "k"); v != "b" {
+			t.Errorf("%s: k = %q after the run, want b", kind, v)
+		}
+	}
+}
+
+// A node clock jump on a wire that steps its servers' clocks: the key's TTL
+// runs out at the jump, by the node's clock; a wire that cannot refuses it.
+func TestRunRealNodeClockJump(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Iterations = 1
+	cfg.Faults = []Fault{{Kind: FaultNodeJump, Node: 0, Dur: 10 * time.Second, On: Trigger{Proc: 0, Point: PointReply, N: 1}}}
+	var replies []Reply
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "k", "v", "PX", "5000")
+			p.Sleep(20 * time.Millisecond) // the jump's I/O runs beside the process
+			r, _ := p.Do(0, "GET", "k")
+			replies = append(replies, r)
+			return Lease{}, nil
+		}}
+	}
+	if _, err := RunReal(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
+		t.Fatalf("a wire without clocks: %v", err)
+	}
+	w := newMemWire(1)
+	w.parts.Clocks = true
+	res, err := RunReal(cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(replies) != 1 || replies[0].Kind != node.Nil {
+		t.Errorf("GET after the jump: %+v, want nil (expired)", replies)
+	}
+	if w.jumped[0] != 10*time.Second {
+		t.Errorf("the wire's clock moved %v", w.jumped[0])
+	}
+	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Fault != FaultNodeJump || fs[0].Node != 0 {
+		t.Errorf("fault events %+v", fs)
 	}
 }
 

@@ -169,6 +169,31 @@ func (w *Wire) Restart(i int) error {
 	return nil
 }
 
+// Parts is what the wire can do: with servers locksim started, restart
+// them with their persistence and step their clocks; otherwise only flush.
+func (w *Wire) Parts() sim.RealParts {
+	if w.servers == nil {
+		return sim.RealParts{}
+	}
+	return w.servers.Parts()
+}
+
+// ReadKey reads key on node i on the control connection.
+func (w *Wire) ReadKey(i int, key string) (sim.KeyState, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return (&conn{c: w.ctl[i]}).key(key)
+}
+
+// JumpClock steps node i's server clock (servers locksim started under
+// libfaketime only).
+func (w *Wire) JumpClock(i int, by time.Duration) error {
+	if w.servers == nil {
+		return errors.New("a server locksim did not start keeps its host's clock")
+	}
+	return w.servers.jumpClock(i, by)
+}
+
 // Dial opens a client connection to node i. Commands get no I/O deadline:
 // the engine's own timeout decides when the client gives up.
 func (w *Wire) Dial(i int) (sim.Conn, error) {

@@ -1,6 +1,7 @@
 package realredis
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -161,5 +162,142 @@ func TestStartedServersRestart(t *testing.T) {
 			t.Errorf("node %d after node 0's restart: key, script %s; want %s", n, got, want)
 		}
 		c.Close()
+	}
+}
+
+// startOrSkip starts servers for specs, skipping the test with the reason
+// when what they need is not installed; the servers stop when it ends.
+func startOrSkip(t *testing.T, specs ...ServerSpec) (*Servers, *Wire) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	for _, sp := range specs {
+		if err := Faketime(); sp.Clock && err != nil {
+			t.Skip(err.Error())
+		}
+	}
+	srv, err := StartSpecs(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	w, err := OpenServers(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return srv, w
+}
+
+func mustExec(t *testing.T, w *Wire, n int, args ...string) sim.Reply {
+	t.Helper()
+	c, err := w.Dial(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, _, err := c.Exec(args, "")
+	if err != nil {
+		t.Fatalf("node %d: %v: %v", n, args, err)
+	}
+	return r
+}
+
+// waitAOF waits (at most 3 s) until node i's AOF holds want: under
+// everysec Redis may postpone its write() while an fsync runs, after it
+// replied.
+func waitAOF(t *testing.T, srv *Servers, i int, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		srv.mu.Lock()
+		srv.mark(i)
+		m := srv.synced[i]
+		srv.mu.Unlock()
+		if b, _ := os.ReadFile(m.path); strings.Contains(string(b), want) {
+			return
+		}
+	}
+	t.Fatalf("node %d's AOF lacks %q after 3 s", i, want)
+}
+
+// TestStartedServersPersist: a restart of a server with appendfsync always
+// replays its AOF (the key and the rest of its TTL are back); with everysec
+// the AOF is cut back to its last mark (the emulated fsync at a whole
+// second of the server's clock) and the server has exactly what is left:
+// what came before the mark, not what came after unless a whole second
+// marked it too; without persistence it keeps nothing.
+func TestStartedServersPersist(t *testing.T) {
+	srv, w := startOrSkip(t, ServerSpec{Persistence: sim.PersistEverysec},
+		ServerSpec{Persistence: sim.PersistAlways}, ServerSpec{})
+	for n := range 3 {
+		mustExec(t, w, n, "SET", "before", "v", "PX", "60000")
+	}
+	waitAOF(t, srv, 0, "before") // marks node 0's AOF with "before" in it
+	for n := range 3 {
+		mustExec(t, w, n, "SET", "after", "v", "PX", "60000")
+	}
+	for n := range 3 {
+		if err := w.Restart(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.mu.Lock()
+	m := srv.synced[0]
+	srv.mu.Unlock()
+	aof, err := os.ReadFile(m.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(aof)) != m.size {
+		t.Errorf("aof-everysec: the AOF is %d bytes after the restart, its last mark %d", len(aof), m.size)
+	}
+	afterKept := int64(0)
+	if strings.Contains(string(aof), "after") {
+		afterKept = 1 // a whole second passed between the write and the restart
+		t.Log("a whole second marked node 0's AOF after the second write: it is kept")
+	}
+	for n, want := range [][2]int64{{1, afterKept}, {1, 1}, {0, 0}} {
+		b, a := mustExec(t, w, n, "EXISTS", "before"), mustExec(t, w, n, "EXISTS", "after")
+		if got := [2]int64{b.Int, a.Int}; got != want {
+			t.Errorf("node %d (%s) after its restart: before, after %v; want %v", n, srv.specs[n].Persistence, got, want)
+		}
+	}
+	if ttl := mustExec(t, w, 1, "PTTL", "before"); ttl.Int < 50000 || ttl.Int > 60000 {
+		t.Errorf("aof-always: the key's TTL after the reload %d ms, want the rest of 60 s", ttl.Int)
+	}
+}
+
+// TestFaketimeStepsExpiry: a server under libfaketime expires a key when
+// locksim steps its clock past the key's TTL, and TIME follows the step;
+// the other server's clock is its host's.
+func TestFaketimeStepsExpiry(t *testing.T) {
+	_, w := startOrSkip(t, ServerSpec{Clock: true}, ServerSpec{})
+	for n := range 2 {
+		mustExec(t, w, n, "SET", "k", "v", "PX", "10000")
+	}
+	before := mustExec(t, w, 0, "TIME").Elems[0].Str
+	// 11 s: a step of exactly the TTL leaves the key alive for the
+	// millisecond in which Redis's now equals its expiry (now > when).
+	if err := w.JumpClock(0, 11*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	after := mustExec(t, w, 0, "TIME").Elems[0].Str
+	b, _ := strconv.Atoi(before)
+	a, _ := strconv.Atoi(after)
+	if d := a - b; d < 11 || d > 13 {
+		t.Errorf("TIME moved %d s over an 11 s step", d)
+	}
+	if r := mustExec(t, w, 0, "GET", "k"); r.Kind != node.Nil {
+		t.Errorf("node 0: GET k after an 11 s step over its PX 10000: %+v, want nil", r)
+	}
+	if r := mustExec(t, w, 1, "GET", "k"); r.Str != "v" {
+		t.Errorf("node 1 (no step): GET k %+v, want v", r)
+	}
+	if err := w.JumpClock(1, time.Second); err == nil {
+		t.Error("stepping a server that is not under libfaketime did not fail")
+	}
+	if p := w.Parts(); !p.Processes || !p.Clocks {
+		t.Errorf("parts %+v", p)
 	}
 }

@@ -1,35 +1,87 @@
 package realredis
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/locksim/locksim/internal/resp"
+	"github.com/locksim/locksim/sim"
 )
 
 // Servers are throwaway redis-servers locksim started itself (--redis
-// start), one per node: a node restart then restarts the process, as a
-// real restart without persistence does, instead of flushing a database.
+// start), one per node, each in its own directory under one temporary
+// directory, on free loopback ports. A node restart then kills the server
+// (SIGKILL) and starts it again on the same directory and port: with AOF it
+// replays its log, as a real restart does. A server whose clock a scenario
+// moves runs under libfaketime, its offset in a control file locksim
+// rewrites.
 type Servers struct {
 	mu    sync.Mutex
 	dir   string
+	specs []ServerSpec
 	ports []int
 	cmds  []*exec.Cmd
+	// offset is each server's clock offset (faketime), synced the AOF as
+	// the last emulated fsync left it (aof-everysec).
+	offset  []time.Duration
+	synced  []aofMark
+	done    chan struct{} // closed by Stop: the samplers end
+	wg      sync.WaitGroup
+	stopped bool
+}
+
+// ServerSpec is how one node's server runs.
+type ServerSpec struct {
+	// Persistence: none (--appendonly no), aof-everysec or aof-always
+	// (--appendonly yes --appendfsync everysec|always).
+	Persistence sim.Persistence
+	// Clock: the server runs under libfaketime, its clock Offset from the
+	// host's and stepped by JumpClock.
+	Clock  bool
+	Offset time.Duration
+}
+
+// aofMark is the AOF's incremental file and its length at an emulated fsync.
+type aofMark struct {
+	path string
+	size int64
 }
 
 // startWait bounds how long a server may take to answer PING.
 const startWait = 10 * time.Second
 
-// Start starts n redis-servers (redis-server must be on PATH) on free
-// loopback ports, persistence off, each in its own working directory.
-func Start(n int) (*Servers, error) {
+// Start starts n redis-servers, persistence off.
+func Start(n int) (*Servers, error) { return StartSpecs(make([]ServerSpec, n)) }
+
+// SpecsFor is the servers cfg's nodes need.
+func SpecsFor(cfg *sim.Config) []ServerSpec {
+	specs := make([]ServerSpec, len(cfg.Nodes))
+	clocks := map[int]bool{}
+	for _, f := range cfg.Faults {
+		if f.Kind == sim.FaultNodeJump {
+			clocks[f.Node] = true
+		}
+	}
+	for i, n := range cfg.Nodes {
+		specs[i] = ServerSpec{Persistence: n.Persistence, Clock: clocks[i] || n.Clock.Offset != 0, Offset: n.Clock.Offset}
+	}
+	return specs
+}
+
+// StartSpecs starts one redis-server per spec (redis-server must be on PATH;
+// libfaketime too for a spec with Clock). On any failure every server
+// already started is stopped and the directory removed.
+func StartSpecs(specs []ServerSpec) (*Servers, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, errors.New("start: redis-server is not on PATH (scripts/redis-server.sh installs it)")
@@ -38,8 +90,17 @@ func Start(n int) (*Servers, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Servers{dir: dir, ports: make([]int, n), cmds: make([]*exec.Cmd, n)}
-	for i := range n {
+	n := len(specs)
+	s := &Servers{dir: dir, specs: specs, ports: make([]int, n), cmds: make([]*exec.Cmd, n),
+		offset: make([]time.Duration, n), synced: make([]aofMark, n), done: make(chan struct{})}
+	for i, sp := range specs {
+		s.offset[i] = sp.Offset
+		if sp.Clock {
+			if _, err := faketimeEnv(""); err != nil {
+				s.Stop()
+				return nil, err
+			}
+		}
 		port, err := freePort()
 		if err == nil {
 			s.ports[i] = port
@@ -49,8 +110,23 @@ func Start(n int) (*Servers, error) {
 			s.Stop()
 			return nil, err
 		}
+		if sp.Persistence == sim.PersistEverysec {
+			s.mark(i)
+			s.wg.Add(1)
+			go s.sample(i)
+		}
 	}
 	return s, nil
+}
+
+// Parts is what these servers can do: restart with their AOF, and step the
+// clocks of those under libfaketime.
+func (s *Servers) Parts() sim.RealParts {
+	p := sim.RealParts{Processes: true}
+	for _, sp := range s.specs {
+		p.Clocks = p.Clocks || sp.Clock
+	}
+	return p
 }
 
 // Addrs is the --redis value that reaches the servers, node by node.
@@ -62,27 +138,154 @@ func (s *Servers) Addrs() string {
 	return strings.Join(out, ",")
 }
 
-// Stop ends every server and removes their directory.
+// Stop ends every server and removes their directory. It may be called
+// more than once, and from a signal handler's goroutine.
 func (s *Servers) Stop() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.stopped {
+		s.stopped = true
+		close(s.done)
+	}
 	for i := range s.cmds {
 		s.kill(i)
 	}
+	s.mu.Unlock()
+	s.wg.Wait()
 	os.RemoveAll(s.dir)
 }
 
-// restart kills node i's server and starts it again on the same port: every
-// key, script and connection is gone.
+// AlignToSecond waits until just past the next whole second of the host's
+// clock when a server fsyncs every second, so that a run's true time 0 is a
+// whole second of its servers' clocks, as a simulated node's clock starts
+// at one: the everysec window (what a crash loses) then falls in the run as
+// it does in simulation. margin leaves the sampler time to mark the second.
+func (s *Servers) AlignToSecond() {
+	for _, sp := range s.specs {
+		if sp.Persistence == sim.PersistEverysec {
+			const margin = 20 * time.Millisecond
+			now := time.Now()
+			time.Sleep(now.Truncate(time.Second).Add(time.Second + margin).Sub(now))
+			return
+		}
+	}
+}
+
+// restart kills node i's server and starts it again on the same directory
+// and port. Without persistence every key, script and connection is gone;
+// with aof-always the server replays its whole AOF (every reply it sent was
+// fsynced first); with aof-everysec the AOF is first cut back to the last
+// emulated fsync (see sample).
 func (s *Servers) restart(i int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped {
+		return errors.New("the servers were stopped")
+	}
 	s.kill(i)
+	if s.specs[i].Persistence == sim.PersistEverysec {
+		if m := s.synced[i]; m.path != "" {
+			if err := os.Truncate(m.path, m.size); err != nil {
+				return fmt.Errorf("aof-everysec: cutting the AOF back to its last fsync: %w", err)
+			}
+		}
+	}
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return err
 	}
 	return s.launch(bin, i)
+}
+
+// The everysec crash. A SIGKILL alone loses nothing under appendfsync
+// everysec: Redis write()s every command to the AOF before it replies, and
+// the kernel keeps what was written; only what was not yet fsynced, and
+// only in a crash of the machine (a power loss), is lost. One machine
+// cannot crash itself, so the harness emulates that crash: it notes the
+// AOF's length at each whole second of the server's clock (Redis's
+// everysec fsyncs at the first event-loop turn of each new second), and a
+// restart cuts the AOF back to the last note before starting the server
+// again. That is the simulation's rule (sim/node/persist.go): the writes
+// since the node clock's last whole second are lost.
+
+// sample marks node i's AOF at each whole second of its server's clock
+// until Stop.
+func (s *Servers) sample(i int) {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		off := s.offset[i]
+		s.mu.Unlock()
+		now := time.Now().Add(off)
+		t := time.NewTimer(now.Truncate(time.Second).Add(time.Second).Sub(now))
+		select {
+		case <-s.done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if !s.stopped {
+			s.mark(i)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// mark notes node i's AOF as fsynced now (under mu, or before sampling
+// starts): the incremental file the manifest names last, and its length.
+func (s *Servers) mark(i int) {
+	d := filepath.Join(s.dir, strconv.Itoa(i), "appendonlydir")
+	f, err := os.Open(filepath.Join(d, "appendonly.aof.manifest"))
+	if err != nil {
+		return // not written yet: nothing to keep or cut
+	}
+	defer f.Close()
+	var incr string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// file appendonly.aof.1.incr.aof seq 1 type i
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 6 && fs[0] == "file" && fs[len(fs)-1] == "i" {
+			incr = fs[1]
+		}
+	}
+	if incr == "" {
+		return
+	}
+	p := filepath.Join(d, incr)
+	st, err := os.Stat(p)
+	if err != nil {
+		return
+	}
+	s.synced[i] = aofMark{path: p, size: st.Size()}
+}
+
+// jumpClock steps node i's server clock by by: its control file gets the
+// new offset, which libfaketime reads at every clock call.
+func (s *Servers) jumpClock(i int, by time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.specs[i].Clock {
+		return fmt.Errorf("node %d's server does not run under libfaketime", i)
+	}
+	s.offset[i] += by
+	return s.writeOffset(i)
+}
+
+func (s *Servers) controlFile(i int) string {
+	return filepath.Join(s.dir, strconv.Itoa(i), "faketime")
+}
+
+// writeOffset writes node i's offset to its control file atomically (a
+// rename), so the server never reads half a line.
+func (s *Servers) writeOffset(i int) error {
+	p := s.controlFile(i)
+	tmp := p + ".new"
+	line := fmt.Sprintf("%+.6f\n", s.offset[i].Seconds())
+	if err := os.WriteFile(tmp, []byte(line), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
 }
 
 func (s *Servers) kill(i int) {
@@ -95,13 +298,34 @@ func (s *Servers) kill(i int) {
 
 // launch starts node i's server and waits for its PING.
 func (s *Servers) launch(bin string, i int) error {
-	wd := fmt.Sprintf("%s/%d", s.dir, i)
+	wd := filepath.Join(s.dir, strconv.Itoa(i))
 	if err := os.MkdirAll(wd, 0o755); err != nil {
 		return err
 	}
 	port := strconv.Itoa(s.ports[i])
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--protected-mode", "yes",
-		"--save", "", "--appendonly", "no", "--dir", wd, "--logfile", wd+"/log")
+	args := []string{"--port", port, "--bind", "127.0.0.1", "--protected-mode", "yes",
+		"--save", "", "--dir", wd, "--logfile", filepath.Join(wd, "log")}
+	switch s.specs[i].Persistence {
+	case sim.PersistEverysec:
+		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+	case sim.PersistAlways:
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	default:
+		args = append(args, "--appendonly", "no")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	dieWithParent(cmd.SysProcAttr)
+	if s.specs[i].Clock {
+		if err := s.writeOffset(i); err != nil {
+			return err
+		}
+		env, err := faketimeEnv(s.controlFile(i))
+		if err != nil {
+			return err
+		}
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start: redis-server: %w", err)
 	}
@@ -118,7 +342,7 @@ func (s *Servers) launch(bin string, i int) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("start: redis-server on %s did not answer PING within %s (see %s/log)", addr, startWait, wd)
+	return fmt.Errorf("start: redis-server on %s did not answer PING within %s (see %s)", addr, startWait, filepath.Join(wd, "log"))
 }
 
 // freePort asks the kernel for a free loopback port. Another process may
@@ -133,7 +357,7 @@ func freePort() (int, error) {
 }
 
 // OpenServers is Open for servers locksim started: a node restart restarts
-// the node's server process.
+// the node's server process, and node clocks can be stepped.
 func OpenServers(s *Servers) (*Wire, error) {
 	w, err := Open(s.Addrs(), len(s.ports))
 	if err != nil {
