@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -88,16 +87,6 @@ func CheckRealWith(cfg *Config, parts RealParts) error {
 		}
 		if n.Replicas > 0 {
 			return fmt.Errorf("nodes[%d].replicas: replication runs only in simulation", i)
-		}
-	}
-	for i, p := range cfg.Procs {
-		if p.RenewEvery > 0 || p.Reenter > 0 {
-			return fmt.Errorf("clients[%d]: renew_every and reenter run only in simulation (the watchdog is a coroutine of the simulated process)", i)
-		}
-	}
-	if cfg.NewLocker != nil && len(cfg.Procs) > 0 {
-		if s, ok := cfg.NewLocker(0).(SelfRenewing); ok && s.RenewEvery() > 0 {
-			return errors.New("algorithm: a lock that runs its own watchdog runs only in simulation")
 		}
 	}
 	for i, f := range cfg.Faults {

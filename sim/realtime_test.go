@@ -407,3 +407,92 @@ func TestRunRealRedialsABrokenConnection(t *testing.T) {
 		t.Errorf("errors %v, dials %d", errs, w.dials)
 	}
 }
+
+// realRenewConfig is renewConfig in wall-clock time: c1 works 1.2 s with a
+// 400 ms lease renewed every 150 ms; c2 starts at 100 ms.
+func realRenewConfig(mod func(*Config)) Config {
+	cfg := renewConfig(func(c *Config) {
+		c.Duration = 3 * time.Second
+		c.Procs[0].Work, c.Procs[0].RenewEvery = 1200*time.Millisecond, 150*time.Millisecond
+		c.NewLocker = func(int) Locker { return extendLock{tokenLock{ttl: 400 * time.Millisecond}} }
+	})
+	if mod != nil {
+		mod(&cfg)
+	}
+	return cfg
+}
+
+// The real-time watchdog is a goroutine renewing in wall-clock time: it
+// keeps c1's lease through work three times its TTL, and c2 gets the lock
+// only after c1 released it; no renewal begins after the release.
+func TestRunRealWatchdogKeepsLeaseAlive(t *testing.T) {
+	res, err := RunReal(realRenewConfig(nil), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	ext := eventsOf(h, KindExtendReturn)
+	if len(ext) < 5 {
+		t.Fatalf("%d renewals in 1.2 s every 150 ms, want at least 5", len(ext))
+	}
+	for _, e := range ext {
+		if !e.Held {
+			t.Fatalf("a renewal failed at %v: %+v", e.At, e)
+		}
+	}
+	rel, held := eventsOf(h, KindReleaseInvoke), eventsOf(h, KindLockReturn)
+	var c2 *Event
+	for i := range held {
+		if held[i].Proc == 1 && held[i].Held {
+			c2 = &held[i]
+		}
+	}
+	if len(rel) != 2 || c2 == nil || c2.At < rel[0].At {
+		t.Fatalf("c2 got the lock before c1 released it: holds %+v, releases %+v", held, rel)
+	}
+	for _, e := range eventsOf(h, KindExtendInvoke) {
+		if e.At > rel[0].At {
+			t.Fatalf("a renewal began at %v after the release at %v", e.At, rel[0].At)
+		}
+	}
+}
+
+// A pause longer than the lease stops the watchdog with its process: the
+// key expires, c2 takes it, c1's next renewal fails and c1 neither writes
+// nor releases. A crash ends the watchdog: nothing of c1's after it.
+func TestRunRealWatchdogPausedAndCrashed(t *testing.T) {
+	res, err := RunReal(realRenewConfig(func(c *Config) {
+		c.Faults = []Fault{{Kind: FaultPause, Proc: 0, Dur: 700 * time.Millisecond, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
+	}), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	if ext := eventsOf(h, KindExtendReturn); len(ext) != 1 || ext[0].Held || ext[0].At < Time(700*time.Millisecond) {
+		t.Fatalf("want one failed renewal after the pause, got %+v", ext)
+	}
+	for _, e := range h.Events {
+		if (e.Kind == KindResourceWrite || e.Kind == KindReleaseInvoke) && e.Proc == 0 {
+			t.Fatalf("c1 went on after it learned it lost the lock: %+v", e)
+		}
+	}
+
+	res, err = RunReal(realRenewConfig(func(c *Config) {
+		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: 500 * time.Millisecond}}
+	}), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range res.History.Events {
+		if e.Kind == KindExtendReturn {
+			n++
+		}
+		if (e.Kind == KindExtendInvoke || e.Kind == KindCommand && e.Proc == 0) && e.At > Time(500*time.Millisecond) {
+			t.Fatalf("c1 acted after its crash: %+v", e)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d renewals before the crash, want at least 2", n)
+	}
+}
