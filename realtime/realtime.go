@@ -25,7 +25,7 @@ const Start = "start"
 
 // StartParts is what Start can carry out (libfaketime permitting: without
 // it, starting a node whose clock moves fails, saying so).
-var StartParts = sim.RealParts{Processes: true, Clocks: true}
+var StartParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
 
 // Execute runs a prepared scenario against the servers at addrs (see
 // realredis.ParseAddrs, or Start), refusing one the servers cannot take.

@@ -141,9 +141,24 @@ var faultSpecs = [...]faultSpec{
 	// has: the checkers count it as losing data, which makes its next write
 	// of the key a new version and its Dur an outage.
 	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
-		realRefusal: "a failover runs only in simulation (the replicas are simulated)",
-		before:      failoverEvent,
-		apply:       func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) }},
+		before: failoverEvent,
+		apply:  func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) },
+		// The node answers nothing for Dur, as in simulation; with replicas
+		// (CheckRealWith: on servers locksim started) its primary is killed
+		// and Sentinel promotes a replica, which clients find through it.
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
+			r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+Time(f.Dur))
+			if r.cfg.Nodes[f.Node].Replicas == 0 {
+				return nil // nothing to promote: only unreachable for Dur
+			}
+			n, rec := f.Node, r.lastFault
+			return func() error {
+				if err := r.failedOver(rec, n); err != nil {
+					return fmt.Errorf("node %d: failover: %w", n, err)
+				}
+				return nil
+			}
+		}},
 	// A lost request or reply (network.go: send) is what the network's
 	// random loss does, but chosen: the process's next command (the one it
 	// is sending, at a send point) never reaches its node, or runs and its

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -28,6 +29,13 @@ type Wire interface {
 	Restart(node int) error
 }
 
+// StaleConn is a Conn that knows when its server died under it: the
+// process then dials afresh before sending, as a pool does.
+type StaleConn interface {
+	Conn
+	Stale() bool
+}
+
 // ServerWire is a Wire whose servers locksim runs itself, and so can do
 // more than commands and flushes (a plain Wire can do none of it).
 type ServerWire interface {
@@ -38,6 +46,10 @@ type ServerWire interface {
 	ReadKey(node int, key string) (KeyState, error)
 	// JumpClock steps node's clock by by (Parts().Clocks only).
 	JumpClock(node int, by time.Duration) error
+	// Failover kills node's primary for its replicas' Sentinel to promote
+	// one (Parts().Replicas only), and returns the replica it will promote
+	// (the one with the most of the stream) and key's state there.
+	Failover(node int, key string) (replica int, ks KeyState, err error)
 }
 
 // partsOf is what w can carry out.
@@ -58,6 +70,10 @@ type RealParts struct {
 	// Clocks: a node's clock is its own (libfaketime), and can be offset
 	// and stepped (nodes[i].clock.offset, node clock jumps).
 	Clocks bool
+	// Replicas: a node's replicas are real servers, behind a link that
+	// lags as replication_lag says, and a failover kills the primary for
+	// Sentinel to promote one of them.
+	Replicas bool
 }
 
 // Conn is one client connection to a real node.
@@ -85,8 +101,8 @@ func CheckRealWith(cfg *Config, parts RealParts) error {
 		if n.Persistence != PersistNone && !parts.Processes {
 			return fmt.Errorf("nodes[%d].persistence: a restart of a server locksim did not start keeps nothing (FLUSHDB); %s needs --redis start", i, n.Persistence)
 		}
-		if n.Replicas > 0 {
-			return fmt.Errorf("nodes[%d].replicas: replication runs only in simulation", i)
+		if n.Replicas > 0 && !parts.Replicas {
+			return fmt.Errorf("nodes[%d].replicas: real replicas need servers locksim starts: --redis start", i)
 		}
 	}
 	for i, f := range cfg.Faults {
@@ -95,6 +111,9 @@ func CheckRealWith(cfg *Config, parts RealParts) error {
 		}
 		if f.Kind == FaultNodeJump && !parts.Clocks {
 			return fmt.Errorf("faults[%d]: a node clock jump needs a server whose clock locksim steps: --redis start (libfaketime)", i)
+		}
+		if f.Kind == FaultNodeRestart && f.Node >= 0 && f.Node < len(cfg.Nodes) && cfg.Nodes[f.Node].Replicas > 0 {
+			return fmt.Errorf("faults[%d]: a restart of a node with replicas runs only in simulation (its replicas would resync from it)", i)
 		}
 	}
 	return nil
@@ -363,6 +382,31 @@ func (r *rtRunner) fire(i int) faultIO {
 	}
 	r.lastFault = r.recordLocked(ev, inc)
 	return spec.applyReal(r, f)
+}
+
+// failedOver completes a failover's event rec once the primary is dead:
+// the promoted replica's lane and the watched key there, as failoverEvent
+// records them in simulation.
+func (r *rtRunner) failedOver(rec *Event, n int) error {
+	sw, ok := r.wire.(ServerWire)
+	if !ok {
+		return errors.New("the wire cannot fail a node over")
+	}
+	k, ks, err := sw.Failover(n, r.cfg.WatchKey)
+	if err != nil || rec == nil {
+		return err
+	}
+	lane := len(r.cfg.Nodes)
+	for i := range n {
+		lane += r.cfg.Nodes[i].Replicas
+	}
+	r.mu.Lock()
+	rec.Value = int64(lane + k)
+	if r.cfg.WatchKey != "" {
+		rec.Key = ks
+	}
+	r.mu.Unlock()
+	return nil
 }
 
 // reloaded completes a node restart's event rec once the server is back:

@@ -248,6 +248,12 @@ func (p *rtProc) Do(n int, args ...string) (Reply, error) {
 // first if needed.
 func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
 	c := p.conns[node]
+	if st, ok := c.(StaleConn); ok && st.Stale() {
+		// Its server died since (a restart, a failover): a client library's
+		// pool finds the socket closed before it sends, and dials afresh.
+		c.Close()
+		c, p.conns[node] = nil, nil
+	}
 	if c == nil {
 		var err error
 		if c, err = p.r.wire.Dial(node); err != nil {

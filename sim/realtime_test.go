@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -52,6 +53,10 @@ func (w *memWire) ReadKey(n int, key string) (KeyState, error) {
 	var ks KeyState
 	ks.Exists, ks.Value, ks.TTL = w.nodes[n].Key(Epoch.Add(time.Since(w.t0)+w.jumped[n]), key)
 	return ks, nil
+}
+
+func (w *memWire) Failover(int, string) (int, KeyState, error) {
+	return 0, KeyState{}, errors.New("memWire has no replicas")
 }
 
 func (w *memWire) JumpClock(n int, by time.Duration) error {

@@ -48,7 +48,7 @@ type job struct {
 }
 
 // startParts is what servers locksim starts can carry out.
-var startParts = sim.RealParts{Processes: true, Clocks: true}
+var startParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
 
 // runWaves runs jobs side by side, as many at once as the databases hold,
 // and fills in their rows.

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/internal/resp"
@@ -43,6 +44,7 @@ type Wire struct {
 	ctl   []*resp.Conn // one control connection per node (FLUSHDB)
 	// servers, when locksim started them, are restarted on a node restart.
 	servers *Servers
+	gens    []atomic.Int64 // per node: how often its server was killed
 }
 
 // ParseAddrs maps a --redis value onto n nodes.
@@ -115,6 +117,15 @@ func (w *Wire) Close() {
 
 func (w *Wire) dial(i int) (*resp.Conn, error) {
 	nd := w.nodes[i]
+	if w.servers != nil {
+		// Where the node's primary is now: after a failover, the replica
+		// Sentinel promoted.
+		addr, err := w.servers.primaryAddr(i)
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", i, err)
+		}
+		nd.Addr = addr
+	}
 	c, err := resp.Dial(nd.Addr, dialTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("node %d (%s): %w", i, nd.Addr, err)
@@ -155,6 +166,7 @@ func (w *Wire) Restart(i int) error {
 	if w.servers == nil {
 		return w.flush(i)
 	}
+	w.gens[i].Add(1)
 	if err := w.servers.restart(i); err != nil {
 		return err
 	}
@@ -185,6 +197,56 @@ func (w *Wire) ReadKey(i int, key string) (sim.KeyState, error) {
 	return (&conn{c: w.ctl[i]}).key(key)
 }
 
+// Failover kills node i's primary (servers locksim started, with a
+// Sentinel) and returns the replica Sentinel will promote, the one with the
+// most of the stream, and key's state there.
+func (w *Wire) Failover(i int, key string) (int, sim.KeyState, error) {
+	if w.servers == nil {
+		return 0, sim.KeyState{}, errors.New("a server locksim did not start cannot be failed over")
+	}
+	w.gens[i].Add(1)
+	if err := w.servers.failover(i); err != nil {
+		return 0, sim.KeyState{}, err
+	}
+	best, bestOff := 0, int64(-1)
+	for k := range w.servers.reps[i] {
+		info, err := ask(w.servers.replicaAddr(i, k), "INFO", "replication")
+		if err != nil {
+			continue
+		}
+		if off := infoInt(info, "slave_repl_offset"); off > bestOff {
+			best, bestOff = k, off
+		}
+	}
+	if key == "" {
+		return best, sim.KeyState{}, nil
+	}
+	c, err := resp.Dial(w.servers.replicaAddr(i, best), dialTimeout)
+	if err != nil {
+		return best, sim.KeyState{}, err
+	}
+	defer c.Close()
+	if w.nodes[i].DB != 0 {
+		if err := ok(c.Do("SELECT", strconv.Itoa(w.nodes[i].DB))); err != nil {
+			return best, sim.KeyState{}, err
+		}
+	}
+	ks, err := (&conn{c: c}).key(key)
+	return best, ks, err
+}
+
+// infoInt is field's integer in an INFO reply, -1 when missing.
+func infoInt(info, field string) int64 {
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
 // JumpClock steps node i's server clock (servers locksim started under
 // libfaketime only).
 func (w *Wire) JumpClock(i int, by time.Duration) error {
@@ -202,16 +264,31 @@ func (w *Wire) Dial(i int) (sim.Conn, error) {
 		return nil, err
 	}
 	c.NoTimeout()
+	if w.servers != nil {
+		return &startedConn{conn: &conn{c: c}, gen: &w.gens[i], at: w.gens[i].Load()}, nil
+	}
 	return &conn{c: c}, nil
 }
+
+// startedConn is a connection to a server locksim started: it knows when
+// that server was killed since it was dialled (a restart, a failover).
+type startedConn struct {
+	*conn
+	gen *atomic.Int64
+	at  int64
+}
+
+func (c *startedConn) Stale() bool { return c.gen.Load() != c.at }
 
 type conn struct{ c *resp.Conn }
 
 func (c *conn) Close() error { return c.c.Close() }
 
 // transactional commands cannot be queued inside the MULTI that reads the
-// watched key with the command.
-var transactional = map[string]bool{"MULTI": true, "EXEC": true, "DISCARD": true, "WATCH": true, "UNWATCH": true}
+// watched key with the command; WAIT can, but does not block there (it
+// answers at once with the replicas that already acknowledged).
+var transactional = map[string]bool{"MULTI": true, "EXEC": true, "DISCARD": true, "WATCH": true, "UNWATCH": true,
+	"WAIT": true}
 
 // Exec runs args; with a watched key it sends MULTI, the command, EXISTS,
 // GET and PTTL of the key, EXEC in one write, so the key state is the one

@@ -301,3 +301,83 @@ func TestFaketimeStepsExpiry(t *testing.T) {
 		t.Errorf("parts %+v", p)
 	}
 }
+
+// TestReplicaLagAndFailover: a replica behind a 300 ms link has a write
+// only after the lag, WAIT 1 50 answers 0 and WAIT 1 1000 answers 1 once
+// the lag is over; a write the failover cuts off is not on the replica
+// Sentinel promotes, and clients dialling afterwards reach the promoted
+// replica, a primary now.
+func TestReplicaLagAndFailover(t *testing.T) {
+	if _, err := exec.LookPath("redis-sentinel"); err != nil {
+		t.Skip("redis-sentinel is not on PATH (scripts/redis-server.sh installs it)")
+	}
+	lag := 300 * time.Millisecond
+	srv, w := startOrSkip(t, ServerSpec{Replicas: 1, Lag: sim.Latency{Min: lag, Max: lag}, Sentinel: true, DownAfter: 200 * time.Millisecond})
+	replica := srv.replicaAddr(0, 0)
+	onReplica := func(args ...string) string {
+		out, err := ask(replica, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	c, err := w.Dial(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	do := func(args ...string) sim.Reply {
+		r, _, err := c.Exec(args, "")
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return r
+	}
+	start := time.Now()
+	do("SET", "a", "1")
+	if got := onReplica("GET", "a"); got != "$-1\r\n" && time.Since(start) < lag {
+		t.Errorf("the replica has a before its lag: %q", got)
+	}
+	if r := do("WAIT", "1", "50"); r.Int != 0 && time.Since(start) < lag {
+		t.Errorf("WAIT 1 50 within the lag answered %d, want 0", r.Int)
+	}
+	if r := do("WAIT", "1", "1000"); r.Int != 1 || time.Since(start) < lag {
+		t.Errorf("WAIT 1 1000 answered %d after %v, want 1 after the %v lag", r.Int, time.Since(start), lag)
+	}
+	if got := onReplica("GET", "a"); got != "$1\r\n1\r\n" {
+		t.Errorf("the replica lacks a after the lag: %q", got)
+	}
+	do("SET", "b", "2")
+	k, ks, err := w.Failover(0, "b") // within b's lag: the link drops it
+	if err != nil || k != 0 || ks.Exists {
+		t.Fatalf("failover: replica %d, key b %+v, %v; want replica 0 without b", k, ks, err)
+	}
+	if !c.(sim.StaleConn).Stale() {
+		t.Error("a connection to the killed primary is not stale")
+	}
+	// Sentinel promotes the replica: down-after plus its own steps.
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if addr, err = srv.primaryAddr(0); err == nil && addr == replica {
+			break
+		}
+	}
+	if addr != replica {
+		t.Fatalf("Sentinel names %q (%v), want the replica %s", addr, err, replica)
+	}
+	c2, err := w.Dial(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	for _, cmd := range [][]string{{"GET", "a"}, {"GET", "b"}, {"SET", "c", "3"}} {
+		r, _, err := c2.Exec(cmd, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("on the promoted replica: %v → %s", cmd, replyText(r))
+	}
+	if got := onReplica("GET", "a") + onReplica("GET", "b") + onReplica("GET", "c"); got != "$1\r\n1\r\n$-1\r\n$1\r\n3\r\n" {
+		t.Errorf("the promoted replica has a, b, c: %q; want a and c (written after the promotion), not b", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,6 +39,10 @@ type Servers struct {
 	done    chan struct{} // closed by Stop: the samplers end
 	wg      sync.WaitGroup
 	stopped bool
+	// reps are each node's replicas; sentinel, sentinelPort its Sentinel.
+	reps         [][]*replicaProc
+	sentinel     []*exec.Cmd
+	sentinelPort []int
 }
 
 // ServerSpec is how one node's server runs.
@@ -49,6 +54,20 @@ type ServerSpec struct {
 	// host's and stepped by JumpClock.
 	Clock  bool
 	Offset time.Duration
+	// Replicas follow the server through lagLinks (Lag each way down).
+	Replicas int
+	Lag      sim.Latency
+	// Sentinel: a redis-sentinel watches the server and promotes a
+	// replica when it has not answered for DownAfter (a failover).
+	Sentinel  bool
+	DownAfter time.Duration
+}
+
+// replicaProc is one replica's server and its link to the primary.
+type replicaProc struct {
+	port int
+	cmd  *exec.Cmd
+	link *lagLink
 }
 
 // aofMark is the AOF's incremental file and its length at an emulated fsync.
@@ -73,10 +92,22 @@ func SpecsFor(cfg *sim.Config) []ServerSpec {
 		}
 	}
 	for i, n := range cfg.Nodes {
-		specs[i] = ServerSpec{Persistence: n.Persistence, Clock: clocks[i] || n.Clock.Offset != 0, Offset: n.Clock.Offset}
+		specs[i] = ServerSpec{Persistence: n.Persistence, Clock: clocks[i] || n.Clock.Offset != 0, Offset: n.Clock.Offset,
+			Replicas: n.Replicas, Lag: n.ReplicationLag}
+	}
+	for _, f := range cfg.Faults {
+		if sp := &specs[f.Node]; f.Kind == sim.FaultFailover && sp.Replicas > 0 && !sp.Sentinel {
+			// Sentinel's detection delay is the failover's: the first one
+			// planned on the node sets it (down-after-milliseconds).
+			sp.Sentinel, sp.DownAfter = true, max(f.Dur, minDownAfter)
+		}
 	}
 	return specs
 }
+
+// minDownAfter is the shortest detection delay Sentinel is given: it pings
+// at most every second, or every down-after period when shorter.
+const minDownAfter = 100 * time.Millisecond
 
 // StartSpecs starts one redis-server per spec (redis-server must be on PATH;
 // libfaketime too for a spec with Clock). On any failure every server
@@ -92,7 +123,8 @@ func StartSpecs(specs []ServerSpec) (*Servers, error) {
 	}
 	n := len(specs)
 	s := &Servers{dir: dir, specs: specs, ports: make([]int, n), cmds: make([]*exec.Cmd, n),
-		offset: make([]time.Duration, n), synced: make([]aofMark, n), done: make(chan struct{})}
+		offset: make([]time.Duration, n), synced: make([]aofMark, n), done: make(chan struct{}),
+		reps: make([][]*replicaProc, n), sentinel: make([]*exec.Cmd, n), sentinelPort: make([]int, n)}
 	for i, sp := range specs {
 		s.offset[i] = sp.Offset
 		if sp.Clock {
@@ -115,16 +147,21 @@ func StartSpecs(specs []ServerSpec) (*Servers, error) {
 			s.wg.Add(1)
 			go s.sample(i)
 		}
+		if err := s.startReplicas(bin, i); err != nil {
+			s.Stop()
+			return nil, err
+		}
 	}
 	return s, nil
 }
 
-// Parts is what these servers can do: restart with their AOF, and step the
-// clocks of those under libfaketime.
+// Parts is what these servers can do: restart with their AOF, step the
+// clocks of those under libfaketime, fail over those Sentinel watches.
 func (s *Servers) Parts() sim.RealParts {
 	p := sim.RealParts{Processes: true}
 	for _, sp := range s.specs {
 		p.Clocks = p.Clocks || sp.Clock
+		p.Replicas = p.Replicas || sp.Replicas > 0
 	}
 	return p
 }
@@ -147,9 +184,24 @@ func (s *Servers) Stop() {
 		close(s.done)
 	}
 	for i := range s.cmds {
+		killCmd(&s.sentinel[i])
+		for _, r := range s.reps[i] {
+			if r.link != nil {
+				r.link.cutLink()
+			}
+			killCmd(&r.cmd)
+		}
 		s.kill(i)
 	}
+	reps := s.reps
 	s.mu.Unlock()
+	for _, rs := range reps {
+		for _, r := range rs {
+			if r.link != nil {
+				r.link.close()
+			}
+		}
+	}
 	s.wg.Wait()
 	os.RemoveAll(s.dir)
 }
@@ -288,49 +340,68 @@ func (s *Servers) writeOffset(i int) error {
 	return os.Rename(tmp, p)
 }
 
-func (s *Servers) kill(i int) {
-	if c := s.cmds[i]; c != nil && c.Process != nil {
-		c.Process.Kill()
-		c.Wait()
-		s.cmds[i] = nil
+func (s *Servers) kill(i int) { killCmd(&s.cmds[i]) }
+
+// killCmd kills *c (SIGKILL), reaps it and clears it.
+func killCmd(c **exec.Cmd) {
+	if *c != nil && (*c).Process != nil {
+		(*c).Process.Kill()
+		(*c).Wait()
 	}
+	*c = nil
+}
+
+// serverArgs are the flags of a server on port in wd with persistence p.
+func serverArgs(port int, wd string, p sim.Persistence) []string {
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--protected-mode", "yes",
+		"--save", "", "--dir", wd, "--logfile", filepath.Join(wd, "log")}
+	switch p {
+	case sim.PersistEverysec:
+		return append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+	case sim.PersistAlways:
+		return append(args, "--appendonly", "yes", "--appendfsync", "always")
+	}
+	return append(args, "--appendonly", "no")
 }
 
 // launch starts node i's server and waits for its PING.
 func (s *Servers) launch(bin string, i int) error {
 	wd := filepath.Join(s.dir, strconv.Itoa(i))
-	if err := os.MkdirAll(wd, 0o755); err != nil {
-		return err
+	var env []string
+	if s.specs[i].Clock {
+		if err := os.MkdirAll(wd, 0o755); err != nil {
+			return err
+		}
+		if err := s.writeOffset(i); err != nil {
+			return err
+		}
+		var err error
+		if env, err = faketimeEnv(s.controlFile(i)); err != nil {
+			return err
+		}
 	}
-	port := strconv.Itoa(s.ports[i])
-	args := []string{"--port", port, "--bind", "127.0.0.1", "--protected-mode", "yes",
-		"--save", "", "--dir", wd, "--logfile", filepath.Join(wd, "log")}
-	switch s.specs[i].Persistence {
-	case sim.PersistEverysec:
-		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
-	case sim.PersistAlways:
-		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
-	default:
-		args = append(args, "--appendonly", "no")
+	cmd, err := startProc(bin, serverArgs(s.ports[i], wd, s.specs[i].Persistence), env, wd, s.ports[i])
+	s.cmds[i] = cmd
+	return err
+}
+
+// startProc starts bin with args (and env added) in wd and waits for PONG
+// on port. The process is returned even when it does not answer, for the
+// caller to kill.
+func startProc(bin string, args, env []string, wd string, port int) (*exec.Cmd, error) {
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	dieWithParent(cmd.SysProcAttr)
-	if s.specs[i].Clock {
-		if err := s.writeOffset(i); err != nil {
-			return err
-		}
-		env, err := faketimeEnv(s.controlFile(i))
-		if err != nil {
-			return err
-		}
+	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start: redis-server: %w", err)
+		return nil, fmt.Errorf("start: %s: %w", filepath.Base(bin), err)
 	}
-	s.cmds[i] = cmd
-	addr := "127.0.0.1:" + port
+	addr := "127.0.0.1:" + strconv.Itoa(port)
 	for deadline := time.Now().Add(startWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		c, err := resp.Dial(addr, time.Second)
 		if err != nil {
@@ -339,10 +410,10 @@ func (s *Servers) launch(bin string, i int) error {
 		raw, err := c.Do("PING")
 		c.Close()
 		if err == nil && string(raw) == "+PONG\r\n" {
-			return nil
+			return cmd, nil
 		}
 	}
-	return fmt.Errorf("start: redis-server on %s did not answer PING within %s (see %s)", addr, startWait, filepath.Join(wd, "log"))
+	return cmd, fmt.Errorf("start: %s on %s did not answer PING within %s (see %s)", filepath.Base(bin), addr, startWait, filepath.Join(wd, "log"))
 }
 
 // freePort asks the kernel for a free loopback port. Another process may
@@ -364,6 +435,7 @@ func OpenServers(s *Servers) (*Wire, error) {
 		return nil, err
 	}
 	w.servers = s
+	w.gens = make([]atomic.Int64, len(s.ports))
 	w.spec = "started by locksim: " + w.spec
 	return w, nil
 }
