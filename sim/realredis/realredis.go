@@ -190,11 +190,22 @@ func (w *Wire) Parts() sim.RealParts {
 	return w.servers.Parts()
 }
 
-// ReadKey reads key on node i on the control connection.
+// ReadKey reads key on node i on the control connection, dialling it
+// again once if it broke (its server was restarted or failed over).
 func (w *Wire) ReadKey(i int, key string) (sim.KeyState, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return (&conn{c: w.ctl[i]}).key(key)
+	ks, err := (&conn{c: w.ctl[i]}).key(key)
+	if err == nil {
+		return ks, nil
+	}
+	c, derr := w.dial(i)
+	if derr != nil {
+		return sim.KeyState{}, err
+	}
+	w.ctl[i].Close()
+	w.ctl[i] = c
+	return (&conn{c: c}).key(key)
 }
 
 // Failover kills node i's primary (servers locksim started, with a
@@ -264,31 +275,50 @@ func (w *Wire) Dial(i int) (sim.Conn, error) {
 		return nil, err
 	}
 	c.NoTimeout()
-	if w.servers != nil {
-		return &startedConn{conn: &conn{c: c}, gen: &w.gens[i], at: w.gens[i].Load()}, nil
+	wc := &wireConn{conn: &conn{c: c}, w: w, node: i}
+	if w.gens != nil {
+		wc.at = w.gens[i].Load()
 	}
-	return &conn{c: c}, nil
+	return wc, nil
 }
 
-// startedConn is a connection to a server locksim started: it knows when
-// that server was killed since it was dialled (a restart, a failover).
-type startedConn struct {
+// wireConn is a client connection as the engine sees it.
+type wireConn struct {
 	*conn
-	gen *atomic.Int64
-	at  int64
+	w    *Wire
+	node int
+	at   int64 // how often the node's server was killed, at the dial
 }
 
-func (c *startedConn) Stale() bool { return c.gen.Load() != c.at }
+// Stale says whether the server this connection reached was killed since
+// (a restart, a failover of servers locksim started).
+func (c *wireConn) Stale() bool { return c.w.gens != nil && c.w.gens[c.node].Load() != c.at }
+
+// Exec is the connection's Exec, but WAIT runs on its own and the key is
+// read on the control connection: a WAIT inside the MULTI that reads the
+// key would not block, and a MULTI … EXEC after it on this connection moves
+// the replication offset the client's next WAIT waits for (Redis 7 counts
+// the EXEC as the client's latest write). WAIT writes nothing: the key is
+// as the command before it left it.
+func (c *wireConn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) {
+	if key == "" || !strings.EqualFold(args[0], "WAIT") {
+		return c.conn.Exec(args, key)
+	}
+	r, err := c.conn.do(args...)
+	if err != nil {
+		return r, sim.KeyState{}, err
+	}
+	ks, err := c.w.ReadKey(c.node, key)
+	return r, ks, err
+}
 
 type conn struct{ c *resp.Conn }
 
 func (c *conn) Close() error { return c.c.Close() }
 
 // transactional commands cannot be queued inside the MULTI that reads the
-// watched key with the command; WAIT can, but does not block there (it
-// answers at once with the replicas that already acknowledged).
-var transactional = map[string]bool{"MULTI": true, "EXEC": true, "DISCARD": true, "WATCH": true, "UNWATCH": true,
-	"WAIT": true}
+// watched key with the command.
+var transactional = map[string]bool{"MULTI": true, "EXEC": true, "DISCARD": true, "WATCH": true, "UNWATCH": true}
 
 // Exec runs args; with a watched key it sends MULTI, the command, EXISTS,
 // GET and PTTL of the key, EXEC in one write, so the key state is the one

@@ -353,8 +353,10 @@ func killCmd(c **exec.Cmd) {
 
 // serverArgs are the flags of a server on port in wd with persistence p.
 func serverArgs(port int, wd string, p sim.Persistence) []string {
+	// A replica's first sync starts at once (Redis waits 5 s by default
+	// for more replicas to share a diskless transfer).
 	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--protected-mode", "yes",
-		"--save", "", "--dir", wd, "--logfile", filepath.Join(wd, "log")}
+		"--save", "", "--dir", wd, "--logfile", filepath.Join(wd, "log"), "--repl-diskless-sync-delay", "0"}
 	switch p {
 	case sim.PersistEverysec:
 		return append(args, "--appendonly", "yes", "--appendfsync", "everysec")
