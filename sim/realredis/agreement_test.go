@@ -133,11 +133,14 @@ func TestAgreement(t *testing.T) {
 				continue
 			}
 			start = true // on servers locksim starts
-			row.note = "started servers"
+			row.note = startedNote(&p.Config)
 		}
 		if time.Duration(so.Result.End) > longCut && !long {
 			row.note = fmt.Sprintf("long (%.0f s): run with %s=1", row.seconds, longEnv)
 			continue
+		}
+		if time.Duration(so.Result.End) > longCut {
+			row.note = strings.TrimPrefix(row.note+fmt.Sprintf("; long: %.0f s", row.seconds), "; ")
 		}
 		jobs = append(jobs, &job{s: s, p: p, row: row, nodes: len(p.Config.Nodes), start: start})
 	}
@@ -160,13 +163,15 @@ func TestAgreement(t *testing.T) {
 		jobs = again
 	}
 	var b strings.Builder
-	b.WriteString("| scenario | sim | redis-server | violation kinds (sim / real) | note |\n|---|---|---|---|---|\n")
+	b.WriteString("| scenario | simulation | redis-server | violation kinds | how |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
-		real := r.real
+		real, kinds := r.real, r.simKinds
 		if real == "" {
-			real = "—"
+			real, kinds = "—", "—"
+		} else if r.realKinds != r.simKinds {
+			kinds = "sim: " + r.simKinds + "; real: " + r.realKinds
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s / %s | %s |\n", r.name, r.sim, real, r.simKinds, orDash(r.realKinds), r.note)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.name, r.sim, real, kinds, orDash(r.note))
 	}
 	t.Logf("agreement (%s):\n%s", addr, b.String())
 	for _, r := range rows {
@@ -223,6 +228,27 @@ func TestDelRaceReal(t *testing.T) {
 	if o.BackendName() != "redis "+addr {
 		t.Errorf("backend %q", o.BackendName())
 	}
+}
+
+// startedNote says what a row needs locksim to start.
+func startedNote(cfg *sim.Config) string {
+	var parts []string
+	add := func(p string) {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	for _, sp := range realredis.SpecsFor(cfg) {
+		switch {
+		case sp.Persistence != sim.PersistNone:
+			add("AOF " + strings.TrimPrefix(sp.Persistence.String(), "aof-"))
+		case sp.Clock:
+			add("libfaketime")
+		case sp.Sentinel:
+			add("replica + Sentinel")
+		}
+	}
+	return "started: " + strings.Join(parts, ", ")
 }
 
 // kinds is the sorted set of violation kinds, comma-separated.
