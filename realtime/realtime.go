@@ -101,6 +101,11 @@ func StopStarted() {
 	}
 }
 
+// StartParallel is how many runs of a search with Start run at once, each
+// on the servers it starts (with replicas and Sentinels, a run is up to
+// four processes per node).
+const StartParallel = 4
+
 // MaxRuns bounds a real-time search: each run takes its scenario's time in
 // wall-clock time (seconds to a minute), so a search of thousands belongs to
 // the simulation.
@@ -140,18 +145,20 @@ func (r *SearchResult) Verdict() string {
 }
 
 // Search runs e's runs [0, runs) against the server at addr, Databases/nodes
-// at a time on their own databases, claiming indices in order; the lowest
-// failing index wins, as in explore.Search. Runs the server cannot take are
-// skipped and counted.
+// at a time on their own databases, or with addr Start StartParallel at a
+// time on servers each run starts; indices are claimed in order and the
+// lowest failing index wins, as in explore.Search. Runs the servers cannot
+// take are skipped and counted.
 func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*SearchResult, error) {
 	if runs < 1 || runs > MaxRuns {
 		return nil, fmt.Errorf("--runs: %d: with --redis at most %d (each run takes its scenario's duration in wall-clock time)", runs, MaxRuns)
 	}
-	if addr == Start {
-		return nil, fmt.Errorf("--redis: start: not with explore: give a server's address (its databases hold the runs)")
-	}
-	if _, err := realredis.ParseAddrs(addr, 1); err != nil {
-		return nil, err
+	parts := StartParts
+	if addr != Start {
+		parts = sim.RealParts{}
+		if _, err := realredis.ParseAddrs(addr, 1); err != nil {
+			return nil, err
+		}
 	}
 	o := e.Options()
 	algo := o.Lock
@@ -167,6 +174,9 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 	}
 	nodes := len(first.Config.Nodes)
 	parallel := min(runs, max(1, Databases/nodes))
+	if addr == Start {
+		parallel = min(runs, StartParallel)
+	}
 	start := time.Now()
 	var (
 		mu      sync.Mutex
@@ -199,7 +209,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 				}
 				s := e.Scenario(i)
 				p, err := s.PrepareWith(algo)
-				if err == nil && sim.CheckReal(&p.Config) != nil {
+				if err == nil && sim.CheckRealWith(&p.Config, parts) != nil {
 					mu.Lock()
 					res.Refused++
 					mu.Unlock()
@@ -207,9 +217,12 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 				}
 				var out *scenarios.Outcome
 				if err == nil {
-					if len(p.Config.Nodes) > nodes {
+					switch {
+					case addr == Start:
+						out, err = Execute(s, p, Start) // its own servers
+					case len(p.Config.Nodes) > nodes:
 						err = fmt.Errorf("run %d needs %d nodes, the search planned %d", i, len(p.Config.Nodes), nodes)
-					} else {
+					default:
 						out, err = Execute(s, p, fmt.Sprintf("%s/%d", addr, slot*nodes))
 					}
 				}

@@ -234,3 +234,24 @@ func TestStopStarted(t *testing.T) {
 		t.Fatal("the run did not end within 15 s of its servers stopping")
 	}
 }
+
+// A search with Start runs each run on servers it starts (persistence,
+// replicas and Sentinel as the run needs), StartParallel at a time.
+func TestSearchOnStartedServers(t *testing.T) {
+	for _, bin := range []string{"redis-server", "redis-sentinel"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s is not on PATH (scripts/redis-server.sh installs it)", bin)
+		}
+	}
+	e, err := explore.New(explore.Options{Algorithm: "set-nx-px-token", Classes: []string{"failover"}, Seed: 1, Runs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := realtime.Search(context.Background(), e, realtime.Start, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Parallel != realtime.StartParallel || rr.Refused != 0 || rr.Runs < 1 || rr.RunTime <= 0 {
+		t.Errorf("parallel %d, refused %d, runs %d, run time %v", rr.Parallel, rr.Refused, rr.Runs, rr.RunTime)
+	}
+}

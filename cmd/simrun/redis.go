@@ -101,6 +101,9 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 	if shard != "" {
 		return fail(stderr, "explore", fmt.Errorf("--shard: not with --redis: shard a simulated search"))
 	}
+	if addr == realtime.Start {
+		defer stopServersOnSignal()()
+	}
 	r, err := realtime.Search(context.Background(), e, addr, runs)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "--") {
@@ -144,7 +147,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		fmt.Fprintf(b, "explore    %s under %s, seed %d, against %s in wall-clock time\n", name, strings.Join(o.Classes, ","), o.Seed, j.Backend)
 		fmt.Fprintf(b, "runs       %d of %d (%d at once", r.Runs, runs, r.Parallel)
 		if r.Refused > 0 {
-			fmt.Fprintf(b, "; %d refused: a node clock fault a real server cannot take", r.Refused)
+			fmt.Fprintf(b, "; %d refused: a fault these servers cannot take", r.Refused)
 		}
 		b.WriteString(")\n")
 		switch {

@@ -22,8 +22,8 @@ func TestRedisFlagErrors(t *testing.T) {
 			"simrun run: --redis: scenario redlock-aof-always: nodes[0].persistence: a restart of a server locksim did not start keeps nothing (FLUSHDB); aof-always needs --redis start"},
 		{[]string{"explore", "--algo", "setnx-getset", "--redis", "127.0.0.1:1"},
 			"simrun explore: --runs: 10000: with --redis at most 200"},
-		{[]string{"explore", "--algo", "setnx-getset", "--redis", "start", "--runs", "5"},
-			"simrun explore: --redis: start: not with explore"},
+		{[]string{"explore", "--algo", "setnx-getset", "--redis", "start", "--runs", "201"},
+			"simrun explore: --runs: 201: with --redis at most 200"},
 		{[]string{"explore", "--algo", "setnx-getset", "--redis", "127.0.0.1:1", "--runs", "5", "--shard", "0/2"},
 			"simrun explore: --shard: not with --redis"},
 	} {
