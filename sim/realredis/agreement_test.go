@@ -3,6 +3,7 @@ package realredis_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -132,6 +133,11 @@ func TestAgreement(t *testing.T) {
 				row.note = "cannot run: " + err.Error()
 				continue
 			}
+			if why := startMissing(&p.Config); why != "" {
+				row.note = "skipped here: " + why
+				t.Logf("%s: %s", s.Name, row.note)
+				continue
+			}
 			start = true // on servers locksim starts
 			row.note = startedNote(&p.Config)
 		}
@@ -228,6 +234,20 @@ func TestDelRaceReal(t *testing.T) {
 	if o.BackendName() != "redis "+addr {
 		t.Errorf("backend %q", o.BackendName())
 	}
+}
+
+// startMissing says what this machine lacks to start cfg's servers ("" when
+// nothing): the row is then skipped, saying so, as tests without a server are.
+func startMissing(cfg *sim.Config) string {
+	for _, sp := range realredis.SpecsFor(cfg) {
+		if _, err := exec.LookPath("redis-sentinel"); sp.Sentinel && err != nil {
+			return "redis-sentinel is not on PATH (scripts/redis-server.sh installs it)"
+		}
+		if err := realredis.Faketime(); sp.Clock && err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // startedNote says what a row needs locksim to start.
