@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,7 +203,6 @@ func TestStopStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "locksim-servers-*"))
 	done := make(chan error, 1)
 	go func() {
 		_, err := realtime.Execute(s, p, realtime.Start)
@@ -213,15 +210,12 @@ func TestStopStarted(t *testing.T) {
 	}()
 	var dir string
 	for deadline := time.Now().Add(5 * time.Second); dir == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		now, _ := filepath.Glob(filepath.Join(os.TempDir(), "locksim-servers-*"))
-		for _, d := range now {
-			if !slices.Contains(before, d) {
-				dir = d
-			}
+		if dirs := realtime.StartedDirs(); len(dirs) == 1 {
+			dir = dirs[0]
 		}
 	}
 	if dir == "" {
-		t.Fatal("no server directory appeared in 5 s")
+		t.Fatal("no servers started in 5 s")
 	}
 	time.Sleep(300 * time.Millisecond) // the run is under way
 	realtime.StopStarted()

@@ -166,6 +166,9 @@ func (s *Servers) Parts() sim.RealParts {
 	return p
 }
 
+// Dir is the directory the servers run in (removed by Stop).
+func (s *Servers) Dir() string { return s.dir }
+
 // Addrs is the --redis value that reaches the servers, node by node.
 func (s *Servers) Addrs() string {
 	out := make([]string, len(s.ports))
