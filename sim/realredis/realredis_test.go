@@ -381,3 +381,26 @@ func TestReplicaLagAndFailover(t *testing.T) {
 		t.Errorf("the promoted replica has a, b, c: %q; want a and c (written after the promotion), not b", got)
 	}
 }
+
+// SpecsFor reads only node faults' nodes (a process fault's Node is -1):
+// every built-in maps onto servers without a panic, and the failover and
+// persistence ones onto what they need.
+func TestSpecsForBuiltins(t *testing.T) {
+	cfg := sim.Config{
+		Nodes: []sim.NodeSpec{{Replicas: 1, Persistence: sim.PersistAlways}, {}},
+		Faults: []sim.Fault{
+			{Kind: sim.FaultPause, Proc: 0, Node: -1},
+			{Kind: sim.FaultFailover, Node: 0, Dur: time.Second},
+			{Kind: sim.FaultNodeJump, Node: 1},
+			{Kind: sim.FaultFailover, Node: 0, Dur: 5 * time.Second}, // the first one sets Sentinel's delay
+		},
+	}
+	got := SpecsFor(&cfg)
+	want := []ServerSpec{
+		{Persistence: sim.PersistAlways, Replicas: 1, Sentinel: true, DownAfter: time.Second},
+		{Clock: true},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("specs %+v, want %+v", got, want)
+	}
+}

@@ -96,7 +96,10 @@ func SpecsFor(cfg *sim.Config) []ServerSpec {
 			Replicas: n.Replicas, Lag: n.ReplicationLag}
 	}
 	for _, f := range cfg.Faults {
-		if sp := &specs[f.Node]; f.Kind == sim.FaultFailover && sp.Replicas > 0 && !sp.Sentinel {
+		if f.Kind != sim.FaultFailover || f.Node < 0 || f.Node >= len(specs) {
+			continue
+		}
+		if sp := &specs[f.Node]; sp.Replicas > 0 && !sp.Sentinel {
 			// Sentinel's detection delay is the failover's: the first one
 			// planned on the node sets it (down-after-milliseconds).
 			sp.Sentinel, sp.DownAfter = true, max(f.Dur, minDownAfter)
