@@ -249,3 +249,20 @@ func TestSearchOnStartedServers(t *testing.T) {
 		t.Errorf("parallel %d, refused %d, runs %d, run time %v", rr.Parallel, rr.Refused, rr.Runs, rr.RunTime)
 	}
 }
+
+// Every built-in can run with Start: nothing is refused, and its servers'
+// specs are read without a panic (a process fault's node is -1).
+func TestEveryBuiltinTakesStart(t *testing.T) {
+	for _, s := range scenarios.Builtins() {
+		p, err := s.Prepare("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckRealWith(&p.Config, realtime.StartParts); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		if specs := realredis.SpecsFor(&p.Config); len(specs) != len(p.Config.Nodes) {
+			t.Errorf("%s: %d specs for %d nodes", s.Name, len(specs), len(p.Config.Nodes))
+		}
+	}
+}
