@@ -17,26 +17,38 @@ import (
 	"github.com/locksim/locksim/sim/realredis"
 )
 
-// Start, given as the address, makes Execute start one throwaway
-// redis-server per node and stop them afterwards; a node restart then
-// restarts the server's process.
+// Start, given as the address, makes Execute start what the scenario
+// needs (realredis.StartSpecs: one throwaway redis-server per node, with the
+// node's persistence, under libfaketime when its clock moves) and stop it
+// afterwards; a node restart then restarts the server's process.
 const Start = "start"
 
+// StartParts is what Start can carry out (libfaketime permitting: without
+// it, starting a node whose clock moves fails, saying so).
+var StartParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
+
 // Execute runs a prepared scenario against the servers at addrs (see
-// realredis.ParseAddrs, or Start), refusing one the real server cannot take.
+// realredis.ParseAddrs, or Start), refusing one the servers cannot take.
 func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scenarios.Outcome, error) {
-	if err := sim.CheckReal(&p.Config); err != nil {
+	parts := sim.RealParts{}
+	if addrs == Start {
+		parts = StartParts
+	}
+	if err := sim.CheckRealWith(&p.Config, parts); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	var w *realredis.Wire
 	var err error
 	if addrs == Start {
-		srv, serr := realredis.Start(len(p.Config.Nodes))
+		srv, serr := startTracked(realredis.SpecsFor(&p.Config))
 		if serr != nil {
 			return nil, serr
 		}
-		defer srv.Stop()
-		w, err = realredis.OpenServers(srv)
+		defer stopTracked(srv)
+		if w, err = realredis.OpenServers(srv); err != nil {
+			return nil, err
+		}
+		srv.AlignToSecond()
 	} else {
 		w, err = realredis.Open(addrs, len(p.Config.Nodes))
 	}
@@ -46,6 +58,53 @@ func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scena
 	defer w.Close()
 	return s.ExecuteReal(p, w, w.Name(), model.Options{})
 }
+
+// started holds the servers Execute started and has not stopped yet, for
+// StopStarted.
+var started = struct {
+	sync.Mutex
+	set map[*realredis.Servers]bool
+}{set: map[*realredis.Servers]bool{}}
+
+func startTracked(specs []realredis.ServerSpec) (*realredis.Servers, error) {
+	srv, err := realredis.StartSpecs(specs)
+	if err != nil {
+		return nil, err
+	}
+	started.Lock()
+	started.set[srv] = true
+	started.Unlock()
+	return srv, nil
+}
+
+func stopTracked(srv *realredis.Servers) {
+	started.Lock()
+	delete(started.set, srv)
+	started.Unlock()
+	srv.Stop()
+}
+
+// StopStarted stops every server Execute started and has not stopped yet,
+// and removes their directories: simrun calls it on Ctrl-C (SIGINT) or
+// SIGTERM before it exits. (Servers still starting then die with simrun:
+// the kernel kills them when it exits, see realredis's dieWithParent.)
+func StopStarted() {
+	started.Lock()
+	var all []*realredis.Servers
+	for srv := range started.set {
+		all = append(all, srv)
+	}
+	clear(started.set)
+	started.Unlock()
+	for _, srv := range all {
+		srv.Stop()
+	}
+}
+
+// StartParallel is how many runs of a search with Start run at once, each
+// on the servers it starts (with replicas and Sentinels, a run is up to
+// four processes per node).
+const StartParallel = 4
 
 // MaxRuns bounds a real-time search: each run takes its scenario's time in
 // wall-clock time (seconds to a minute), so a search of thousands belongs to
@@ -86,18 +145,20 @@ func (r *SearchResult) Verdict() string {
 }
 
 // Search runs e's runs [0, runs) against the server at addr, Databases/nodes
-// at a time on their own databases, claiming indices in order; the lowest
-// failing index wins, as in explore.Search. Runs the server cannot take are
-// skipped and counted.
+// at a time on their own databases, or with addr Start StartParallel at a
+// time on servers each run starts; indices are claimed in order and the
+// lowest failing index wins, as in explore.Search. Runs the servers cannot
+// take are skipped and counted.
 func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*SearchResult, error) {
 	if runs < 1 || runs > MaxRuns {
 		return nil, fmt.Errorf("--runs: %d: with --redis at most %d (each run takes its scenario's duration in wall-clock time)", runs, MaxRuns)
 	}
-	if addr == Start {
-		return nil, fmt.Errorf("--redis: start: not with explore: give a server's address (its databases hold the runs)")
-	}
-	if _, err := realredis.ParseAddrs(addr, 1); err != nil {
-		return nil, err
+	parts := StartParts
+	if addr != Start {
+		parts = sim.RealParts{}
+		if _, err := realredis.ParseAddrs(addr, 1); err != nil {
+			return nil, err
+		}
 	}
 	o := e.Options()
 	algo := o.Lock
@@ -113,6 +174,9 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 	}
 	nodes := len(first.Config.Nodes)
 	parallel := min(runs, max(1, Databases/nodes))
+	if addr == Start {
+		parallel = min(runs, StartParallel)
+	}
 	start := time.Now()
 	var (
 		mu      sync.Mutex
@@ -145,7 +209,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 				}
 				s := e.Scenario(i)
 				p, err := s.PrepareWith(algo)
-				if err == nil && sim.CheckReal(&p.Config) != nil {
+				if err == nil && sim.CheckRealWith(&p.Config, parts) != nil {
 					mu.Lock()
 					res.Refused++
 					mu.Unlock()
@@ -153,9 +217,12 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 				}
 				var out *scenarios.Outcome
 				if err == nil {
-					if len(p.Config.Nodes) > nodes {
+					switch {
+					case addr == Start:
+						out, err = Execute(s, p, Start) // its own servers
+					case len(p.Config.Nodes) > nodes:
 						err = fmt.Errorf("run %d needs %d nodes, the search planned %d", i, len(p.Config.Nodes), nodes)
-					} else {
+					default:
 						out, err = Execute(s, p, fmt.Sprintf("%s/%d", addr, slot*nodes))
 					}
 				}

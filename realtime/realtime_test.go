@@ -2,8 +2,10 @@ package realtime_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/realredis"
 )
 
 // TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
@@ -129,5 +132,137 @@ func TestSearchCountsIncompleteRuns(t *testing.T) {
 	}
 	if rr.Found != nil || rr.Runs != 2 || rr.Incomplete != 2 {
 		t.Fatalf("found %+v, runs %d, incomplete %d; want nothing found and both runs incomplete", rr.Found, rr.Runs, rr.Incomplete)
+	}
+}
+
+// The persistence, node-clock and lost-reply rows on servers locksim
+// starts (issue 33's done-when for AOF): redlock-aof-everysec is UNSAFE (the
+// crash loses C1's key on node 2, written after the last fsync),
+// redlock-aof-always SAFE (node 2 replays it), redlock-clock-jump UNSAFE
+// (node 2's libfaketime clock steps 10 s and expires C1's key). Side by
+// side: about 6 s in all.
+func TestStartedServersRows(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	rows := map[string]string{
+		"redlock-aof-everysec": model.VerdictUnsafe,
+		"redlock-aof-always":   model.VerdictSafe,
+		"redlock-clock-jump":   model.VerdictUnsafe,
+	}
+	if err := realredis.Faketime(); err != nil {
+		t.Logf("redlock-clock-jump skipped: %v", err)
+		delete(rows, "redlock-clock-jump")
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for name, want := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := scenarios.Lookup(name)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var got string
+			for i := 1; i <= 3 && got != want; i++ { // real time: see TestAgreement
+				p, err := s.Prepare("")
+				if err == nil {
+					var o *scenarios.Outcome
+					if o, err = realtime.Execute(s, p, realtime.Start); err == nil {
+						got = o.Verdict.Verdict
+					}
+				}
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					return
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if got != want {
+				t.Errorf("%s on started servers: %s, want %s", name, got, want)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// StopStarted (simrun's Ctrl-C) stops the servers of a run in progress and
+// removes their directory; the run then ends on its own.
+func TestStopStarted(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	s, err := scenarios.Lookup("redlock-aof-always")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Prepare("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := realtime.Execute(s, p, realtime.Start)
+		done <- err
+	}()
+	var dir string
+	for deadline := time.Now().Add(5 * time.Second); dir == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if dirs := realtime.StartedDirs(); len(dirs) == 1 {
+			dir = dirs[0]
+		}
+	}
+	if dir == "" {
+		t.Fatal("no servers started in 5 s")
+	}
+	time.Sleep(300 * time.Millisecond) // the run is under way
+	realtime.StopStarted()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after StopStarted (%v)", dir, err)
+	}
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the run did not end within 15 s of its servers stopping")
+	}
+}
+
+// A search with Start runs each run on servers it starts (persistence,
+// replicas and Sentinel as the run needs), StartParallel at a time.
+func TestSearchOnStartedServers(t *testing.T) {
+	for _, bin := range []string{"redis-server", "redis-sentinel"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s is not on PATH (scripts/redis-server.sh installs it)", bin)
+		}
+	}
+	e, err := explore.New(explore.Options{Algorithm: "set-nx-px-token", Classes: []string{"failover"}, Seed: 1, Runs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := realtime.Search(context.Background(), e, realtime.Start, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Parallel != realtime.StartParallel || rr.Refused != 0 || rr.Runs < 1 || rr.RunTime <= 0 {
+		t.Errorf("parallel %d, refused %d, runs %d, run time %v", rr.Parallel, rr.Refused, rr.Runs, rr.RunTime)
+	}
+}
+
+// Every built-in can run with Start: nothing is refused, and its servers'
+// specs are read without a panic (a process fault's node is -1).
+func TestEveryBuiltinTakesStart(t *testing.T) {
+	for _, s := range scenarios.Builtins() {
+		p, err := s.Prepare("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckRealWith(&p.Config, realtime.StartParts); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		if specs := realredis.SpecsFor(&p.Config); len(specs) != len(p.Config.Nodes) {
+			t.Errorf("%s: %d specs for %d nodes", s.Name, len(specs), len(p.Config.Nodes))
+		}
 	}
 }

@@ -3,9 +3,12 @@
 # tests that compare locksim's node with real Redis (LOCKSIM_REDIS).
 #
 #   scripts/redis-server.sh start [DIR]   install redis-server if missing (apt-get, as root),
-#                                          start it, print 127.0.0.1:PORT on stdout (one line) and
-#                                          DIR as the last line on stderr
+#                                          with redis-sentinel and faketime (--redis start's
+#                                          failovers and node clocks), start it, print
+#                                          127.0.0.1:PORT on stdout (one line) and DIR as the
+#                                          last line on stderr
 #   scripts/redis-server.sh stop DIR      stop the server started in DIR (SIGTERM, at most 10 s)
+#   scripts/redis-server.sh install       only install what is missing
 #
 #   export LOCKSIM_REDIS=$(scripts/redis-server.sh start 2>dir.txt)
 #   ...; scripts/redis-server.sh stop "$(tail -1 dir.txt)"
@@ -16,18 +19,50 @@ set -euo pipefail
 
 die() { echo "redis-server.sh: $*" >&2; exit 1; }
 
-# install makes redis-server and redis-cli available, Debian's way.
+# faketime_lib prints where libfaketime.so.1 is (nothing when it is not).
+faketime_lib() {
+  local f
+  for f in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 \
+    /usr/local/lib/faketime/libfaketime.so.1; do
+    [ -e "$f" ] && { echo "$f"; return; }
+  done
+}
+
+# install makes redis-server and redis-cli available, Debian's way, with
+# what --redis start needs beside them: redis-sentinel (failovers) and
+# faketime's libfaketime (node clocks). Without the server it stops; without
+# the other two it warns, and the tests that need them skip, saying why.
 install() {
-  if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
-    return
+  local need=() server=1
+  if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+    need+=(redis-server)
+    server=0
   fi
-  [ "$(id -u)" = 0 ] || die "redis-server is not installed and installing it needs root: run 'apt-get install -y redis-server' as root"
-  command -v apt-get >/dev/null || die "redis-server is not installed and apt-get is missing: install redis-server 7 by hand"
-  echo "redis-server.sh: installing redis-server with apt-get" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2 || die "apt-get update failed"
-  apt-get install -y -qq redis-server >&2 || die "apt-get install -y redis-server failed"
-  command -v redis-server >/dev/null || die "apt-get installed no redis-server"
+  command -v redis-sentinel >/dev/null || need+=(redis-sentinel)
+  [ -n "$(faketime_lib)" ] || need+=(faketime)
+  [ ${#need[@]} -gt 0 ] || return 0
+  local why=""
+  if [ "$(id -u)" != 0 ]; then
+    why="installing ${need[*]} needs root: run 'apt-get install -y ${need[*]}' as root"
+  elif ! command -v apt-get >/dev/null; then
+    why="apt-get is missing: install ${need[*]} by hand (redis-server 7)"
+  else
+    echo "redis-server.sh: installing ${need[*]} with apt-get" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get update -qq >&2; then
+      why="apt-get update failed"
+    elif ! apt-get install -y -qq "${need[@]}" >&2; then
+      why="apt-get install -y ${need[*]} failed"
+    fi
+  fi
+  if ! command -v redis-server >/dev/null; then
+    [ "$server" = 1 ] || die "redis-server is not installed: ${why:-apt-get installed no redis-server}"
+  fi
+  if [ -n "$why" ]; then
+    echo "redis-server.sh: WARNING: $why; without redis-sentinel or faketime the tests of" \
+      "failovers and node clocks skip" >&2
+  fi
+  return 0
 }
 
 # port_free reports whether nothing listens on 127.0.0.1:$1 (bash's /dev/tcp:
@@ -125,5 +160,6 @@ stop() {
 case "${1:-}" in
   start) shift; start "$@" ;;
   stop) shift; stop "$@" ;;
-  *) die "usage: redis-server.sh start [DIR] | stop DIR" ;;
+  install) install ;;
+  *) die "usage: redis-server.sh start [DIR] | stop DIR | install" ;;
 esac

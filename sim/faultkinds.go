@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // A fault kind is one entry of faultSpecs: its name, what it acts on, the
 // facts the checkers read (FaultKind's methods), and how both engines apply
@@ -58,8 +61,8 @@ type faultSpec struct {
 	// a process target is live.
 	apply func(r *runner, f *Fault)
 	// applyReal fires it in RunReal under mu, after the event is recorded;
-	// it returns a node to restart after unlocking, or -1.
-	applyReal func(r *rtRunner, f *Fault) int
+	// it returns the I/O to do after unlocking (a server to restart), or nil.
+	applyReal func(r *rtRunner, f *Fault) faultIO
 }
 
 var faultSpecs = [...]faultSpec{
@@ -68,14 +71,14 @@ var faultSpecs = [...]faultSpec{
 			p := r.procs[f.Proc]
 			p.pausedUntil = max(p.pausedUntil, r.now+Time(f.Dur))
 		},
-		applyReal: func(r *rtRunner, f *Fault) int {
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			s := r.slots[f.Proc]
 			s.pausedUntil = max(s.pausedUntil, r.now()+Time(f.Dur))
-			return -1
+			return nil
 		}},
 	FaultCrash: {name: "crash", target: TargetProc, planned: true, endsLife: true,
 		apply: func(r *runner, f *Fault) { r.crash(r.procs[f.Proc], f.Dur) },
-		applyReal: func(r *rtRunner, f *Fault) int {
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			// The process is abandoned: it unwinds at its next effect, or
 			// at once if it is waiting; a command in flight still runs.
 			s := r.slots[f.Proc]
@@ -89,18 +92,31 @@ var faultSpecs = [...]faultSpec{
 			} else {
 				r.retire()
 			}
-			return -1
+			return nil
 		}},
 	FaultRestart: {name: "restart", target: TargetProc, endsLife: true},
 	FaultProcJump: {name: "proc-clock-jump", target: TargetProc, planned: true, signed: true,
 		apply: func(r *runner, f *Fault) { r.procs[f.Proc].clock.jumped += f.Dur },
-		applyReal: func(r *rtRunner, f *Fault) int {
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			r.slots[f.Proc].jumped.Add(int64(f.Dur))
-			return -1
+			return nil
 		}},
 	FaultNodeJump: {name: "node-clock-jump", target: TargetNode, planned: true, signed: true,
-		realRefusal: "a node clock jump cannot be applied to a real server (simulation only)",
-		apply:       func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur }},
+		apply: func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur },
+		// Only a wire whose servers' clocks it steps takes it (CheckRealWith).
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
+			n, by := f.Node, f.Dur
+			return func() error {
+				sw, ok := r.wire.(ServerWire) // CheckRealWith: it is one with Clocks
+				if !ok {
+					return fmt.Errorf("node %d: clock jump: the wire cannot step a clock", n)
+				}
+				if err := sw.JumpClock(n, by); err != nil {
+					return fmt.Errorf("node %d: clock jump: %w", n, err)
+				}
+				return nil
+			}
+		}},
 	FaultNodeRestart: {name: "node-restart", target: TargetNode, planned: true, losesData: true,
 		before: restartNode,
 		apply: func(r *runner, f *Fault) {
@@ -108,17 +124,41 @@ var faultSpecs = [...]faultSpec{
 			// the model counts the union of both outages.
 			r.nodes[f.Node].downUntil = max(r.nodes[f.Node].downUntil, r.now+Time(r.cfg.downFor(f)))
 		},
-		applyReal: func(r *rtRunner, f *Fault) int {
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+Time(r.cfg.downFor(f)))
-			return f.Node // the flush is I/O: done after unlocking
+			n, rec := f.Node, r.lastFault
+			return func() error {
+				if err := r.wire.Restart(n); err != nil {
+					return fmt.Errorf("node %d: restart: %w", n, err)
+				}
+				if err := r.reloaded(rec, n); err != nil {
+					return fmt.Errorf("node %d: after its restart: %w", n, err)
+				}
+				return nil
+			}
 		}},
 	// A failover (replication.go) is down for Dur and loses what no replica
 	// has: the checkers count it as losing data, which makes its next write
 	// of the key a new version and its Dur an outage.
 	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
-		realRefusal: "a failover runs only in simulation (the replicas are simulated)",
-		before:      failoverEvent,
-		apply:       func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) }},
+		before: failoverEvent,
+		apply:  func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) },
+		// The node answers nothing for Dur, as in simulation; with replicas
+		// (CheckRealWith: on servers locksim started) its primary is killed
+		// and Sentinel promotes a replica, which clients find through it.
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
+			r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+Time(f.Dur))
+			if r.cfg.Nodes[f.Node].Replicas == 0 {
+				return nil // nothing to promote: only unreachable for Dur
+			}
+			n, rec := f.Node, r.lastFault
+			return func() error {
+				if err := r.failedOver(rec, n); err != nil {
+					return fmt.Errorf("node %d: failover: %w", n, err)
+				}
+				return nil
+			}
+		}},
 	// A lost request or reply (network.go: send) is what the network's
 	// random loss does, but chosen: the process's next command (the one it
 	// is sending, at a send point) never reaches its node, or runs and its
@@ -127,11 +167,18 @@ var faultSpecs = [...]faultSpec{
 	// random loss). The network's draws for that command are made as
 	// always, so no later latency changes.
 	FaultLoseRequest: {name: "lose-request", target: TargetProc, planned: true,
-		realRefusal: "a chosen lost request runs only in simulation (a real run loses at random: network.loss_request)",
-		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur, r.firing} }},
+		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur, r.firing} },
+		// The client side of the connection does it (rtProc.Do).
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
+			r.slots[f.Proc].lose = lossPlan{kind: FaultLoseRequest, timeout: f.Dur}
+			return nil
+		}},
 	FaultLoseReply: {name: "lose-reply", target: TargetProc, planned: true,
-		realRefusal: "a chosen lost reply runs only in simulation (a real run loses at random: network.loss_reply)",
-		apply:       func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} }},
+		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} },
+		applyReal: func(r *rtRunner, f *Fault) faultIO {
+			r.slots[f.Proc].lose = lossPlan{kind: FaultLoseReply, timeout: f.Dur}
+			return nil
+		}},
 }
 
 // lossPlan is a planned loss waiting for its process's next command: kind

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -21,10 +22,58 @@ import (
 type Wire interface {
 	// Dial opens a connection to node for one process incarnation.
 	Dial(node int) (Conn, error)
-	// Restart makes node lose all its data, as a restart without
-	// persistence does (a node-restart fault). The engine itself refuses
-	// the node's commands for the time it is down.
+	// Restart restarts node (a node-restart fault): it loses all its data,
+	// or, on a ServerWire with Parts().Processes, what its persistence
+	// loses in a crash. The engine itself refuses the node's commands for
+	// the time it is down.
 	Restart(node int) error
+}
+
+// StaleConn is a Conn that knows when its server died under it: the
+// process then dials afresh before sending, as a pool does.
+type StaleConn interface {
+	Conn
+	Stale() bool
+}
+
+// ServerWire is a Wire whose servers locksim runs itself, and so can do
+// more than commands and flushes (a plain Wire can do none of it).
+type ServerWire interface {
+	Wire
+	// Parts says what the wire can carry out.
+	Parts() RealParts
+	// ReadKey reads key's state on node, outside any client's commands.
+	ReadKey(node int, key string) (KeyState, error)
+	// JumpClock steps node's clock by by (Parts().Clocks only).
+	JumpClock(node int, by time.Duration) error
+	// Failover kills node's primary for its replicas' Sentinel to promote
+	// one (Parts().Replicas only), and returns the replica it will promote
+	// (the one with the most of the stream) and key's state there.
+	Failover(node int, key string) (replica int, ks KeyState, err error)
+}
+
+// partsOf is what w can carry out.
+func partsOf(w Wire) RealParts {
+	if sw, ok := w.(ServerWire); ok {
+		return sw.Parts()
+	}
+	return RealParts{}
+}
+
+// RealParts are what a real backend can carry out beyond sending commands:
+// servers you give locksim can only be flushed; servers it starts itself
+// (--redis start) can be killed and restarted, have their clocks stepped.
+type RealParts struct {
+	// Processes: a node restart kills the node's server and starts it again
+	// on the same directory, so it replays its AOF (nodes[i].persistence).
+	Processes bool
+	// Clocks: a node's clock is its own (libfaketime), and can be offset
+	// and stepped (nodes[i].clock.offset, node clock jumps).
+	Clocks bool
+	// Replicas: a node's replicas are real servers, behind a link that
+	// lags as replication_lag says, and a failover kills the primary for
+	// Sentinel to promote one of them.
+	Replicas bool
 }
 
 // Conn is one client connection to a real node.
@@ -37,34 +86,36 @@ type Conn interface {
 	Close() error
 }
 
-// CheckReal says whether cfg can run against real servers, naming the first
-// thing that cannot: a server's clock can be neither offset, nor drift, nor
-// jump.
-func CheckReal(cfg *Config) error {
+// CheckReal says whether cfg can run against servers locksim did not start
+// (only flushed), naming the first thing that cannot.
+func CheckReal(cfg *Config) error { return CheckRealWith(cfg, RealParts{}) }
+
+// CheckRealWith says whether cfg can run on a wire with parts, naming the
+// first thing that cannot.
+func CheckRealWith(cfg *Config, parts RealParts) error {
 	for i, n := range cfg.Nodes {
-		if n.Clock != (ClockSpec{}) {
-			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot be offset or drift (simulation only)", i)
+		switch {
+		case n.Clock.DriftPPM != 0:
+			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot drift (simulation only)", i)
+		case n.Clock != (ClockSpec{}) && !parts.Clocks:
+			return fmt.Errorf("nodes[%d].clock: a real server's clock is its host's: offset it with --redis start (libfaketime)", i)
 		}
-		if n.Persistence != PersistNone {
-			return fmt.Errorf("nodes[%d].persistence: a real node's restart keeps nothing (FLUSHDB, or a server without persistence); %s runs only in simulation", i, n.Persistence)
+		if n.Persistence != PersistNone && !parts.Processes {
+			return fmt.Errorf("nodes[%d].persistence: a restart of a server locksim did not start keeps nothing (FLUSHDB); %s needs --redis start", i, n.Persistence)
 		}
-		if n.Replicas > 0 {
-			return fmt.Errorf("nodes[%d].replicas: replication runs only in simulation", i)
-		}
-	}
-	for i, p := range cfg.Procs {
-		if p.RenewEvery > 0 || p.Reenter > 0 {
-			return fmt.Errorf("clients[%d]: renew_every and reenter run only in simulation (the watchdog is a coroutine of the simulated process)", i)
-		}
-	}
-	if cfg.NewLocker != nil && len(cfg.Procs) > 0 {
-		if s, ok := cfg.NewLocker(0).(SelfRenewing); ok && s.RenewEvery() > 0 {
-			return errors.New("algorithm: a lock that runs its own watchdog runs only in simulation")
+		if n.Replicas > 0 && !parts.Replicas {
+			return fmt.Errorf("nodes[%d].replicas: real replicas need servers locksim starts: --redis start", i)
 		}
 	}
 	for i, f := range cfg.Faults {
 		if why := f.Kind.spec().realRefusal; why != "" {
 			return fmt.Errorf("faults[%d]: %s", i, why)
+		}
+		if f.Kind == FaultNodeJump && !parts.Clocks {
+			return fmt.Errorf("faults[%d]: a node clock jump needs a server whose clock locksim steps: --redis start (libfaketime)", i)
+		}
+		if f.Kind == FaultNodeRestart && f.Node >= 0 && f.Node < len(cfg.Nodes) && cfg.Nodes[f.Node].Replicas > 0 {
+			return fmt.Errorf("faults[%d]: a restart of a node with replicas runs only in simulation (its replicas would resync from it)", i)
 		}
 	}
 	return nil
@@ -82,7 +133,7 @@ func RunReal(cfg Config, w Wire) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if err := CheckReal(&cfg); err != nil {
+	if err := CheckRealWith(&cfg, partsOf(w)); err != nil {
 		return nil, err
 	}
 	cfg.Faults = append([]Fault(nil), cfg.Faults...)
@@ -149,6 +200,8 @@ type rtRunner struct {
 	triggers
 	conns    []Conn // every connection opened, closed at the end
 	resource resource
+	// lastFault is the event fire recorded last, for applyReal to complete.
+	lastFault *Event
 }
 
 // rtSlot is one client across its incarnations.
@@ -160,6 +213,7 @@ type rtSlot struct {
 	cur         *rtProc      // the live incarnation, or nil (mu)
 	inc         int          // incarnations started (mu)
 	pausedUntil Time         // (mu)
+	lose        lossPlan     // a chosen loss for the next command (mu)
 }
 
 func (r *rtRunner) now() Time { return Time(time.Since(r.t0)) }
@@ -223,9 +277,9 @@ func (r *rtRunner) fireTimed(timed []int) {
 			return
 		}
 		r.mu.Lock()
-		restart := r.fire(i)
+		io := r.fire(i)
 		r.mu.Unlock()
-		r.restartNode(restart)
+		r.afterFire(io)
 	}
 }
 
@@ -260,15 +314,19 @@ func (r *rtRunner) retire() {
 	}
 }
 
-func (r *rtRunner) recordLocked(e Event, inc int) {
+// recordLocked records e at the current true time and returns it as
+// recorded (it stays where it is: the recorder never moves an event), or nil
+// when the run has ended.
+func (r *rtRunner) recordLocked(e Event, inc int) *Event {
 	if r.ended {
-		return
+		return nil
 	}
 	e.At = r.now()
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = inc
 	}
 	r.hist.add(e)
+	rec := &r.hist.cur[len(r.hist.cur)-1]
 	if r.hist.atLimit(r.maxEv) {
 		r.ended, r.cut, r.end = true, r.hist.cut(r.maxEv), e.At
 		close(r.done)
@@ -276,32 +334,37 @@ func (r *rtRunner) recordLocked(e Event, inc int) {
 			c.Close() // ends a read in flight; it does not wait for the reader
 		}
 	}
+	return rec
 }
 
-// trigger is Run's trigger under mu; it returns a node to restart, or -1.
-func (r *rtRunner) trigger(point Point, s *rtSlot, cmd string) int {
-	restart := -1
+// faultIO is the part of a fault that talks to a server (a restart, a
+// clock step): it runs after mu is released.
+type faultIO func() error
+
+// trigger is Run's trigger under mu; it returns the faults' I/O.
+func (r *rtRunner) trigger(point Point, s *rtSlot, cmd string) []faultIO {
+	var io []faultIO
 	for _, i := range r.byProc[s.id] {
 		if r.reached(&r.cfg.Faults[i], i, point, cmd) {
-			if n := r.fire(i); n >= 0 {
-				restart = n
+			if f := r.fire(i); f != nil {
+				io = append(io, f)
 			}
 		}
 	}
-	return restart
+	return io
 }
 
-// fire applies fault i under mu, as Run's fire does. A node restart's flush
-// is I/O: it returns the node for the caller to restart after unlocking.
-func (r *rtRunner) fire(i int) int {
+// fire applies fault i under mu, as Run's fire does, and returns its I/O
+// for the caller to run after unlocking, or nil.
+func (r *rtRunner) fire(i int) faultIO {
 	if r.fired[i] || r.ended {
-		return -1
+		return nil
 	}
 	r.fired[i] = true
 	f := &r.cfg.Faults[i]
 	spec := f.Kind.spec()
 	if spec.applyReal == nil {
-		return -1 // CheckReal refuses it
+		return nil // CheckReal refuses it
 	}
 	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
 	inc := 0
@@ -309,27 +372,81 @@ func (r *rtRunner) fire(i int) int {
 	case TargetProc:
 		p := r.slots[f.Proc].cur
 		if p == nil || p.crashed {
-			return -1
+			return nil
 		}
 		ev.Proc, inc = f.Proc, p.inc
 	case TargetNode:
 		ev.Node = f.Node
 		ev.Dur = r.cfg.downFor(f)
+		if mode := r.cfg.Nodes[f.Node].Persistence; f.Kind == FaultNodeRestart && mode != PersistNone && partsOf(r.wire).Processes {
+			ev.Value = int64(mode) // as restartNode records it; the reloaded key follows (reloaded)
+		}
 	}
-	r.recordLocked(ev, inc)
+	r.lastFault = r.recordLocked(ev, inc)
 	return spec.applyReal(r, f)
 }
 
-// restartNode restarts node n beside the processes: restarting a server
-// process takes milliseconds, and the process whose event fired the fault
-// must not wait for it (the node refuses commands meanwhile).
-func (r *rtRunner) restartNode(n int) {
-	if n < 0 {
+// failedOver completes a failover's event rec once the primary is dead:
+// the promoted replica's lane and the watched key there, as failoverEvent
+// records them in simulation.
+func (r *rtRunner) failedOver(rec *Event, n int) error {
+	sw, ok := r.wire.(ServerWire)
+	if !ok {
+		return errors.New("the wire cannot fail a node over")
+	}
+	k, ks, err := sw.Failover(n, r.cfg.WatchKey)
+	if err != nil || rec == nil {
+		return err
+	}
+	lane := len(r.cfg.Nodes)
+	for i := range n {
+		lane += r.cfg.Nodes[i].Replicas
+	}
+	r.mu.Lock()
+	rec.Value = int64(lane + k)
+	if r.cfg.WatchKey != "" {
+		rec.Key = ks
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+// reloaded completes a node restart's event rec once the server is back:
+// with persistence, the watched key as the reload left it, as the
+// simulation records it.
+func (r *rtRunner) reloaded(rec *Event, n int) error {
+	if rec == nil || rec.Value == int64(PersistNone) || r.cfg.WatchKey == "" {
+		return nil
+	}
+	sw, ok := r.wire.(ServerWire)
+	if !ok {
+		return nil
+	}
+	ks, err := sw.ReadKey(n, r.cfg.WatchKey)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	rec.Key = ks
+	r.mu.Unlock()
+	return nil
+}
+
+// afterFire runs the faults' I/O beside the processes: restarting a server
+// takes milliseconds, and the process whose event fired the fault must not
+// wait for it (the node refuses commands meanwhile). Faults fired together
+// run their I/O in plan order.
+func (r *rtRunner) afterFire(io ...faultIO) {
+	io = slices.DeleteFunc(io, func(f faultIO) bool { return f == nil })
+	if len(io) == 0 {
 		return
 	}
 	r.goWait(func() {
-		if err := r.wire.Restart(n); err != nil {
-			r.stop(fmt.Sprintf("node %d: restart: %v", n, err))
+		for _, f := range io {
+			if err := f(); err != nil {
+				r.stop(err.Error())
+				return
+			}
 		}
 	})
 }

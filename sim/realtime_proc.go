@@ -20,10 +20,19 @@ type rtProc struct {
 	conns   []Conn // dialled on first use
 	dead    chan struct{}
 	crashed bool // (mu)
+
+	// Leases (mu): the watchdog beside the holder, and whether it lost
+	// the lock. A watchdog is an rtProc too, with owner set.
+	owner   *rtProc
+	dog     *rtProc
+	dogStop chan struct{} // closed to stop dog
+	dogGen  uint64
+	lost    bool
 }
 
 func (p *rtProc) run() {
 	defer func() {
+		p.stopWatchdog() // a watchdog never outlives its holder's workload
 		for _, c := range p.conns {
 			if c != nil {
 				c.Close()
@@ -115,9 +124,9 @@ func (p *rtProc) trigger(point Point) { p.triggerCmd(point, "") }
 
 func (p *rtProc) triggerCmd(point Point, cmd string) {
 	p.lock()
-	n := p.r.trigger(point, p.s, cmd)
+	io := p.r.trigger(point, p.s, cmd)
 	p.r.mu.Unlock()
-	p.r.restartNode(n)
+	p.r.afterFire(io...)
 	p.alive()
 }
 
@@ -171,10 +180,19 @@ func (p *rtProc) Do(n int, args ...string) (Reply, error) {
 	lostReq := nw.LossRequest > 0 && p.s.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.s.net.Float64() < nw.LossReply
 	reqLat, repLat := latency(p.s.net, nw.Request), latency(p.s.net, nw.Reply)
+	lose := p.s.lose // a chosen loss (lose-request, lose-reply), after the draws as in send
+	p.s.lose = lossPlan{}
 	r.mu.Unlock()
 	var deadline Time
 	if nw.Timeout > 0 {
 		deadline = sent + Time(nw.Timeout)
+	}
+	if lose.kind != 0 {
+		lostReq = lostReq || lose.kind == FaultLoseRequest
+		lostReply = lostReply || lose.kind == FaultLoseReply
+		if lose.timeout > 0 {
+			deadline = sent + Time(lose.timeout)
+		}
 	}
 	res := Event{Kind: KindCommandResult, Proc: p.s.id, Node: n, Req: id, Args: args, Sent: sent}
 	timeout := func(why string) (Reply, error) {
@@ -230,6 +248,12 @@ func (p *rtProc) Do(n int, args ...string) (Reply, error) {
 // first if needed.
 func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
 	c := p.conns[node]
+	if st, ok := c.(StaleConn); ok && st.Stale() {
+		// Its server died since (a restart, a failover): a client library's
+		// pool finds the socket closed before it sends, and dials afresh.
+		c.Close()
+		c, p.conns[node] = nil, nil
+	}
 	if c == nil {
 		var err error
 		if c, err = p.r.wire.Dial(node); err != nil {
@@ -254,4 +278,104 @@ func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
 		p.conns[node] = nil
 	}
 	return reply, key, err
+}
+
+// The real-time watchdog: a goroutine beside the holder, renewing its lease
+// in wall-clock time, as a client library's timer thread does (redsync's
+// users, Redisson's lockWatchdog). As in simulation (watchdog.go) it shares
+// the holder's clock, network draws and pause (a pause stops it: its Do and
+// Sleep wait out pausedUntil) and its life (a crash ends it); it has its
+// own connections, as a library's timer takes one from the pool, and its
+// own random source (two goroutines cannot share one).
+
+// startWatchdog starts renewing lease every period, the first time one
+// period from now.
+func (p *rtProc) startWatchdog(x Extender, lease Lease, every time.Duration) {
+	p.lock()
+	defer p.r.mu.Unlock()
+	if p.dog != nil || p.crashed || p.r.ended {
+		return
+	}
+	p.dogGen++
+	d := &rtProc{r: p.r, s: p.s, inc: p.inc, owner: p, dead: make(chan struct{}),
+		conns: make([]Conn, len(p.r.cfg.Nodes)),
+		rng:   rand.New(rand.NewPCG(mix(p.r.cfg.Seed^0x646f67, uint64(p.s.id)+1), uint64(p.inc)<<32|p.dogGen))}
+	stop := make(chan struct{})
+	p.dog, p.dogStop = d, stop
+	r := p.r
+	// The watchdog dies with its holder, when stopped, or with the run.
+	r.goWait(func() {
+		select {
+		case <-p.dead:
+		case <-stop:
+		case <-r.done:
+		}
+		close(d.dead)
+	})
+	r.goWait(func() {
+		defer func() {
+			for _, c := range d.conns {
+				if c != nil {
+					c.Close()
+				}
+			}
+			if v := recover(); v != nil {
+				if _, ok := v.(crashSignal); !ok {
+					// The algorithm's Extend panicked: the holder cannot know
+					// it still holds the lock.
+					p.lock()
+					r.recordLocked(Event{Kind: KindExtendReturn, Proc: p.s.id, Node: -1, Token: lease.Token,
+						Err: "panic: " + text.FirstLine(fmt.Sprint(v))}, p.inc)
+					p.lost = true
+					r.mu.Unlock()
+				}
+			}
+		}()
+		d.Sleep(every)
+		d.watch(x, lease, every)
+	})
+}
+
+// watch is the watchdog's loop, as in simulation: extend, and on success
+// wait one period; the first failure ends it and tells the holder.
+func (d *rtProc) watch(x Extender, lease Lease, every time.Duration) {
+	for {
+		d.record(Event{Kind: KindExtendInvoke, Proc: d.s.id, Node: -1, Token: lease.Token, Fence: lease.Fence})
+		ok, err := x.Extend(d, lease)
+		ev := Event{Kind: KindExtendReturn, Proc: d.s.id, Node: -1, Held: ok && err == nil, Token: lease.Token, Fence: lease.Fence}
+		if err != nil {
+			ev.Err = err.Error()
+		}
+		d.record(ev)
+		if !ev.Held {
+			d.lock()
+			d.owner.lost = true
+			d.r.mu.Unlock()
+			return
+		}
+		d.Sleep(every)
+	}
+}
+
+// stopWatchdog stops the watchdog. A renewal it has in flight still
+// reaches its node (the command was written); only its reply is dropped.
+func (p *rtProc) stopWatchdog() {
+	p.lock()
+	defer p.r.mu.Unlock()
+	if p.dog != nil {
+		close(p.dogStop)
+		p.dog, p.dogStop = nil, nil
+	}
+}
+
+func (p *rtProc) lostLease() bool {
+	p.lock()
+	defer p.r.mu.Unlock()
+	return p.lost
+}
+
+func (p *rtProc) setLost(lost bool) {
+	p.lock()
+	p.lost = lost
+	p.r.mu.Unlock()
 }

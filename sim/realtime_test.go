@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -17,10 +18,12 @@ type memWire struct {
 	t0       time.Time
 	conns    int
 	restarts []int
+	parts    RealParts
+	jumped   []time.Duration // per node: its clock's steps (parts.Clocks)
 }
 
 func newMemWire(n int) *memWire {
-	w := &memWire{t0: time.Now()}
+	w := &memWire{t0: time.Now(), jumped: make([]time.Duration, n)}
 	for i := range n {
 		w.nodes = append(w.nodes, node.New(int64(i)))
 	}
@@ -42,6 +45,25 @@ func (w *memWire) Restart(n int) error {
 	return nil
 }
 
+func (w *memWire) Parts() RealParts { return w.parts }
+
+func (w *memWire) ReadKey(n int, key string) (KeyState, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nodes[n].Key(Epoch.Add(time.Since(w.t0)+w.jumped[n]), key), nil
+}
+
+func (w *memWire) Failover(int, string) (int, KeyState, error) {
+	return 0, KeyState{}, errors.New("memWire has no replicas")
+}
+
+func (w *memWire) JumpClock(n int, by time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.jumped[n] += by
+	return nil
+}
+
 type memConn struct {
 	w        *memWire
 	node, id int
@@ -51,7 +73,7 @@ func (c *memConn) Close() error { return nil }
 func (c *memConn) Exec(args []string, key string) (Reply, KeyState, error) {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	now := Epoch.Add(time.Since(c.w.t0))
+	now := Epoch.Add(time.Since(c.w.t0) + c.w.jumped[c.node])
 	n := c.w.nodes[c.node]
 	r := n.Exec(c.id, now, args)
 	var ks KeyState
@@ -207,6 +229,88 @@ func TestRunRealEndsAtDuration(t *testing.T) {
 	}
 }
 
+// A chosen loss takes the process's next command only: lose-reply runs it
+// and drops the reply, lose-request never sends it; the client waits the
+// fault's Dur, and the command after it goes through.
+func TestRunRealChosenLoss(t *testing.T) {
+	for _, kind := range []FaultKind{FaultLoseReply, FaultLoseRequest} {
+		cfg := realConfig()
+		cfg.Procs = cfg.Procs[:1]
+		cfg.Procs[0].Iterations = 1
+		cfg.Network.Timeout = time.Second
+		cfg.Faults = []Fault{{Kind: kind, Proc: 0, Dur: 30 * time.Millisecond, On: Trigger{Proc: 0, Point: PointSend, N: 1}}}
+		var got []error
+		cfg.NewLocker = func(int) Locker {
+			return scriptLock{acquire: func(p Proc) (Lease, error) {
+				for _, v := range []string{"a", "b"} {
+					_, err := p.Do(0, "SET", "k", v)
+					got = append(got, err)
+				}
+				return Lease{}, nil
+			}}
+		}
+		w := newMemWire(1)
+		res, err := RunReal(cfg, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran, results := eventsOf(res.History, KindCommand), eventsOf(res.History, KindCommandResult)
+		wantRan, why := 2, "timeout: reply lost"
+		if kind == FaultLoseRequest {
+			wantRan, why = 1, "timeout: request lost"
+		}
+		if len(ran) != wantRan || len(results) != 2 || len(got) != 2 {
+			t.Fatalf("%s: %d ran, %d results, %d replies; want %d, 2, 2", kind, len(ran), len(results), len(got), wantRan)
+		}
+		if results[0].Err != why || got[0] != ErrTimeout || got[1] != nil {
+			t.Errorf("%s: first %q %v, second %v", kind, results[0].Err, got[0], got[1])
+		}
+		if d := time.Duration(results[0].At - results[0].Sent); d < 30*time.Millisecond || d > 500*time.Millisecond {
+			t.Errorf("%s: the client waited %v, want the fault's 30ms", kind, d)
+		}
+		if v := w.nodes[0].Key(Epoch.Add(time.Hour), "k").Value; v != "b" {
+			t.Errorf("%s: k = %q after the run, want b", kind, v)
+		}
+	}
+}
+
+// A node clock jump on a wire that steps its servers' clocks: the key's TTL
+// runs out at the jump, by the node's clock; a wire that cannot refuses it.
+func TestRunRealNodeClockJump(t *testing.T) {
+	cfg := realConfig()
+	cfg.Procs = cfg.Procs[:1]
+	cfg.Procs[0].Iterations = 1
+	cfg.Faults = []Fault{{Kind: FaultNodeJump, Node: 0, Dur: 10 * time.Second, On: Trigger{Proc: 0, Point: PointReply, N: 1}}}
+	var replies []Reply
+	cfg.NewLocker = func(int) Locker {
+		return scriptLock{acquire: func(p Proc) (Lease, error) {
+			p.Do(0, "SET", "k", "v", "PX", "5000")
+			p.Sleep(20 * time.Millisecond) // the jump's I/O runs beside the process
+			r, _ := p.Do(0, "GET", "k")
+			replies = append(replies, r)
+			return Lease{}, nil
+		}}
+	}
+	if _, err := RunReal(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
+		t.Fatalf("a wire without clocks: %v", err)
+	}
+	w := newMemWire(1)
+	w.parts.Clocks = true
+	res, err := RunReal(cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(replies) != 1 || replies[0].Kind != node.Nil {
+		t.Errorf("GET after the jump: %+v, want nil (expired)", replies)
+	}
+	if w.jumped[0] != 10*time.Second {
+		t.Errorf("the wire's clock moved %v", w.jumped[0])
+	}
+	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Fault != FaultNodeJump || fs[0].Node != 0 {
+		t.Errorf("fault events %+v", fs)
+	}
+}
+
 func TestCheckRealRefusesNodeClocks(t *testing.T) {
 	cfg := realConfig()
 	cfg.Faults = []Fault{{Kind: FaultNodeJump, Node: 0, At: time.Millisecond, Dur: time.Second}}
@@ -304,5 +408,94 @@ func TestRunRealRedialsABrokenConnection(t *testing.T) {
 	// 1st: broken (a timeout for the client), 2nd and 3rd on a fresh one.
 	if len(errs) != 3 || errs[0] != ErrTimeout || errs[1] != nil || errs[2] != nil || w.dials != 2 {
 		t.Errorf("errors %v, dials %d", errs, w.dials)
+	}
+}
+
+// realRenewConfig is renewConfig in wall-clock time: c1 works 1.2 s with a
+// 400 ms lease renewed every 150 ms; c2 starts at 100 ms.
+func realRenewConfig(mod func(*Config)) Config {
+	cfg := renewConfig(func(c *Config) {
+		c.Duration = 3 * time.Second
+		c.Procs[0].Work, c.Procs[0].RenewEvery = 1200*time.Millisecond, 150*time.Millisecond
+		c.NewLocker = func(int) Locker { return extendLock{tokenLock{ttl: 400 * time.Millisecond}} }
+	})
+	if mod != nil {
+		mod(&cfg)
+	}
+	return cfg
+}
+
+// The real-time watchdog is a goroutine renewing in wall-clock time: it
+// keeps c1's lease through work three times its TTL, and c2 gets the lock
+// only after c1 released it; no renewal begins after the release.
+func TestRunRealWatchdogKeepsLeaseAlive(t *testing.T) {
+	res, err := RunReal(realRenewConfig(nil), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	ext := eventsOf(h, KindExtendReturn)
+	if len(ext) < 5 {
+		t.Fatalf("%d renewals in 1.2 s every 150 ms, want at least 5", len(ext))
+	}
+	for _, e := range ext {
+		if !e.Held {
+			t.Fatalf("a renewal failed at %v: %+v", e.At, e)
+		}
+	}
+	rel, held := eventsOf(h, KindReleaseInvoke), eventsOf(h, KindLockReturn)
+	var c2 *Event
+	for i := range held {
+		if held[i].Proc == 1 && held[i].Held {
+			c2 = &held[i]
+		}
+	}
+	if len(rel) != 2 || c2 == nil || c2.At < rel[0].At {
+		t.Fatalf("c2 got the lock before c1 released it: holds %+v, releases %+v", held, rel)
+	}
+	for _, e := range eventsOf(h, KindExtendInvoke) {
+		if e.At > rel[0].At {
+			t.Fatalf("a renewal began at %v after the release at %v", e.At, rel[0].At)
+		}
+	}
+}
+
+// A pause longer than the lease stops the watchdog with its process: the
+// key expires, c2 takes it, c1's next renewal fails and c1 neither writes
+// nor releases. A crash ends the watchdog: nothing of c1's after it.
+func TestRunRealWatchdogPausedAndCrashed(t *testing.T) {
+	res, err := RunReal(realRenewConfig(func(c *Config) {
+		c.Faults = []Fault{{Kind: FaultPause, Proc: 0, Dur: 700 * time.Millisecond, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
+	}), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	if ext := eventsOf(h, KindExtendReturn); len(ext) != 1 || ext[0].Held || ext[0].At < Time(700*time.Millisecond) {
+		t.Fatalf("want one failed renewal after the pause, got %+v", ext)
+	}
+	for _, e := range h.Events {
+		if (e.Kind == KindResourceWrite || e.Kind == KindReleaseInvoke) && e.Proc == 0 {
+			t.Fatalf("c1 went on after it learned it lost the lock: %+v", e)
+		}
+	}
+
+	res, err = RunReal(realRenewConfig(func(c *Config) {
+		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: 500 * time.Millisecond}}
+	}), newMemWire(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range res.History.Events {
+		if e.Kind == KindExtendReturn {
+			n++
+		}
+		if (e.Kind == KindExtendInvoke || e.Kind == KindCommand && e.Proc == 0) && e.At > Time(500*time.Millisecond) {
+			t.Fatalf("c1 acted after its crash: %+v", e)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d renewals before the crash, want at least 2", n)
 	}
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "time"
+
 // worker is what the workload needs of a process: the simulated one
 // (*process) and the real-time one (*rtProc). The workload is written once,
 // so both backends run the same rounds and record the same events; the
@@ -27,9 +29,9 @@ func workload(p worker, l Locker) {
 		every = s.RenewEvery()
 	}
 	renew := ext != nil && every > 0
-	// Only the simulated process keeps leases (a watchdog coroutine,
-	// re-entry); the real-time runner refuses them (CheckReal).
-	keeper, _ := p.(*process)
+	// Both processes keep leases (a watchdog beside the holder, re-entry):
+	// the simulated one as a coroutine, the real-time one as a goroutine.
+	keeper, _ := p.(leaseKeeper)
 	for i := 0; i < spec.Iterations; i++ {
 		if i > 0 {
 			p.Sleep(spec.Think)
@@ -51,11 +53,11 @@ func workload(p worker, l Locker) {
 		}
 		p.trigger(PointAcquired)
 		if keeper != nil && (spec.Reenter > 0 || renew) {
-			keeper.lost = false
+			keeper.setLost(false)
 			if renew {
 				keeper.startWatchdog(ext, lease, every)
 			}
-			if !keeper.keptSection(l, lease, p.readResource()) {
+			if !keptSection(keeper, l, lease, p.readResource()) {
 				return
 			}
 			continue
@@ -88,6 +90,16 @@ func release(p worker, l Locker, lease Lease) bool {
 	return true
 }
 
+// leaseKeeper is a worker that keeps leases: it runs a watchdog beside the
+// holder, which tells it when a renewal failed (lostLease).
+type leaseKeeper interface {
+	worker
+	startWatchdog(x Extender, lease Lease, every time.Duration)
+	stopWatchdog()
+	lostLease() bool
+	setLost(bool)
+}
+
 // keptSection is the rest of a critical section whose lease is renewed or
 // re-entered (the plain one above stays as it was, event for event, so that
 // every existing digest stands): re-enter Reenter times, work, release the
@@ -96,35 +108,35 @@ func release(p worker, l Locker, lease Lease) bool {
 // lets the lock go (redsync's ErrExtendFailed, Redisson's failed renewal),
 // and its hold ended at the failed extend. False means the process ended on
 // a client error.
-func (p *process) keptSection(l Locker, lease Lease, v int64) bool {
-	r := p.r
+func keptSection(p leaseKeeper, l Locker, lease Lease, v int64) bool {
+	id, spec := p.procID(), p.procSpec()
 	var inner []Lease
-	for j := 0; j < p.spec.Reenter && !p.lost; j++ {
+	for j := 0; j < spec.Reenter && !p.lostLease(); j++ {
 		il, err := l.Acquire(p)
 		if err != nil {
 			p.stopWatchdog()
-			r.record(Event{Kind: KindReenter, Proc: p.id, Node: -1, Err: err.Error()})
-			r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1, Err: "re-enter: " + err.Error()})
+			p.record(Event{Kind: KindReenter, Proc: id, Node: -1, Err: err.Error()})
+			p.record(Event{Kind: KindProcEnd, Proc: id, Node: -1, Err: "re-enter: " + err.Error()})
 			return false
 		}
-		r.record(Event{Kind: KindReenter, Proc: p.id, Node: -1, Held: il.Held, Token: il.Token, Fence: il.Fence})
+		p.record(Event{Kind: KindReenter, Proc: id, Node: -1, Held: il.Held, Token: il.Token, Fence: il.Fence})
 		if !il.Held {
 			break // not re-entrant: there is nothing to release
 		}
 		inner = append(inner, il)
 	}
-	p.Sleep(p.spec.Work)
-	for j := len(inner) - 1; j >= 0 && !p.lost; j-- {
+	p.Sleep(spec.Work)
+	for j := len(inner) - 1; j >= 0 && !p.lostLease(); j-- {
 		if err := l.Release(p, inner[j]); err != nil {
 			p.stopWatchdog()
-			r.record(Event{Kind: KindReexit, Proc: p.id, Node: -1, Token: inner[j].Token, Err: err.Error()})
-			r.record(Event{Kind: KindProcEnd, Proc: p.id, Node: -1, Err: "re-exit: " + err.Error()})
+			p.record(Event{Kind: KindReexit, Proc: id, Node: -1, Token: inner[j].Token, Err: err.Error()})
+			p.record(Event{Kind: KindProcEnd, Proc: id, Node: -1, Err: "re-exit: " + err.Error()})
 			return false
 		}
-		r.record(Event{Kind: KindReexit, Proc: p.id, Node: -1, Token: inner[j].Token})
+		p.record(Event{Kind: KindReexit, Proc: id, Node: -1, Token: inner[j].Token})
 	}
 	p.stopWatchdog()
-	if p.lost {
+	if p.lostLease() {
 		return true
 	}
 	p.writeResource(v+1, lease.Fence)
@@ -137,3 +149,5 @@ func (p *process) procSpec() *ProcSpec { return p.spec }
 func (p *process) record(e Event)      { p.r.record(e) }
 func (p *process) trigger(point Point) { p.r.trigger(point, p, "") }
 func (p *process) count(acquired bool) { p.r.stats.count(acquired) }
+func (p *process) lostLease() bool     { return p.lost }
+func (p *process) setLost(lost bool)   { p.lost = lost }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/text"
@@ -43,11 +45,36 @@ func executeReal(s *scenarios.Scenario, arg, algo, algoFile, addrs string) (*sce
 			return nil, err
 		}
 	}
+	if addrs == realtime.Start {
+		defer stopServersOnSignal()()
+	}
 	o, err := realtime.Execute(s, p, addrs)
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
 	return o, nil
+}
+
+// stopServersOnSignal makes Ctrl-C (SIGINT) or SIGTERM during a run on
+// servers locksim started stop them and remove their directory, then exit
+// 130 as a shell does for SIGINT; the function it returns ends that.
+func stopServersOnSignal() func() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			realtime.StopStarted()
+			fmt.Fprintln(os.Stderr, "simrun: interrupted: the servers locksim started are stopped")
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }
 
 // exploreJSONReal is explore --redis --json's object.
@@ -73,6 +100,9 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 	stdout, stderr io.Writer) int {
 	if shard != "" {
 		return fail(stderr, "explore", fmt.Errorf("--shard: not with --redis: shard a simulated search"))
+	}
+	if addr == realtime.Start {
+		defer stopServersOnSignal()()
 	}
 	r, err := realtime.Search(context.Background(), e, addr, runs)
 	if err != nil {
@@ -117,7 +147,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		fmt.Fprintf(b, "explore    %s under %s, seed %d, against %s in wall-clock time\n", name, strings.Join(o.Classes, ","), o.Seed, j.Backend)
 		fmt.Fprintf(b, "runs       %d of %d (%d at once", r.Runs, runs, r.Parallel)
 		if r.Refused > 0 {
-			fmt.Fprintf(b, "; %d refused: a node clock fault a real server cannot take", r.Refused)
+			fmt.Fprintf(b, "; %d refused: a fault these servers cannot take", r.Refused)
 		}
 		b.WriteString(")\n")
 		switch {

@@ -3,6 +3,7 @@ package realredis_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +43,13 @@ type job struct {
 	db    int
 	row   *agreeRow
 	nodes int
+	// start: the scenario needs servers locksim starts (persistence, node
+	// clocks), not databases of the shared one.
+	start bool
 }
+
+// startParts is what servers locksim starts can carry out.
+var startParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
 
 // runWaves runs jobs side by side, as many at once as the databases hold,
 // and fills in their rows.
@@ -51,7 +58,9 @@ func runWaves(addr string, jobs []*job) {
 		var wave, rest []*job
 		used := 0
 		for _, j := range jobs {
-			if used+j.nodes <= databases {
+			if j.start {
+				wave = append(wave, j)
+			} else if used+j.nodes <= databases {
 				j.db = used
 				used += j.nodes
 				wave = append(wave, j)
@@ -66,7 +75,19 @@ func runWaves(addr string, jobs []*job) {
 			go func() {
 				defer wg.Done()
 				j.row.real, j.row.realKinds, j.row.err = "", "", ""
-				w, err := realredis.Open(fmt.Sprintf("%s/%d", addr, j.db), j.nodes)
+				var w *realredis.Wire
+				var err error
+				if j.start {
+					var srv *realredis.Servers
+					if srv, err = realredis.StartSpecs(realredis.SpecsFor(&j.p.Config)); err == nil {
+						defer srv.Stop()
+						if w, err = realredis.OpenServers(srv); err == nil {
+							srv.AlignToSecond()
+						}
+					}
+				} else {
+					w, err = realredis.Open(fmt.Sprintf("%s/%d", addr, j.db), j.nodes)
+				}
 				if err != nil {
 					j.row.err = err.Error()
 					return
@@ -106,15 +127,28 @@ func TestAgreement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		start := false
 		if err := sim.CheckReal(&p.Config); err != nil {
-			row.note = "cannot run: " + err.Error()
-			continue
+			if err := sim.CheckRealWith(&p.Config, startParts); err != nil {
+				row.note = "cannot run: " + err.Error()
+				continue
+			}
+			if why := startMissing(&p.Config); why != "" {
+				row.note = "skipped here: " + why
+				t.Logf("%s: %s", s.Name, row.note)
+				continue
+			}
+			start = true // on servers locksim starts
+			row.note = startedNote(&p.Config)
 		}
 		if time.Duration(so.Result.End) > longCut && !long {
 			row.note = fmt.Sprintf("long (%.0f s): run with %s=1", row.seconds, longEnv)
 			continue
 		}
-		jobs = append(jobs, &job{s: s, p: p, row: row, nodes: len(p.Config.Nodes)})
+		if time.Duration(so.Result.End) > longCut {
+			row.note = strings.TrimPrefix(row.note+fmt.Sprintf("; long: %.0f s", row.seconds), "; ")
+		}
+		jobs = append(jobs, &job{s: s, p: p, row: row, nodes: len(p.Config.Nodes), start: start})
 	}
 	// Real time is not deterministic: a scripted interleaving with a 10 ms
 	// margin can miss when the machine stalls a process for longer (seen
@@ -129,19 +163,21 @@ func TestAgreement(t *testing.T) {
 			case j.row.real != j.row.sim && attempt < attempts:
 				again = append(again, j)
 			case attempt > 1:
-				j.row.note = fmt.Sprintf("attempt %d of %d", attempt, attempts)
+				j.row.note = strings.TrimPrefix(j.row.note+fmt.Sprintf("; attempt %d of %d", attempt, attempts), "; ")
 			}
 		}
 		jobs = again
 	}
 	var b strings.Builder
-	b.WriteString("| scenario | sim | redis-server | violation kinds (sim / real) | note |\n|---|---|---|---|---|\n")
+	b.WriteString("| scenario | simulation | redis-server | violation kinds | how |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
-		real := r.real
+		real, kinds := r.real, r.simKinds
 		if real == "" {
-			real = "—"
+			real, kinds = "—", "—"
+		} else if r.realKinds != r.simKinds {
+			kinds = "sim: " + r.simKinds + "; real: " + r.realKinds
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s / %s | %s |\n", r.name, r.sim, real, r.simKinds, orDash(r.realKinds), r.note)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.name, r.sim, real, kinds, orDash(r.note))
 	}
 	t.Logf("agreement (%s):\n%s", addr, b.String())
 	for _, r := range rows {
@@ -198,6 +234,41 @@ func TestDelRaceReal(t *testing.T) {
 	if o.BackendName() != "redis "+addr {
 		t.Errorf("backend %q", o.BackendName())
 	}
+}
+
+// startMissing says what this machine lacks to start cfg's servers ("" when
+// nothing): the row is then skipped, saying so, as tests without a server are.
+func startMissing(cfg *sim.Config) string {
+	for _, sp := range realredis.SpecsFor(cfg) {
+		if _, err := exec.LookPath("redis-sentinel"); sp.Sentinel && err != nil {
+			return "redis-sentinel is not on PATH (scripts/redis-server.sh installs it)"
+		}
+		if err := realredis.Faketime(); sp.Clock && err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
+// startedNote says what a row needs locksim to start.
+func startedNote(cfg *sim.Config) string {
+	var parts []string
+	add := func(p string) {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	for _, sp := range realredis.SpecsFor(cfg) {
+		switch {
+		case sp.Persistence != sim.PersistNone:
+			add("AOF " + strings.TrimPrefix(sp.Persistence.String(), "aof-"))
+		case sp.Clock:
+			add("libfaketime")
+		case sp.Sentinel:
+			add("replica + Sentinel")
+		}
+	}
+	return "started: " + strings.Join(parts, ", ")
 }
 
 // kinds is the sorted set of violation kinds, comma-separated.

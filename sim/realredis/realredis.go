@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/internal/resp"
@@ -43,6 +44,7 @@ type Wire struct {
 	ctl   []*resp.Conn // one control connection per node (FLUSHDB)
 	// servers, when locksim started them, are restarted on a node restart.
 	servers *Servers
+	gens    []atomic.Int64 // per node: how often its server was killed
 }
 
 // ParseAddrs maps a --redis value onto n nodes.
@@ -115,6 +117,15 @@ func (w *Wire) Close() {
 
 func (w *Wire) dial(i int) (*resp.Conn, error) {
 	nd := w.nodes[i]
+	if w.servers != nil {
+		// Where the node's primary is now: after a failover, the replica
+		// Sentinel promoted.
+		addr, err := w.servers.primaryAddr(i)
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", i, err)
+		}
+		nd.Addr = addr
+	}
 	c, err := resp.Dial(nd.Addr, dialTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("node %d (%s): %w", i, nd.Addr, err)
@@ -155,6 +166,7 @@ func (w *Wire) Restart(i int) error {
 	if w.servers == nil {
 		return w.flush(i)
 	}
+	w.gens[i].Add(1)
 	if err := w.servers.restart(i); err != nil {
 		return err
 	}
@@ -169,6 +181,92 @@ func (w *Wire) Restart(i int) error {
 	return nil
 }
 
+// Parts is what the wire can do: with servers locksim started, restart
+// them with their persistence and step their clocks; otherwise only flush.
+func (w *Wire) Parts() sim.RealParts {
+	if w.servers == nil {
+		return sim.RealParts{}
+	}
+	return w.servers.Parts()
+}
+
+// ReadKey reads key on node i on the control connection, dialling it
+// again once if it broke (its server was restarted or failed over).
+func (w *Wire) ReadKey(i int, key string) (sim.KeyState, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ks, err := (&conn{c: w.ctl[i]}).key(key)
+	if err == nil {
+		return ks, nil
+	}
+	c, derr := w.dial(i)
+	if derr != nil {
+		return sim.KeyState{}, err
+	}
+	w.ctl[i].Close()
+	w.ctl[i] = c
+	return (&conn{c: c}).key(key)
+}
+
+// Failover kills node i's primary (servers locksim started, with a
+// Sentinel) and returns the replica Sentinel will promote, the one with the
+// most of the stream, and key's state there.
+func (w *Wire) Failover(i int, key string) (int, sim.KeyState, error) {
+	if w.servers == nil {
+		return 0, sim.KeyState{}, errors.New("a server locksim did not start cannot be failed over")
+	}
+	w.gens[i].Add(1)
+	if err := w.servers.failover(i); err != nil {
+		return 0, sim.KeyState{}, err
+	}
+	best, bestOff := 0, int64(-1)
+	for k := range w.servers.reps[i] {
+		info, err := ask(w.servers.replicaAddr(i, k), "INFO", "replication")
+		if err != nil {
+			continue
+		}
+		if off := infoInt(info, "slave_repl_offset"); off > bestOff {
+			best, bestOff = k, off
+		}
+	}
+	if key == "" {
+		return best, sim.KeyState{}, nil
+	}
+	c, err := resp.Dial(w.servers.replicaAddr(i, best), dialTimeout)
+	if err != nil {
+		return best, sim.KeyState{}, err
+	}
+	defer c.Close()
+	if w.nodes[i].DB != 0 {
+		if err := ok(c.Do("SELECT", strconv.Itoa(w.nodes[i].DB))); err != nil {
+			return best, sim.KeyState{}, err
+		}
+	}
+	ks, err := (&conn{c: c}).key(key)
+	return best, ks, err
+}
+
+// infoInt is field's integer in an INFO reply, -1 when missing.
+func infoInt(info, field string) int64 {
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// JumpClock steps node i's server clock (servers locksim started under
+// libfaketime only).
+func (w *Wire) JumpClock(i int, by time.Duration) error {
+	if w.servers == nil {
+		return errors.New("a server locksim did not start keeps its host's clock")
+	}
+	return w.servers.jumpClock(i, by)
+}
+
 // Dial opens a client connection to node i. Commands get no I/O deadline:
 // the engine's own timeout decides when the client gives up.
 func (w *Wire) Dial(i int) (sim.Conn, error) {
@@ -177,7 +275,41 @@ func (w *Wire) Dial(i int) (sim.Conn, error) {
 		return nil, err
 	}
 	c.NoTimeout()
-	return &conn{c: c}, nil
+	wc := &wireConn{conn: &conn{c: c}, w: w, node: i}
+	if w.gens != nil {
+		wc.at = w.gens[i].Load()
+	}
+	return wc, nil
+}
+
+// wireConn is a client connection as the engine sees it.
+type wireConn struct {
+	*conn
+	w    *Wire
+	node int
+	at   int64 // how often the node's server was killed, at the dial
+}
+
+// Stale says whether the server this connection reached was killed since
+// (a restart, a failover of servers locksim started).
+func (c *wireConn) Stale() bool { return c.w.gens != nil && c.w.gens[c.node].Load() != c.at }
+
+// Exec is the connection's Exec, but WAIT runs on its own and the key is
+// read on the control connection: a WAIT inside the MULTI that reads the
+// key would not block, and a MULTI … EXEC after it on this connection moves
+// the replication offset the client's next WAIT waits for (Redis 7 counts
+// the EXEC as the client's latest write). WAIT writes nothing: the key is
+// as the command before it left it.
+func (c *wireConn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) {
+	if key == "" || !strings.EqualFold(args[0], "WAIT") {
+		return c.conn.Exec(args, key)
+	}
+	r, err := c.conn.do(args...)
+	if err != nil {
+		return r, sim.KeyState{}, err
+	}
+	ks, err := c.w.ReadKey(c.node, key)
+	return r, ks, err
 }
 
 // conn is one process incarnation's connection to a node. A real server

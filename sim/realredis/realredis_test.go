@@ -1,6 +1,7 @@
 package realredis
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -221,5 +222,245 @@ func TestExecFreshAgainstServer(t *testing.T) {
 		if ks.Fresh != s.fresh {
 			t.Errorf("step %d: conn %d %v left %+v, want Fresh %v", i, s.conn, s.args, ks, s.fresh)
 		}
+	}
+}
+
+// startOrSkip starts servers for specs, skipping the test with the reason
+// when what they need is not installed; the servers stop when it ends.
+func startOrSkip(t *testing.T, specs ...ServerSpec) (*Servers, *Wire) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	for _, sp := range specs {
+		if err := Faketime(); sp.Clock && err != nil {
+			t.Skip(err.Error())
+		}
+	}
+	srv, err := StartSpecs(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	w, err := OpenServers(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return srv, w
+}
+
+func mustExec(t *testing.T, w *Wire, n int, args ...string) sim.Reply {
+	t.Helper()
+	c, err := w.Dial(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, _, err := c.Exec(args, "")
+	if err != nil {
+		t.Fatalf("node %d: %v: %v", n, args, err)
+	}
+	return r
+}
+
+// waitAOF waits (at most 3 s) until node i's AOF holds want: under
+// everysec Redis may postpone its write() while an fsync runs, after it
+// replied.
+func waitAOF(t *testing.T, srv *Servers, i int, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		srv.mu.Lock()
+		srv.mark(i)
+		m := srv.synced[i]
+		srv.mu.Unlock()
+		if b, _ := os.ReadFile(m.path); strings.Contains(string(b), want) {
+			return
+		}
+	}
+	t.Fatalf("node %d's AOF lacks %q after 3 s", i, want)
+}
+
+// TestStartedServersPersist: a restart of a server with appendfsync always
+// replays its AOF (the key and the rest of its TTL are back); with everysec
+// the AOF is cut back to its last mark (the emulated fsync at a whole
+// second of the server's clock) and the server has exactly what is left:
+// what came before the mark, not what came after unless a whole second
+// marked it too; without persistence it keeps nothing.
+func TestStartedServersPersist(t *testing.T) {
+	srv, w := startOrSkip(t, ServerSpec{Persistence: sim.PersistEverysec},
+		ServerSpec{Persistence: sim.PersistAlways}, ServerSpec{})
+	for n := range 3 {
+		mustExec(t, w, n, "SET", "before", "v", "PX", "60000")
+	}
+	waitAOF(t, srv, 0, "before") // marks node 0's AOF with "before" in it
+	for n := range 3 {
+		mustExec(t, w, n, "SET", "after", "v", "PX", "60000")
+	}
+	for n := range 3 {
+		if err := w.Restart(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.mu.Lock()
+	m := srv.synced[0]
+	srv.mu.Unlock()
+	aof, err := os.ReadFile(m.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(aof)) != m.size {
+		t.Errorf("aof-everysec: the AOF is %d bytes after the restart, its last mark %d", len(aof), m.size)
+	}
+	afterKept := int64(0)
+	if strings.Contains(string(aof), "after") {
+		afterKept = 1 // a whole second passed between the write and the restart
+		t.Log("a whole second marked node 0's AOF after the second write: it is kept")
+	}
+	for n, want := range [][2]int64{{1, afterKept}, {1, 1}, {0, 0}} {
+		b, a := mustExec(t, w, n, "EXISTS", "before"), mustExec(t, w, n, "EXISTS", "after")
+		if got := [2]int64{b.Int, a.Int}; got != want {
+			t.Errorf("node %d (%s) after its restart: before, after %v; want %v", n, srv.specs[n].Persistence, got, want)
+		}
+	}
+	if ttl := mustExec(t, w, 1, "PTTL", "before"); ttl.Int < 50000 || ttl.Int > 60000 {
+		t.Errorf("aof-always: the key's TTL after the reload %d ms, want the rest of 60 s", ttl.Int)
+	}
+}
+
+// TestFaketimeStepsExpiry: a server under libfaketime expires a key when
+// locksim steps its clock past the key's TTL, and TIME follows the step;
+// the other server's clock is its host's.
+func TestFaketimeStepsExpiry(t *testing.T) {
+	_, w := startOrSkip(t, ServerSpec{Clock: true}, ServerSpec{})
+	for n := range 2 {
+		mustExec(t, w, n, "SET", "k", "v", "PX", "10000")
+	}
+	before := mustExec(t, w, 0, "TIME").Elems[0].Str
+	// 11 s: a step of exactly the TTL leaves the key alive for the
+	// millisecond in which Redis's now equals its expiry (now > when).
+	if err := w.JumpClock(0, 11*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	after := mustExec(t, w, 0, "TIME").Elems[0].Str
+	b, _ := strconv.Atoi(before)
+	a, _ := strconv.Atoi(after)
+	if d := a - b; d < 11 || d > 13 {
+		t.Errorf("TIME moved %d s over an 11 s step", d)
+	}
+	if r := mustExec(t, w, 0, "GET", "k"); r.Kind != node.Nil {
+		t.Errorf("node 0: GET k after an 11 s step over its PX 10000: %+v, want nil", r)
+	}
+	if r := mustExec(t, w, 1, "GET", "k"); r.Str != "v" {
+		t.Errorf("node 1 (no step): GET k %+v, want v", r)
+	}
+	if err := w.JumpClock(1, time.Second); err == nil {
+		t.Error("stepping a server that is not under libfaketime did not fail")
+	}
+	if p := w.Parts(); !p.Processes || !p.Clocks {
+		t.Errorf("parts %+v", p)
+	}
+}
+
+// TestReplicaLagAndFailover: a replica behind a 300 ms link has a write
+// only after the lag, WAIT 1 50 answers 0 and WAIT 1 1000 answers 1 once
+// the lag is over; a write the failover cuts off is not on the replica
+// Sentinel promotes, and clients dialling afterwards reach the promoted
+// replica, a primary now.
+func TestReplicaLagAndFailover(t *testing.T) {
+	if _, err := exec.LookPath("redis-sentinel"); err != nil {
+		t.Skip("redis-sentinel is not on PATH (scripts/redis-server.sh installs it)")
+	}
+	lag := 300 * time.Millisecond
+	srv, w := startOrSkip(t, ServerSpec{Replicas: 1, Lag: sim.Latency{Min: lag, Max: lag}, Sentinel: true, DownAfter: 200 * time.Millisecond})
+	replica := srv.replicaAddr(0, 0)
+	onReplica := func(args ...string) string {
+		out, err := ask(replica, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	c, err := w.Dial(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	do := func(args ...string) sim.Reply {
+		r, _, err := c.Exec(args, "")
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return r
+	}
+	start := time.Now()
+	do("SET", "a", "1")
+	if got := onReplica("GET", "a"); got != "$-1\r\n" && time.Since(start) < lag {
+		t.Errorf("the replica has a before its lag: %q", got)
+	}
+	if r := do("WAIT", "1", "50"); r.Int != 0 && time.Since(start) < lag {
+		t.Errorf("WAIT 1 50 within the lag answered %d, want 0", r.Int)
+	}
+	if r := do("WAIT", "1", "1000"); r.Int != 1 || time.Since(start) < lag {
+		t.Errorf("WAIT 1 1000 answered %d after %v, want 1 after the %v lag", r.Int, time.Since(start), lag)
+	}
+	if got := onReplica("GET", "a"); got != "$1\r\n1\r\n" {
+		t.Errorf("the replica lacks a after the lag: %q", got)
+	}
+	do("SET", "b", "2")
+	k, ks, err := w.Failover(0, "b") // within b's lag: the link drops it
+	if err != nil || k != 0 || ks.Exists {
+		t.Fatalf("failover: replica %d, key b %+v, %v; want replica 0 without b", k, ks, err)
+	}
+	if !c.(sim.StaleConn).Stale() {
+		t.Error("a connection to the killed primary is not stale")
+	}
+	// Sentinel promotes the replica: down-after plus its own steps.
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if addr, err = srv.primaryAddr(0); err == nil && addr == replica {
+			break
+		}
+	}
+	if addr != replica {
+		t.Fatalf("Sentinel names %q (%v), want the replica %s", addr, err, replica)
+	}
+	c2, err := w.Dial(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	for _, cmd := range [][]string{{"GET", "a"}, {"GET", "b"}, {"SET", "c", "3"}} {
+		r, _, err := c2.Exec(cmd, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("on the promoted replica: %v → %s", cmd, replyText(r))
+	}
+	if got := onReplica("GET", "a") + onReplica("GET", "b") + onReplica("GET", "c"); got != "$1\r\n1\r\n$-1\r\n$1\r\n3\r\n" {
+		t.Errorf("the promoted replica has a, b, c: %q; want a and c (written after the promotion), not b", got)
+	}
+}
+
+// SpecsFor reads only node faults' nodes (a process fault's Node is -1):
+// every built-in maps onto servers without a panic, and the failover and
+// persistence ones onto what they need.
+func TestSpecsForBuiltins(t *testing.T) {
+	cfg := sim.Config{
+		Nodes: []sim.NodeSpec{{Replicas: 1, Persistence: sim.PersistAlways}, {}},
+		Faults: []sim.Fault{
+			{Kind: sim.FaultPause, Proc: 0, Node: -1},
+			{Kind: sim.FaultFailover, Node: 0, Dur: time.Second},
+			{Kind: sim.FaultNodeJump, Node: 1},
+			{Kind: sim.FaultFailover, Node: 0, Dur: 5 * time.Second}, // the first one sets Sentinel's delay
+		},
+	}
+	got := SpecsFor(&cfg)
+	want := []ServerSpec{
+		{Persistence: sim.PersistAlways, Replicas: 1, Sentinel: true, DownAfter: time.Second},
+		{Clock: true},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("specs %+v, want %+v", got, want)
 	}
 }
