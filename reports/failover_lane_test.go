@@ -115,6 +115,13 @@ faults:
 			drawnAfter = true
 		}
 	}
+	marked := false
+	for _, m := range p.nodes[0].marks {
+		marked = marked || m.detail == "failover: no replica to promote, down 1s"
+	}
+	if !marked {
+		t.Errorf("node0's marks %+v: want the failover said to promote nothing", p.nodes[0].marks)
+	}
 	if !drawnAfter {
 		t.Errorf("node0's key is not drawn from %v, when the node answers again after a failover with no replica: spans %+v",
 			back, p.nodes[0].spans)
