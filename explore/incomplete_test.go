@@ -120,8 +120,8 @@ func TestMergeCountsIncompleteRunsBelowTheStop(t *testing.T) {
 func ptr(i int) *int { return &i }
 
 // With --verdict, a worse kind met is not counted as found, but the search
-// is not called incomplete over it either: the top-level verdict says
-// incomplete only when nothing else was met.
+// is not called incomplete (or safe) over it either: the top-level verdict
+// is the worst met, unsafe, with found false.
 func TestIncompleteDoesNotNameASearchThatMetWorse(t *testing.T) {
 	lines := []Report{
 		{Algorithm: "a", Seed: 1, RunsLimit: 10, Shard: "0/2", IncompleteAt: []int{2},
@@ -132,8 +132,8 @@ func TestIncompleteDoesNotNameASearchThatMetWorse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Verdict != "" || m.IncompleteRuns != 1 {
-		t.Errorf("merged: verdict %q (want none: unsafe was met), incomplete_runs %d", m.Verdict, m.IncompleteRuns)
+	if m.Verdict != model.VerdictUnsafe || m.Found || m.IncompleteRuns != 1 {
+		t.Errorf("merged: verdict %q, found %v (want unsafe, met but not counted), incomplete_runs %d", m.Verdict, m.Found, m.IncompleteRuns)
 	}
 }
 

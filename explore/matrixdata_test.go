@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"reflect"
@@ -297,5 +298,53 @@ func TestMatrixIncompleteCell(t *testing.T) {
 	m := MatrixJSON{Algorithms: []string{"a"}, Faults: []string{"net", "crash"}, Cells: cells}
 	if tb := m.Table(); tb.Failing != 1 {
 		t.Errorf("%d failing cells, want 1 (incomplete does not fail)", tb.Failing)
+	}
+}
+
+// The JSON is read as strictly as the Markdown: keys exactly as written
+// (encoding/json alone matches them in any case), rows named as algorithms
+// are, and no row or column twice. Each of these was accepted, and the
+// first two written as Markdown the reader then refused.
+func TestReadMatrixJSONStrict(t *testing.T) {
+	cell := `{"algorithm":"a","fault":"none","verdict":"safe"}`
+	for _, c := range []struct{ json, err string }{
+		{`{"runs":1,"Algorithms":["a"],"faults":["none"],"cells":[` + cell + `]}`, `unknown field "Algorithms"`},
+		{`{"runs":1,"algorithms":["a"],"faults":["none"],"cells":[{"algorithm":"a","fAult":"none","verdict":"safe"}]}`, `cells[0]: unknown field "fAult"`},
+		{`{"runs":1,"algorithms":[""],"faults":["none"],"cells":[{"algorithm":"","fault":"none","verdict":"safe"}]}`, `row 1: algorithm name ""`},
+		{`{"runs":1,"algorithms":["a|b"],"faults":["none"],"cells":[{"algorithm":"a|b","fault":"none","verdict":"safe"}]}`, `row 1: algorithm name "a|b"`},
+		{`{"runs":1,"algorithms":["a","a"],"faults":["none"],"cells":[` + cell + `,` + cell + `]}`, `row 2: algorithm a appears twice`},
+		{`{"runs":1,"algorithms":["a"],"faults":["none","none"],"cells":[` + cell + `,` + cell + `]}`, `column none appears twice`},
+	} {
+		_, err := ReadMatrix("m.json", []byte(c.json))
+		if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line with %q", c.json, err, c.err)
+		}
+	}
+	if _, err := ReadMatrix("m.json", []byte(`{"runs":1,"algorithms":["a"],"faults":["none"],"cells":[`+cell+`]}`)); err != nil {
+		t.Errorf("a valid matrix: %v", err)
+	}
+}
+
+// What the Markdown cannot say, the JSON may not say either: a shrunk size
+// below 0, a shrunk safe cell, row flags that do not read back from the
+// command line.
+func TestReadMatrixJSONRefusesWhatMarkdownCannotSay(t *testing.T) {
+	for _, c := range []struct{ cell, rowFlags, err string }{
+		{`{"algorithm":"a","fault":"none","verdict":"stuck","first_failing_run":0,"shrunk":{"processes":1,"faults":-1}}`, ``, `a under none: shrunk to 1 processes, -1 faults`},
+		{`{"algorithm":"a","fault":"none","verdict":"safe","shrunk":{"processes":1,"faults":1}}`, ``, `a under none: safe with a shrunk counterexample`},
+		{`{"algorithm":"a","fault":"none","verdict":"safe"}`, `--algo a --algo-file b`, `row_flags "--algo a --algo-file b"`},
+		{`{"algorithm":"a","fault":"none","verdict":"safe"}`, "--algo `a`", "row_flags \"--algo `a`\""},
+		{`{"algorithm":"a","fault":"none","verdict":"safe"}`, `-o x`, `row_flags "-o x"`},
+	} {
+		rf, _ := json.Marshal(c.rowFlags)
+		data := `{"runs":1,"row_flags":` + string(rf) + `,"algorithms":["a"],"faults":["none"],"cells":[` + c.cell + `]}`
+		_, err := ReadMatrix("m.json", []byte(data))
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want one with %q", data, err, c.err)
+		}
+	}
+	ok := `{"runs":1,"row_flags":"--algo-file 'my lock.yaml'","algorithms":["a"],"faults":["none"],"cells":[{"algorithm":"a","fault":"none","verdict":"safe"}]}`
+	if _, err := ReadMatrix("m.json", []byte(ok)); err != nil {
+		t.Errorf("row flags naming a file with a space: %v", err)
 	}
 }

@@ -6,13 +6,14 @@ package explore
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/locksim/locksim/internal/strictjson"
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -27,13 +28,21 @@ import (
 func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		var m MatrixJSON
-		if err := json.Unmarshal(t, &m); err != nil {
+		// Strict keys, as the Markdown is read strictly: encoding/json
+		// alone fills Faults from "fAults".
+		if err := strictjson.Unmarshal(t, &m); err != nil {
 			return MatrixJSON{}, fmt.Errorf("%s: not a matrix's JSON: %v", name, err)
 		}
 		if err := checkMatrix(m); err != nil {
 			return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
 		}
 		m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
+		// The row flags must read back from the command line the Markdown
+		// shows, in backquotes.
+		back := MatrixJSON{}
+		if strings.ContainsAny(m.RowFlags, "`\r\n") || parseMatrixCommand(m.Command, &back) != nil || back.RowFlags != m.RowFlags {
+			return MatrixJSON{}, fmt.Errorf("%s: row_flags %q: want --algo NAME or --algo-file FILE, or none", name, m.RowFlags)
+		}
 		return m, nil
 	}
 	if !utf8.Valid(data) {
@@ -283,7 +292,18 @@ func checkMatrix(m MatrixJSON) error {
 	case len(m.Cells) != len(m.Algorithms)*len(m.Faults):
 		return fmt.Errorf("%d cells for %d algorithms and %d fault classes", len(m.Cells), len(m.Algorithms), len(m.Faults))
 	}
-	for _, f := range m.Faults {
+	for i, a := range m.Algorithms {
+		switch {
+		case !locks.ValidName(a):
+			return fmt.Errorf("row %d: algorithm name %q: want a letter or digit, then letters, digits, '_', '.' or '-' (64 at most)", i+1, a)
+		case slices.Contains(m.Algorithms[:i], a):
+			return fmt.Errorf("row %d: algorithm %s appears twice", i+1, a)
+		}
+	}
+	for i, f := range m.Faults {
+		if slices.Contains(m.Faults[:i], f) {
+			return fmt.Errorf("column %s appears twice", f)
+		}
 		if !slices.Contains(scenarios.FaultClasses, f) {
 			return fmt.Errorf("column %q is not a fault class (valid: %s)", f, strings.Join(scenarios.FaultClasses, ", "))
 		}
@@ -308,6 +328,10 @@ func checkMatrix(m MatrixJSON) error {
 			return fmt.Errorf("%s: %s with safety broken %q (valid for unsafe only: %s)", at, c.Verdict, c.SafetyBroken, strings.Join(model.BrokeKinds, "; "))
 		case c.Runs < 0 || c.Runs > m.Runs || c.VacuousRuns < 0 || c.VacuousRuns > c.Runs:
 			return fmt.Errorf("%s: %d vacuous runs of %d searched, want 0 ≤ vacuous ≤ searched ≤ %d", at, c.VacuousRuns, c.Runs, m.Runs)
+		case c.Shrunk != nil && c.FirstFailingRun == nil:
+			return fmt.Errorf("%s: %s with a shrunk counterexample", at, c.Verdict)
+		case c.Shrunk != nil && (c.Shrunk.Processes < 0 || c.Shrunk.Faults < 0 || c.Shrunk.Events < 0):
+			return fmt.Errorf("%s: shrunk to %d processes, %d faults, %d events: want none below 0", at, c.Shrunk.Processes, c.Shrunk.Faults, c.Shrunk.Events)
 		case c.Verdict == model.VerdictSafe && c.Runs != 0 && c.Runs != m.Runs:
 			return fmt.Errorf("%s: safe after %d runs searched, want all %d", at, c.Runs, m.Runs)
 		}

@@ -58,7 +58,10 @@ type Report struct {
 	// place in the whole run order, sharded or not.
 	FirstFoundAfterRuns *int     `json:"first_found_after_runs"`
 	SecondsToFirst      *float64 `json:"seconds_to_first"` // timing
-	Verdict             string   `json:"verdict,omitempty"`
+	// Verdict is the worst verdict found; when nothing counted was found,
+	// the worst met (worstMet): safe, incomplete, or with --verdict a kind
+	// met but not counted (Found false).
+	Verdict string `json:"verdict"`
 	// SafetyBroken is, when Verdict is unsafe, which safety its first run
 	// broke (model.Verdict.Broke): "lost update", "overlap, resource safe"
 	// or "lock broken, resource safe" (Shrunk.SafetyBroken: the shrunk
@@ -187,7 +190,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 		rep.IncompleteAt, rep.VacuousAt = sr.IncompleteAt, sr.VacuousAt
 	}
 	if sr.Found == nil {
-		rep.Verdict = onlyIncomplete(rep.Verdicts)
+		rep.Verdict = worstMet(rep.Verdicts)
 		return rep, nil
 	}
 	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
@@ -213,15 +216,18 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	return rep, nil
 }
 
-// onlyIncomplete is the verdict of a search that found nothing that counts:
-// incomplete when the only verdict it met is incomplete, else none (with
-// --verdict, a worse kind met is not counted, but incomplete does not hide
-// it either).
-func onlyIncomplete(met map[string]VerdictReport) string {
-	if _, cut := met[model.VerdictIncomplete]; cut && len(met) == 1 {
-		return model.VerdictIncomplete
+// worstMet is the verdict of a search that found nothing it counts: the
+// worst verdict met (incomplete when the only runs met were cut; with
+// --verdict, a worse kind met but not counted, which neither safe nor
+// incomplete may hide), else safe.
+func worstMet(met map[string]VerdictReport) string {
+	worst := model.VerdictSafe
+	for v := range met {
+		if model.Rank(v) > model.Rank(worst) {
+			worst = v
+		}
 	}
-	return ""
+	return worst
 }
 
 // ReadReports reads JSON lines (blank lines are skipped); name is used in
@@ -361,7 +367,7 @@ func Merge(lines []Report) (Report, error) {
 		out.StoppedAt, out.Runs = &s, stop+1
 	}
 	if win == nil {
-		out.Verdict = onlyIncomplete(out.Verdicts)
+		out.Verdict = worstMet(out.Verdicts)
 	} else {
 		out.Found = true
 		out.FirstFoundAfterRuns, out.SecondsToFirst = win.FirstFoundAfterRuns, win.SecondsToFirst

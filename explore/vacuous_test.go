@@ -76,6 +76,24 @@ func TestReportSaysNoVacuousRuns(t *testing.T) {
 	}
 }
 
+// A search that met nothing says safe: verdict is a stable field, present
+// whatever was found.
+func TestReportOfNothingFoundSaysSafe(t *testing.T) {
+	e, err := New(Options{Algorithm: "set-nx-px-token", Classes: classes(t, "none"), Seed: 1, Runs: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := r.Report("", false)
+	data, _ := json.Marshal(rep)
+	if rep.Found || !strings.Contains(string(data), `"verdict":"safe"`) {
+		t.Errorf("found %v, JSON %s: want found false and verdict safe", rep.Found, data)
+	}
+}
+
 // Runs past the one that stopped the search are not counted, whichever
 // worker ran them.
 func TestVacuousRunsPastTheStopAreNotCounted(t *testing.T) {

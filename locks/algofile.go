@@ -338,7 +338,8 @@ type validator struct {
 
 func (v *validator) fail(field, format string, args ...any) {
 	if v.err == nil {
-		v.err = fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+		// OneLine: a key the file wrote may hold a line break.
+		v.err = errors.New(text.OneLine(field + ": " + fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -40,7 +40,7 @@ const (
 	phExpireAtS  = "expire_at_s"
 	// phOwner names the process, stable across its acquisitions (one
 	// incarnation's), unlike {token}, which is per acquisition: the hash
-	// field a re-entrant lock counts in (issue 13). Last, so that the list
+	// field a re-entrant lock counts in. Last, so that the list
 	// as printed before it stays a prefix.
 	phOwner = "owner"
 	// phPid is a thread or process id, stable for the incarnation: the

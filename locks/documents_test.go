@@ -252,7 +252,7 @@ func TestPHPSetGetEdges(t *testing.T) {
 	})
 	t.Run("an error reply is false, and (int)false is 0", func(t *testing.T) {
 		// The key holds a hash: SETNX answers 0, GET and SET ... GET answer
-		// WRONGTYPE, which phpredis returns as false; (int)false is 0 < now,
+		// WRONGTYPE, which the post's client returns as false; (int)false is 0 < now,
 		// so the lock counts as taken, with no client error.
 		w := newWorld(t, 1)
 		w.exec(0, "HSET", "your_lock_prefix_1", "f", "v")

@@ -17,9 +17,11 @@ import (
 // expired. getLock() retries for ever with usleep(200000); unlock() DELs
 // unconditionally, even a lock that expired and was taken by someone else.
 //
-// Departures: none in the steps. The post's client (phpredis) throws on a
-// network error, which ends the program; an error reply makes a phpredis
-// command return false, which (int) turns into 0, as here.
+// Departures: none in the steps. The post is pseudo-code and never names
+// its client ($this->redis); its text gives the takeover as SET(ResourceId,
+// now + expiry, "GET"), so set($key, $value, 'GET') is SET with the GET
+// option. Read here as the usual PHP client: a network error throws, which
+// ends the program; an error reply returns false, which (int) turns into 0.
 var phpSetGetAlgorithm = register(Algorithm{
 	Name:     "php-set-get",
 	Source:   "php-setnx-mutex",
@@ -78,8 +80,8 @@ func (l *phpSetGet) getLock(p sim.Proc) (sim.Lease, error) {
 	return held(phpInt(r) < now, value), nil
 }
 
-// do runs a command the way phpredis does: a network error throws, an error
-// reply comes back as false.
+// do runs a command as the post's $this->redis is read here: a network
+// error throws, an error reply comes back as false.
 func (l *phpSetGet) do(p sim.Proc, step string, args ...string) (sim.Reply, error) {
 	r, err := p.Do(0, args...)
 	if _, ok := errors.AsType[*sim.RedisError](err); ok { // AsType: no error variable on the heap at every command

@@ -134,8 +134,8 @@ func (a Algorithm) NodesNeeded(o Params) int {
 	return a.With(o).Nodes
 }
 
-// registry is in the stable order All returns: the documents' algorithms in
-// the order of the issue, then the references.
+// registry is in the stable order All returns: the documents' algorithms
+// (grouped by document), then the references.
 var registry = []Algorithm{
 	setnxDelAlgorithm,
 	setnxDelRecoverAlgorithm,

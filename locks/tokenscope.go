@@ -2,10 +2,10 @@ package locks
 
 import "github.com/locksim/locksim/sim"
 
-// Token scopes (issue 13). locksim's token-based locks draw a fresh random
-// token on every try, as the reference does; bsm/redislock draws one per
-// Obtain and reuses it for every retry, so a retry after a lost reply can
-// recognise the key it already set. Params.TokenScope picks one.
+// Token scopes: which tries share a token. locksim's token-based locks
+// draw a fresh random token on every try, as the reference does;
+// bsm/redislock draws one per Obtain and reuses it for every retry, so a
+// retry after a lost reply can recognise the key it already set. Params.TokenScope picks one.
 const (
 	TokenTry     = "try"     // a fresh token per try: the default, today's behaviour
 	TokenAcquire = "acquire" // one token per Acquire call, kept by its retries

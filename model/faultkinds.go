@@ -25,6 +25,9 @@ var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, 
 		return "restart, " + RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
 	},
 	sim.FaultFailover: func(e sim.Event) (string, sim.Time, string) {
+		if e.Value == 0 { // no replica: an outage only, the key stays
+			return fmt.Sprintf("failover: no replica to promote, down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
+		}
 		return fmt.Sprintf("failover: primary lost, replica promoted after %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
 	},
 	// The timeout shows on the command's own result; the bar is the mark.

@@ -2,7 +2,7 @@ package model
 
 import "github.com/locksim/locksim/sim"
 
-// Renewals (issue 13): a holder's watchdog extends its lease while it works.
+// Renewals: a holder's watchdog extends its lease while it works.
 //
 // When does a hold end if an extend fails? Two readings are possible: at the
 // first failed extend's return, the moment the holder learns it has lost

@@ -11,7 +11,7 @@ import (
 //	go test ./prove -run '^$' -bench Prove -benchtime 1x
 //
 // The first two enumerate a space inside set-nx-px-token's assumptions (pauses
-// shorter than the TTL, crashes, clock skew of a client, one reordering),
+// shorter than the TTL, crashes, clock steps of a client, one reordering),
 // so they run it to the end: a proof. With long-pause on the menu the
 // search stops at the first overlap instead, in well under a second.
 func benchProve(b *testing.B, o Options) {
@@ -42,13 +42,13 @@ func benchProve(b *testing.B, o Options) {
 // assumptions, D=1, one worker.
 func BenchmarkProve3x2K1(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 3, Rounds: 2,
-		Classes: []string{ClassPause, ClassCrash, ClassSkew}, MaxFaults: 1, MaxDelays: 1, Workers: 1})
+		Classes: []string{ClassPause, ClassCrash, ClassClockStep}, MaxFaults: 1, MaxDelays: 1, Workers: 1})
 }
 
 // BenchmarkProve2x2K2: 2 clients × 2 rounds, K=2, D=1, every core.
 func BenchmarkProve2x2K2(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 2, Rounds: 2,
-		Classes: []string{ClassPause, ClassCrash, ClassSkew}, MaxFaults: 2, MaxDelays: 1})
+		Classes: []string{ClassPause, ClassCrash, ClassClockStep}, MaxFaults: 2, MaxDelays: 1})
 }
 
 // BenchmarkProveSmall is a small space for profiling one schedule's cost.

@@ -31,7 +31,7 @@ const (
 	ClassPause     = "pause"      // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
 	ClassLongPause = "long-pause" // a pause longer than the TTL: 3·TTL/2
 	ClassCrash     = "crash"      // the process dies, no restart
-	ClassSkew      = "skew"       // the process's clock moves by ±TTL/2 from then on
+	ClassClockStep = "clock-step" // the process's clock steps by ±TTL/2 from then on (explore's skew is drift)
 	ClassNet       = "net"        // the command being sent loses its request or its reply; the client times out
 	ClassRestart   = "restart"    // a node restarts empty, for a lock on several nodes (restartChoices)
 	ClassNodeJump  = "node-jump"  // a node's clock jumps forward by the TTL, for a lock on several nodes (nodeJumpChoices)
@@ -40,7 +40,7 @@ const (
 // Classes lists the menu classes in menu order; a new class goes last, so
 // that the order of the old ones' schedules, and so which counterexample
 // comes first, stays.
-var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassSkew, ClassNet, ClassRestart, ClassNodeJump}
+var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassClockStep, ClassNet, ClassRestart, ClassNodeJump}
 
 // nodeClasses are the classes whose choices act on a node: only for a lock
 // on several nodes (a single node's restart or clock jump loses any lock).
@@ -68,10 +68,10 @@ var menu = []choice{
 	{ClassCrash, "crash", func(time.Duration, int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultCrash}
 	}},
-	{ClassSkew, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+	{ClassClockStep, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(ttl / 2)}
 	}},
-	{ClassSkew, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+	{ClassClockStep, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-ttl / 2)}
 	}},
 	{ClassNet, "lost request", func(ttl time.Duration, _ int) scenarios.Fault {
@@ -108,7 +108,10 @@ func ParseClasses(list string) ([]string, error) {
 	var out []string
 	for _, w := range strings.Split(list, ",") {
 		w = strings.TrimSpace(w)
-		if !slices.Contains(Classes, w) {
+		switch {
+		case w == "skew": // one word, one meaning: skew is explore's clock drift
+			return nil, fmt.Errorf("%q is explore's clock drift, not a prove fault class: a clock step of ±TTL/2 is %s", w, ClassClockStep)
+		case !slices.Contains(Classes, w):
 			return nil, fmt.Errorf("%q is not a prove fault class (%s, or all)", w, strings.Join(Classes, ", "))
 		}
 		if !slices.Contains(out, w) {

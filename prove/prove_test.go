@@ -300,4 +300,12 @@ func TestBadOptions(t *testing.T) {
 	if c, err := ParseClasses("crash,pause"); err != nil || !slices.Equal(c, []string{ClassPause, ClassCrash}) {
 		t.Errorf("ParseClasses(crash,pause) = %v, %v", c, err)
 	}
+	// One word, one meaning: explore's skew is clock drift, so prove's step
+	// of ±TTL/2 is clock-step, and skew says where to look.
+	if c, err := ParseClasses("clock-step"); err != nil || !slices.Equal(c, []string{ClassClockStep}) {
+		t.Errorf("ParseClasses(clock-step) = %v, %v", c, err)
+	}
+	if _, err := ParseClasses("skew"); err == nil || !strings.Contains(err.Error(), "clock drift") || !strings.Contains(err.Error(), "clock-step") {
+		t.Errorf("ParseClasses(skew): %v, want an error naming clock-step", err)
+	}
 }

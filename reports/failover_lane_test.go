@@ -64,3 +64,66 @@ faults:
 		}
 	}
 }
+
+// A failover of a node with no replica is an outage only: the node keeps
+// c1's key (TTL 30s), so once it answers again at 1.002s the lane draws the
+// key again (the old lane drew it absent from the outage on).
+func TestFailoverWithoutReplicaKeepsKey(t *testing.T) {
+	s, err := scenarios.Parse("failover-no-replica", []byte(`name: failover-no-replica
+algorithm: set-nx-px-token
+params:
+  ttl: 30s
+seed: 1
+duration: 20s
+clients:
+  - name: c1
+    iterations: 1
+    work: 3s
+network:
+  request: 1ms
+  reply: 1ms
+  timeout: 1s
+faults:
+  - kind: failover
+    node: 0
+    for: 1s
+    on: {client: c1, point: acquired, n: 1}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Execute("", model.Options{SkipPorcupine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failAt, back sim.Time = -1, -1
+	for _, e := range o.Result.History.Events {
+		if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+			if e.Value != 0 {
+				t.Fatalf("failover promoted lane %d: the test needs a node with no replica", e.Value)
+			}
+			failAt, back = e.At, e.At+sim.Time(e.Dur)
+		}
+	}
+	if failAt < 0 {
+		t.Fatal("no failover fired: the test checks nothing")
+	}
+	p := newPicture(o)
+	drawnAfter := false
+	for _, sp := range p.nodes[0].spans {
+		if !sp.down && sp.v >= 0 && sp.from == back && sp.to > back {
+			drawnAfter = true
+		}
+	}
+	marked := false
+	for _, m := range p.nodes[0].marks {
+		marked = marked || m.detail == "failover: no replica to promote, down 1s"
+	}
+	if !marked {
+		t.Errorf("node0's marks %+v: want the failover said to promote nothing", p.nodes[0].marks)
+	}
+	if !drawnAfter {
+		t.Errorf("node0's key is not drawn from %v, when the node answers again after a failover with no replica: spans %+v",
+			back, p.nodes[0].spans)
+	}
+}

@@ -41,6 +41,9 @@ var faultDrawings = map[sim.FaultKind]faultDrawing{
 	// The address answers nothing until the replica is promoted; the key
 	// there is then the replica's copy (its lane shows it).
 	sim.FaultFailover: {down: true, mark: func(e sim.Event) mark {
+		if e.Value == 0 { // no replica: an outage only, the key stays
+			return mark{e.At, markNodeRestart, fmt.Sprintf("failover: no replica to promote, down %v", e.Dur)}
+		}
 		return mark{e.At, markNodeRestart, fmt.Sprintf("failover: primary lost, a replica promoted after %v", e.Dur)}
 	}},
 	sim.FaultLoseRequest: {mark: func(e sim.Event) mark { return mark{e.At, markLost, "its next request is lost"} }},

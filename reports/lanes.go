@@ -373,7 +373,8 @@ func (p *picture) versionIndex(h *sim.History) {
 // nodeLane follows the key on node lane n (a node or a replica). It is
 // gone when a later command finds it absent or in another version, when its
 // TTL runs out (in true time, counting the node's clock jumps), or when the
-// node restarts or fails over without it.
+// node restarts or fails over without it (a failover with no replica loses
+// nothing: the key shows again when the node answers).
 func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 	l := nodeLane{name: laneName(h, n)}
 	present, v, from := false, 0, sim.Time(0)
@@ -441,10 +442,17 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 		case e.Kind == sim.KindFault:
 			d := faultDrawings[e.Fault]
 			if d.down {
+				// A failover with no replica to promote is an outage only:
+				// the node keeps its key, which ages while it is down.
+				kept := present && e.Fault == sim.FaultFailover && e.Value == 0
 				closeAt(e.At)
 				back := min(e.At+sim.Time(e.Dur), p.end)
 				l.spans = append(l.spans, keySpan{from: e.At, to: back, v: -1, down: true})
 				switch {
+				case kept:
+					if expires < 0 || expires > back {
+						present, from = true, back
+					}
 				case e.Fault == sim.FaultFailover && e.Value > 0:
 					// The promoted replica's copy is the node's key once the
 					// node answers again.

@@ -95,6 +95,8 @@ func TestFaultValidation(t *testing.T) {
 		{"{kind: explode, client: a}", `faults[0].kind: "explode" is not a fault`},
 		{"{kind: pause, client: zz, for: 1s}", `faults[0].client: "zz" is not a client`},
 		{"{kind: node-restart, node: 4}", "faults[0].node: node 4 does not exist"},
+		{"{kind: node-restart, at: 1s, for: 1s}", "faults[0].node: missing: a node-restart names its node"},
+		{"{kind: failover, at: 1s, for: 1s}", "faults[0].node: missing: a failover names its node"},
 		{"{kind: crash, client: a, on: {client: a, point: nowhere, n: 1}}", `faults[0].on.point: "nowhere" is not a point`},
 		{"{kind: crash, client: a, on: {client: a, point: reply, n: 0}}", "faults[0].on.n: must be within"},
 		{"{kind: crash, client: a, at: 1s, on: {client: a, point: reply, n: 1}}", "faults[0]: has both at and on"},

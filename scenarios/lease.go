@@ -2,9 +2,9 @@ package scenarios
 
 import "time"
 
-// Limits of the lease options (issue 13). A watchdog faster than 1 ms only
-// fills the history; more than MaxReenter nested acquisitions show nothing
-// two do not.
+// Limits of the lease options (watchdog period, re-entry depth). A
+// watchdog faster than 1 ms only fills the history; more than MaxReenter
+// nested acquisitions show nothing two do not.
 const (
 	MinRenewEvery = time.Millisecond
 	MaxReenter    = 100

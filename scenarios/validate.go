@@ -232,6 +232,8 @@ func (s *Scenario) validateFault(i int) error {
 	switch {
 	case onNode && f.Client != "":
 		return fieldError(field, "names both a client and a node: a %s has one target", f.Kind)
+	case onNode && f.Node == nil:
+		return fieldError(field+".node", "missing: a %s names its node (0 is the first)", f.Kind)
 	case onNode && (*f.Node < 0 || *f.Node >= s.nodeCount()):
 		return fieldError(field+".node", "node %d does not exist (the run has %d)", *f.Node, s.nodeCount())
 	case !onNode && f.Node != nil:

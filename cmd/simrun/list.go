@@ -9,14 +9,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/prove"
 	"github.com/locksim/locksim/scenarios"
 )
 
 type listJSON struct {
 	Algorithms []algoJSON     `json:"algorithms"`
 	Scenarios  []scenarioJSON `json:"scenarios"`
-	Faults     []string       `json:"fault_classes"`
-	Documents  []docJSON      `json:"documents"` // what a source id cites
+	Faults     []string       `json:"fault_classes"` // explore's and matrix's --faults
+	// ProveFaults is prove's --faults menu: a word in both lists names the
+	// same kind of fault (prove's are sized to the TTL).
+	ProveFaults []string  `json:"prove_fault_classes"`
+	Documents   []docJSON `json:"documents"` // what a source id cites
 }
 
 type docJSON struct {
@@ -59,7 +63,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	for _, s := range scenarios.Builtins() {
 		l.Scenarios = append(l.Scenarios, scenarioJSON{s.Name, s.Algorithm, s.Expect, s.Source, s.Summary})
 	}
-	l.Faults = scenarios.FaultClasses
+	l.Faults, l.ProveFaults = scenarios.FaultClasses, prove.Classes
 	for _, d := range locks.Documents {
 		l.Documents = append(l.Documents, docJSON{d.ID, d.Title, d.English, d.Author, d.Site, d.Year})
 	}
@@ -89,7 +93,10 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	b.WriteString("\n")
 	table(b, []string{"SOURCE", "DOCUMENT"}, docs)
 	b.WriteString("\n")
-	table(b, []string{"FAULT CLASSES"}, [][]string{{strings.Join(l.Faults, ", ")}})
+	table(b, []string{"COMMAND", "FAULT CLASSES (--faults)"}, [][]string{
+		{"explore, matrix", strings.Join(l.Faults, ", ")},
+		{"prove", strings.Join(l.ProveFaults, ", ")},
+	})
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return fail(stderr, "list", err)
 	}

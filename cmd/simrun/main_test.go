@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,6 +179,17 @@ func TestListJSON(t *testing.T) {
 	}
 	if len(l.Algorithms) != 15 || len(l.Scenarios) == 0 || len(l.Faults) != 8 {
 		t.Fatalf("list: %d algorithms, %d scenarios, %d fault classes", len(l.Algorithms), len(l.Scenarios), len(l.Faults))
+	}
+	// list names the classes prove --help names, and a word in both lists
+	// means the same fault there (skew is explore's drift only).
+	_, help, _ := simrun("prove", "--help")
+	help = strings.Join(strings.Fields(help), " ")
+	if !strings.Contains(help, strings.Join(l.ProveFaults, ", ")) || !slices.Contains(l.ProveFaults, "clock-step") || slices.Contains(l.ProveFaults, "skew") {
+		t.Errorf("list's prove classes %v; prove --help:\n%s", l.ProveFaults, help)
+	}
+	_, text, _ := simrun("list")
+	if !strings.Contains(text, strings.Join(l.ProveFaults, ", ")) || !strings.Contains(text, strings.Join(l.Faults, ", ")) {
+		t.Errorf("list's text does not name both commands' classes:\n%s", text)
 	}
 	for _, a := range l.Algorithms {
 		if a.Name == "" || a.Source == "" || a.Summary == "" {

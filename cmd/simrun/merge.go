@@ -56,7 +56,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	if *out != "" {
 		// The other verdicts a shard shrank (explore --shrink all).
 		for v, vr := range r.Verdicts {
-			if vr.ScenarioYAML == "" || v == r.Verdict {
+			if vr.ScenarioYAML == "" || r.Found && v == r.Verdict {
 				continue
 			}
 			if err := os.MkdirAll(*out, 0o755); err != nil {

@@ -14,7 +14,7 @@ import (
 // a prove counterexample, a hand-written file) and owns no state outside
 // one call: calls may run at the same time.
 //
-// Why our own and not rapid's (issue 19): rapid v1.3.0 shrinks only inside
+// Why our own and not rapid's: rapid v1.3.0 shrinks only inside
 // rapid.Check, which takes its seed, case count and time bound from
 // process-wide command-line flags, so driving it outside `go test` meant
 // rewriting those flags under a mutex (one shrink at a time, and a race

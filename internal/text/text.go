@@ -5,6 +5,7 @@ package text
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // FirstLine is s up to its first line break (\n or \r): a one-line error
@@ -14,6 +15,25 @@ func FirstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// OneLine is s with its control characters escaped as Go writes them in a
+// string ("\n", "\r", "\x00"): a message that names what a file wrote (a
+// YAML key may hold a line break) stays one line and says what was there.
+func OneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Plural is "" when n is 1 and suffix otherwise: "fault"+Plural(n, "s"),

@@ -24,3 +24,13 @@ func TestPluralAndCount(t *testing.T) {
 		t.Error("Plural")
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"token.0": "token.0", "token.0\n0": `token.0\n0`, "a\r\nb\x00c\td": `a\r\nb\x00c\td`, "ü → é": "ü → é",
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -33,7 +33,8 @@ type compileError struct {
 }
 
 func (e *compileError) format(name string) string {
-	return fmt.Sprintf("%s:%d: %s", name, e.line, e.msg)
+	// oneLine: a token gopher-lua quotes may hold a newline ("near '0e\n'").
+	return fmt.Sprintf("%s:%d: %s", name, e.line, oneLine(e.msg))
 }
 
 func compileScript(src string) (*compiled, *compileError) {
