@@ -99,6 +99,9 @@ type opFile struct {
 	// that the lease is still valid before it extends.
 	Every      string `yaml:"every"`
 	CheckValid bool   `yaml:"check_valid"`
+	// Silent: a failed renewal is not told to the holder, which works on
+	// (python-redis-lock's renewal thread dies on the exception).
+	Silent bool `yaml:"silent"`
 }
 
 type stepFile struct {
@@ -252,6 +255,7 @@ type fileAlgo struct {
 	quorum      int  // 0: a majority of the nodes
 	fenced      bool // an acquire step takes a fencing number
 	checkValid  bool // extend refuses a lease whose validity has run out
+	silent      bool // a failed extend is not told to the holder
 }
 
 // lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
@@ -390,6 +394,7 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		a.extend = &op
 		a.every = v.renewEvery(f.Extend.Every)
 		a.checkValid = f.Extend.CheckValid
+		a.silent = f.Extend.Silent
 	}
 	switch r := f.Retry.Exhausted; r {
 	case "", "not_held":
@@ -401,6 +406,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.Cleanup != nil {
 		if f.Cleanup.Every != "" || f.Cleanup.CheckValid {
 			v.fail("cleanup", "every and check_valid belong to extend")
+		}
+		if f.Cleanup.Silent {
+			v.fail("cleanup.silent", "belongs to extend: a renewal failure the holder is not told of")
 		}
 		op := v.operation("cleanup", opCleanup, f.Cleanup)
 		a.cleanup = &op
@@ -421,6 +429,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		}
 		if o.op != nil && o.name != "extend" && (o.op.Every != "" || o.op.CheckValid) {
 			v.fail(o.name, "every and check_valid belong to extend")
+		}
+		if o.op != nil && o.name != "extend" && o.op.Silent {
+			v.fail(o.name+".silent", "belongs to extend: a renewal failure the holder is not told of")
 		}
 	}
 	if f.ValidIf != nil {
