@@ -31,8 +31,8 @@ import (
 // optional extend and cleanup, each one Redis command or Lua script, or a
 // short list of steps with rules on their replies, on one node or a quorum
 // of several; the token's shape, the retry policy, the client's own
-// resends and the validity check are fields of their own
-// (algofile_token.go, algofile_run.go). examples/ has four files that
+// resends, the validity check and how renewal fails (told to the holder,
+// or silent) are fields of their own (algofile_token.go, algofile_run.go). examples/ has four files that
 // reproduce built-ins command for command and four that write real
 // libraries' locks; examples/README.md describes the format.
 
