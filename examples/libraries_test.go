@@ -1,10 +1,16 @@
 package examples_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 // libraryFiles are the example files that write real libraries' locks.
@@ -29,7 +35,11 @@ var libraryFiles = []string{"redis-py-lock.yaml", "redsync.yaml", "bsm-redislock
 //     after a lost reply;
 //   - python-redis-lock (TTL 60 s, renewed every 40 s by its own thread)
 //     waits on BLPOP for the release's signal or 60 s, for ever, and raises
-//     NotAcquired from a release whose token is gone.
+//     NotAcquired from a release whose token is gone. Its renewal fails
+//     silently (extend.silent), which moves none of its verdicts: no
+//     renewal fails in any of these scenarios (their 60 s key outlives
+//     every pause and failover here, and token-extend-pause's pause never
+//     fires); TestPythonRedisLockSilentRenewal makes one fail.
 //
 // Scripts go by EVALSHA: redis-py and python-redis-lock never send EVAL,
 // redsync and bsm only after a NOSCRIPT, so a fault planned on "c1's first
@@ -181,5 +191,54 @@ func TestLibraryFiles(t *testing.T) {
 	}
 	if len(want) != len(scenarios.Builtins()) {
 		t.Errorf("%d verdicts derived, %d scenarios", len(want), len(scenarios.Builtins()))
+	}
+}
+
+// python-redis-lock's renewal fails silently (extend.silent): with a 30 s
+// expiry (renewed every 20 s), token-pause's 35 s pause after acquiring
+// stops the renewal thread with its process; the key expires at 30 s, C2
+// takes it at 31 s, and C1's renewal at 35 s fails. Never told, C1 reads
+// the counter, works and writes over C2's: a lost update, the library's
+// bug. The same file with a told failure stops C1 from writing: the two
+// holds still overlap, the counter is intact.
+func TestPythonRedisLockSilentRenewal(t *testing.T) {
+	data, err := os.ReadFile("python-redis-lock.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) ([]byte, error) { return os.ReadFile(filepath.Clean(path)) }
+	told := strings.Replace(string(data), "  silent: true\n", "", 1)
+	if told == string(data) {
+		t.Fatal("python-redis-lock.yaml has no extend.silent")
+	}
+	for _, c := range []struct {
+		src, broke string
+	}{{string(data), model.BrokeLostUpdate}, {told, model.BrokeOverlap}} {
+		a, err := locks.ParseFile("python-redis-lock.yaml", []byte(c.src), read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := scenarios.Lookup("token-pause")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := b.Clone()
+		s.Params.TTL = scenarios.Duration(30 * time.Second)
+		o, h := run(t, s, a)
+		if o.Verdict.Verdict != model.VerdictUnsafe || o.Verdict.Broke() != c.broke {
+			t.Errorf("silent %v: %s, %q; want unsafe, %q", c.src == string(data), o.Verdict.Verdict, o.Verdict.Broke(), c.broke)
+		}
+		failed := 0
+		for _, e := range h.Events {
+			if e.Kind == sim.KindExtendReturn && !e.Held {
+				failed++
+				if e.Silent != (c.src == string(data)) {
+					t.Errorf("the failed renewal's Silent is %v", e.Silent)
+				}
+			}
+		}
+		if failed != 1 {
+			t.Errorf("%d failed renewals, want 1", failed)
+		}
 	}
 }

@@ -87,8 +87,10 @@ func BenchmarkDocumentedBugs(b *testing.B) {
 			var runs, procs, faults int
 			var first, shrink time.Duration
 			for range b.N {
+				// Drawn TTLs, as TestDocumentedBugsFoundAndShrunk and the
+				// README's table.
 				e := explorer(b, Options{Algorithm: c.algo, Classes: classes(b, c.faults), Seed: 1, Runs: 100_000,
-					Verdicts: []string{c.verdict}})
+					Verdicts: []string{c.verdict}, DrawTTL: true})
 				r, err := e.Run(context.Background())
 				if err != nil {
 					b.Fatal(err)

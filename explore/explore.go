@@ -66,7 +66,7 @@ func New(o Options) (*Explorer, error) {
 	if o.ShrinkTries <= 0 {
 		o.ShrinkTries = DefaultShrinkTries
 	}
-	g, err := gen.Generator(algo, gen.Options{Classes: classes, OwnTTL: o.OwnTTL})
+	g, err := gen.Generator(algo, gen.Options{Classes: classes, DrawTTL: o.DrawTTL})
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +242,8 @@ func (e *Explorer) foundBy() string {
 	switch {
 	case e.opts.FoundBy != "":
 		return e.opts.FoundBy
-	case e.opts.Lock.New == nil && e.opts.OwnTTL:
-		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d --own-ttl", e.algo.Name, classes, e.opts.Seed)
+	case e.opts.Lock.New == nil && e.opts.DrawTTL:
+		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d --draw-ttl", e.algo.Name, classes, e.opts.Seed)
 	case e.opts.Lock.New == nil:
 		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d", e.algo.Name, classes, e.opts.Seed)
 	}

@@ -42,6 +42,9 @@ type MatrixOptions struct {
 	// ShrinkTries bounds the simulated runs spent shrinking each failing
 	// cell; 0: DefaultMatrixShrinkTries; negative: do not shrink.
 	ShrinkTries int
+	// DrawTTL draws every run's TTL (Options.DrawTTL); by default each
+	// cell keeps its lock's own, as explore does.
+	DrawTTL bool
 	// Progress, if set, is called after each cell is searched and after
 	// each is shrunk, from the goroutine that did it.
 	Progress func(MatrixProgress)
@@ -179,7 +182,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	for a, algo := range rows {
 		m.Cells[a] = make([]Cell, len(classes))
 		for c, class := range classes {
-			e, err := New(Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1})
+			e, err := New(Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1, DrawTTL: o.DrawTTL})
 			if err != nil {
 				return nil, err
 			}

@@ -13,6 +13,9 @@ var smallMatrix = MatrixOptions{
 	Classes:    []string{"none", "crash", "pause"},
 	Seed:       1,
 	Runs:       300,
+	// Drawn TTLs: setnx-del-recover fails under crash at run 119 (with
+	// its own 3 s TTL, at 345, past the 300 runs).
+	DrawTTL: true,
 }
 
 func runMatrix(t *testing.T, o MatrixOptions) *Matrix {
@@ -59,7 +62,7 @@ func TestMatrixCellIsExplore(t *testing.T) {
 	m := runMatrix(t, smallMatrix)
 	for _, row := range m.Cells {
 		for _, cell := range row {
-			e := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs})
+			e := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: smallMatrix.DrawTTL})
 			sr, err := e.Search(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +82,7 @@ func TestMatrixCellIsExplore(t *testing.T) {
 	if cell == nil || cell.Shrunk == nil || cell.Capped {
 		t.Fatalf("setnx-del-recover under crash: %+v", cell)
 	}
-	r, err := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs}).Run(context.Background())
+	r, err := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: true}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +94,7 @@ func TestMatrixCellIsExplore(t *testing.T) {
 // A shrink budget stops shrinking after that many runs, deterministically,
 // and what it stopped at still fails the same way.
 func TestMatrixShrinkBudget(t *testing.T) {
-	o := MatrixOptions{Algorithms: []string{"setnx-del-recover"}, Classes: []string{"crash"}, Seed: 1, Runs: 300, ShrinkTries: 7}
+	o := MatrixOptions{Algorithms: []string{"setnx-del-recover"}, Classes: []string{"crash"}, Seed: 1, Runs: 300, ShrinkTries: 7, DrawTTL: true}
 	a, b := runMatrix(t, o), runMatrix(t, o)
 	if !reflect.DeepEqual(a.Cells, b.Cells) {
 		t.Fatalf("two shrinks with a budget differ:\n%+v\n%+v", a.Cells, b.Cells)
@@ -100,17 +103,17 @@ func TestMatrixShrinkBudget(t *testing.T) {
 	if !cell.Capped || cell.ShrinkTries != 7 || cell.Shrunk == nil {
 		t.Fatalf("want a capped shrink of 7 runs: %+v", cell)
 	}
-	e := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: 1})
+	e := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: 1, DrawTTL: true})
 	v, _, err := e.Verdict(cell.Counterexample)
 	if err != nil || v.Verdict != cell.Verdict {
 		t.Errorf("the capped counterexample replays %s (%v), want %s", v.Verdict, err, cell.Verdict)
 	}
-	full := runMatrix(t, MatrixOptions{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300}).Cells[0][0]
+	full := runMatrix(t, MatrixOptions{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, DrawTTL: true}).Cells[0][0]
 	if full.Capped || full.Shrunk.Processes > cell.Shrunk.Processes || full.Shrunk.Faults > cell.Shrunk.Faults {
 		t.Errorf("unbounded shrink %+v (capped %v), capped %+v", full.Shrunk, full.Capped, cell.Shrunk)
 	}
 
-	off := runMatrix(t, MatrixOptions{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, ShrinkTries: -1}).Cells[0][0]
+	off := runMatrix(t, MatrixOptions{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, ShrinkTries: -1, DrawTTL: true}).Cells[0][0]
 	if off.Shrunk != nil || off.ShrinkTries != 0 || off.First != cell.First || off.Counterexample == nil ||
 		!reflect.DeepEqual(off.Counterexample, e.Scenario(off.First)) {
 		t.Errorf("without shrinking: %+v", off)

@@ -46,9 +46,9 @@ type Options struct {
 	ShrinkTime time.Duration
 	// ShrinkAll shrinks every verdict met, not only the worst.
 	ShrinkAll bool
-	// OwnTTL keeps the lock's own TTL in every run instead of drawing one
-	// (gen.Options.OwnTTL).
-	OwnTTL bool
+	// DrawTTL draws each run's TTL from 0.5 to 4 s instead of keeping the
+	// lock's own, the default (gen.Options.DrawTTL).
+	DrawTTL bool
 	// FoundBy is how a counterexample says it was found: what finds the
 	// same runs again, such as "simrun explore --algo-file my.yaml --faults
 	// pause --seed 1". "" says it for a registered Algorithm (simrun

@@ -44,7 +44,7 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 		return err == nil && v.Verdict == verdict
 	}
 	// Run i failed so in the search (the same Verdict): it is not run again.
-	s, tries, capped := gen.ShrinkWith(e.Scenario(i), fails, budget, gen.ShrinkOptions{KeepTTL: e.opts.OwnTTL})
+	s, tries, capped := gen.ShrinkWith(e.Scenario(i), fails, budget, gen.ShrinkOptions{KeepTTL: !e.opts.DrawTTL})
 	stats.Tries, stats.Capped = tries, capped
 	stats.Elapsed = time.Since(start)
 	return s, stats

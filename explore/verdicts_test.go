@@ -44,8 +44,10 @@ func TestEveryVerdictWorstFirst(t *testing.T) {
 	} {
 		var want string
 		for _, workers := range []int{1, 2, 3} {
+			// Runs measured with drawn TTLs: what is asserted is how the
+			// search walks the runs, not the TTL.
 			e := explorer(t, Options{Algorithm: c.algo, Classes: classes(t, c.faults), Seed: 1, Runs: 2000,
-				Workers: workers, Verdicts: c.verdicts})
+				Workers: workers, Verdicts: c.verdicts, DrawTTL: true})
 			sr, err := e.Search(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -67,8 +69,9 @@ func TestEveryVerdictWorstFirst(t *testing.T) {
 // report names every verdict.
 func TestShrinkWorstOrAll(t *testing.T) {
 	for _, all := range []bool{false, true} {
+		// Drawn TTLs: a client-error (run 0) before the unsafe run (5).
 		e := explorer(t, Options{Algorithm: "python-setnx", Classes: classes(t, "skew"), Seed: 1, Runs: 2000,
-			ShrinkAll: all, ShrinkTries: 500})
+			ShrinkAll: all, ShrinkTries: 500, DrawTTL: true})
 		r, err := e.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

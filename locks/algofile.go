@@ -31,8 +31,8 @@ import (
 // optional extend and cleanup, each one Redis command or Lua script, or a
 // short list of steps with rules on their replies, on one node or a quorum
 // of several; the token's shape, the retry policy, the client's own
-// resends and the validity check are fields of their own
-// (algofile_token.go, algofile_run.go). examples/ has four files that
+// resends, the validity check and how renewal fails (told to the holder,
+// or silent) are fields of their own (algofile_token.go, algofile_run.go). examples/ has four files that
 // reproduce built-ins command for command and four that write real
 // libraries' locks; examples/README.md describes the format.
 
@@ -99,6 +99,9 @@ type opFile struct {
 	// that the lease is still valid before it extends.
 	Every      string `yaml:"every"`
 	CheckValid bool   `yaml:"check_valid"`
+	// Silent: a failed renewal is not told to the holder, which works on
+	// (python-redis-lock's renewal thread dies on the exception).
+	Silent bool `yaml:"silent"`
 }
 
 type stepFile struct {
@@ -252,6 +255,7 @@ type fileAlgo struct {
 	quorum      int  // 0: a majority of the nodes
 	fenced      bool // an acquire step takes a fencing number
 	checkValid  bool // extend refuses a lease whose validity has run out
+	silent      bool // a failed extend is not told to the holder
 }
 
 // lifetimeSpec: never, or n units of the TTL rounded up to that unit plus an
@@ -391,6 +395,7 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		a.extend = &op
 		a.every = v.renewEvery(f.Extend.Every)
 		a.checkValid = f.Extend.CheckValid
+		a.silent = f.Extend.Silent
 	}
 	switch r := f.Retry.Exhausted; r {
 	case "", "not_held":
@@ -402,6 +407,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.Cleanup != nil {
 		if f.Cleanup.Every != "" || f.Cleanup.CheckValid {
 			v.fail("cleanup", "every and check_valid belong to extend")
+		}
+		if f.Cleanup.Silent {
+			v.fail("cleanup.silent", "belongs to extend: a renewal failure the holder is not told of")
 		}
 		op := v.operation("cleanup", opCleanup, f.Cleanup)
 		a.cleanup = &op
@@ -422,6 +430,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 		}
 		if o.op != nil && o.name != "extend" && (o.op.Every != "" || o.op.CheckValid) {
 			v.fail(o.name, "every and check_valid belong to extend")
+		}
+		if o.op != nil && o.name != "extend" && o.op.Silent {
+			v.fail(o.name+".silent", "belongs to extend: a renewal failure the holder is not told of")
 		}
 	}
 	if f.ValidIf != nil {

@@ -143,3 +143,27 @@ release:
 		t.Errorf("the file's own key was used")
 	}
 }
+
+// extend.silent: the lock says its renewal failures are not told to the
+// holder (sim.SilentRenewal); only extend takes it.
+func TestFileExtendSilent(t *testing.T) {
+	for _, c := range []struct {
+		extra string
+		want  bool
+	}{{"", false}, {"  silent: true\n", true}, {"  silent: false\n", false}} {
+		a := mustParse(t, extendFile(c.extra), nil)
+		s, ok := a.New(Params{}).(sim.SilentRenewal)
+		if !ok || s.RenewalFailsSilently() != c.want {
+			t.Errorf("%q: a sim.SilentRenewal %v, silent want %v", c.extra, ok, c.want)
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{strings.Replace(minimal, "release:\n", "release:\n  silent: true\n", 1), "a.yaml: release.silent: belongs to extend"},
+		{minimal + "cleanup:\n  command: [DEL, \"{key}\"]\n  silent: true\n", "a.yaml: cleanup.silent: belongs to extend"},
+		{extendFile("  silent: yes please\n"), "a.yaml: "},
+	} {
+		if _, err := parse(t, c.src, nil); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want %q", c.src, err, c.want)
+		}
+	}
+}

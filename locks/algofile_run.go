@@ -189,6 +189,10 @@ func (l extendingLocker) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
 	return out == outHeld, err
 }
 
+// RenewalFailsSilently is extend.silent: the holder is not told that a
+// renewal failed (python-redis-lock), and works on as if it held the lock.
+func (l extendingLocker) RenewalFailsSilently() bool { return l.a.silent }
+
 // RenewEvery is extend.every for the lock's TTL: the library's own period
 // (python-redis-lock renews every 2/3 of its expiry, node-redlock's using()
 // at expiry − 500 ms), used when the scenario sets no renew_every; 0: none.

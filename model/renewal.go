@@ -24,6 +24,11 @@ import "github.com/locksim/locksim/sim"
 // renews nothing. A hold that ended lost is abandoned like a crashed one: its
 // key, if the failure was only a lost reply, lives out one TTL.
 
+// A renewal failure the holder is not told of (python-redis-lock's renewal
+// thread dies silently) is recorded Silent and ends no hold: the holder's
+// belief lasts until its release, so a second holder after the lease
+// expired is an overlap, the library's own bug.
+
 // renewal is one extend call.
 type renewal struct {
 	proc    int
@@ -43,7 +48,9 @@ func (t *trace) extend(s *procState, p, i int, e *sim.Event) {
 		r.ret, r.ok, r.err = e.At, e.Held && e.Err == "", e.Err != ""
 		s.extending = -1
 	}
-	if (e.Held && e.Err == "") || s.holding < 0 {
+	// A failure the holder was not told of (sim.SilentRenewal) ends
+	// nothing: it still believes it holds the lock, and works on.
+	if (e.Held && e.Err == "") || s.holding < 0 || e.Silent {
 		return
 	}
 	// The first failed extend ends the hold, as a crash does.

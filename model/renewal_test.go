@@ -38,3 +38,27 @@ func TestRenewalLeases(t *testing.T) {
 		t.Fatalf("hold %+v, want ended lost at 25ms", tr.holds)
 	}
 }
+
+// A renewal failure the holder was not told of (Silent) ends no hold: the
+// hold lasts to the release, so a second holder meanwhile overlaps it.
+func TestSilentRenewalFailureKeepsTheHold(t *testing.T) {
+	ms := func(n int) sim.Time { return sim.Time(time.Duration(n) * time.Millisecond) }
+	h := sim.History{Procs: []string{"c1"}, Nodes: 1, Events: []sim.Event{
+		{At: ms(0), Kind: sim.KindLockInvoke, Node: -1},
+		{At: ms(1), Kind: sim.KindLockReturn, Node: -1, Held: true},
+		{At: ms(10), Kind: sim.KindExtendInvoke, Node: -1},
+		{At: ms(11), Kind: sim.KindExtendReturn, Node: -1, Silent: true},
+		{At: ms(50), Kind: sim.KindReleaseInvoke, Node: -1},
+		{At: ms(51), Kind: sim.KindReleaseReturn, Node: -1},
+	}}
+	tr := extract(&h)
+	if len(tr.holds) != 1 || tr.holds[0].end == endLost || tr.holds[0].to < ms(50) {
+		t.Fatalf("hold %+v, want it to last to the release at 50ms", tr.holds)
+	}
+	// The same failure told (not Silent) ends the hold at 11ms.
+	h.Events[3].Silent = false
+	tr = extract(&h)
+	if len(tr.holds) != 1 || tr.holds[0].end != endLost || tr.holds[0].to != ms(11) {
+		t.Fatalf("told: hold %+v, want ended lost at 11ms", tr.holds)
+	}
+}

@@ -72,7 +72,16 @@ func (d *digester) event(e *Event) {
 	d.reply(&e.Reply)
 	d.str(e.Err)
 	d.int(int64(e.Sent))
-	d.bool(e.Held)
+	// Held and Silent in one number: as Held alone while Silent is false,
+	// so every digest from before Silent stands.
+	held := int64(0)
+	if e.Held {
+		held = 1
+	}
+	if e.Silent {
+		held |= 2
+	}
+	d.int(held)
 	d.str(e.Token)
 	d.int(e.Fence)
 	d.int(e.Value)

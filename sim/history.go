@@ -67,9 +67,12 @@ type KeyType = node.KeyType
 // The one-byte fields sit together after Kind: spread out, each took a word
 // of padding, and a run writes hundreds of events (224 bytes, not 240).
 type Event struct {
-	At          Time
-	Kind        Kind
-	Held        bool
+	At   Time
+	Kind Kind
+	Held bool
+	// Silent marks a failed KindExtendReturn its holder was not told of
+	// (SilentRenewal): the watchdog ended, the hold goes on.
+	Silent      bool
 	Accepted    bool
 	Fault       FaultKind
 	Proc        int

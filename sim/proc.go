@@ -57,6 +57,15 @@ type Extender interface {
 	Extend(p Proc, l Lease) (bool, error)
 }
 
+// SilentRenewal is an Extender whose failed renewal its holder is not told
+// of, as python-redis-lock's renewal thread dies on the exception and
+// nobody hears of it: the watchdog ends, and the holder works on, writes
+// and releases as if it still held the lock.
+type SilentRenewal interface {
+	Extender
+	RenewalFailsSilently() bool
+}
+
 // SelfRenewing is an Extender whose library runs the watchdog itself, as
 // Redisson's lock does: a client with no RenewEvery of its own renews every
 // RenewEvery() of the algorithm's.

@@ -56,9 +56,14 @@ func (p *process) stopWatchdog() {
 }
 
 // watch is the watchdog's loop: extend, and on success wait one period.
-// The first failure ends it and tells the holder.
+// The first failure ends it and tells the holder, unless the lock's renewal
+// fails silently (SilentRenewal): then the holder goes on as if it held.
 func (d *process) watch(x Extender, lease Lease, every time.Duration) {
 	r, own := d.r, d.owner
+	silent := false
+	if s, ok := x.(SilentRenewal); ok {
+		silent = s.RenewalFailsSilently()
+	}
 	for {
 		r.record(Event{Kind: KindExtendInvoke, Proc: d.id, Node: -1, Token: lease.Token, Fence: lease.Fence})
 		ok, err := x.Extend(d, lease)
@@ -66,9 +71,10 @@ func (d *process) watch(x Extender, lease Lease, every time.Duration) {
 		if err != nil {
 			ev.Err = err.Error()
 		}
+		ev.Silent = silent && !ev.Held
 		r.record(ev)
 		if !ev.Held {
-			own.lost = true
+			own.lost = !silent
 			return
 		}
 		d.Sleep(every)

@@ -138,3 +138,43 @@ type onceLock struct{}
 
 func (onceLock) Acquire(Proc) (Lease, error) { return Lease{Held: true, Token: "inner"}, nil }
 func (onceLock) Release(Proc, Lease) error   { return nil }
+
+// silentExtendLock's failed renewals are not told to the holder.
+type silentExtendLock struct{ extendLock }
+
+func (silentExtendLock) RenewalFailsSilently() bool { return true }
+
+// A renewal that fails silently (python-redis-lock's thread dies) ends the
+// watchdog but not the hold: after a pause past the TTL, c2 takes the lock,
+// c1's renewal fails, and c1 still writes and releases, unlike the told
+// holder of TestWatchdogPausedWithItsProcess.
+func TestWatchdogSilentFailure(t *testing.T) {
+	cfg := renewConfig(func(c *Config) {
+		c.Faults = []Fault{{Kind: FaultPause, Proc: 0, Dur: 2 * time.Second, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
+		c.NewLocker = func(int) Locker { return silentExtendLock{extendLock{tokenLock{ttl: time.Second}}} }
+	})
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	ext := eventsOf(h, KindExtendReturn)
+	if len(ext) != 1 || ext[0].Held || !ext[0].Silent {
+		t.Fatalf("want one silent failed renewal and no more, got %+v", ext)
+	}
+	wrote, released := false, false
+	for _, e := range eventsOf(h, KindResourceWrite) {
+		wrote = wrote || e.Proc == 0
+	}
+	for _, e := range eventsOf(h, KindReleaseInvoke) {
+		released = released || e.Proc == 0
+	}
+	if !wrote || !released {
+		t.Fatalf("c1, never told, did not go on: wrote %v, released %v", wrote, released)
+	}
+	// Silent is part of the digest: the told run differs.
+	told, _ := Run(renewConfig(func(c *Config) { c.Faults = cfg.Faults }))
+	if told.History.Digest() == h.Digest() {
+		t.Fatal("a silent failure hashes as a told one")
+	}
+}

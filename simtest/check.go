@@ -108,8 +108,10 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 		runs = DefaultRuns
 	}
 	foundBy := fmt.Sprintf("%s, faults %s, seed %d", by, strings.Join(c.faults, ","), c.seed)
+	// A Go lock takes its TTL from Params, so the TTL is drawn (Config.TTL
+	// says so): the 30 s of algorithm's Defaults is only a placeholder.
 	e, err := explore.New(explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
-		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy})
+		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy, DrawTTL: true})
 	if err != nil {
 		return nil, err
 	}

@@ -101,20 +101,32 @@ func TestRunAlgoFileErrors(t *testing.T) {
 	}
 }
 
-// explore --own-ttl keeps the file's TTL in the runs and in the shrunk
-// counterexample, and says so in how it was found.
+// explore keeps the file's TTL in the runs and in the shrunk counterexample
+// by default; --draw-ttl draws it, and the counterexample says so in how it
+// was found.
 func TestExploreOwnTTL(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	code, _, errOut := simrun("explore", "--algo-file", "../../examples/redsync.yaml", "--own-ttl", "--faults", "pause",
-		"--runs", "200", "--workers", "1", "--out", dir)
-	if code != exitViolation {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "counterexample.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "ttl: 8s") || !strings.Contains(string(data), "--seed 1 --own-ttl (run ") {
-		t.Errorf("the counterexample does not keep redsync's 8 s TTL or say --own-ttl:\n%s", data)
+	for _, c := range []struct {
+		flags   []string
+		by      string // what Found by says after the seed
+		keepTTL bool
+	}{
+		{nil, "--seed 1 (run ", true},
+		{[]string{"--draw-ttl"}, "--seed 1 --draw-ttl (run ", false},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"explore", "--algo-file", "../../examples/redsync.yaml", "--faults", "pause",
+			"--runs", "200", "--workers", "1", "--out", dir}, c.flags...)
+		code, _, errOut := simrun(args...)
+		if code != exitViolation {
+			t.Fatalf("%v: exit %d: %s", c.flags, code, errOut)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "counterexample.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "ttl: 8s") != c.keepTTL || !strings.Contains(string(data), c.by) {
+			t.Errorf("%v: the counterexample's ttl is not redsync's 8 s (want %v) or Found by does not say %q:\n%s",
+				c.flags, c.keepTTL, c.by, data)
+		}
 	}
 }

@@ -39,7 +39,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
 	force := fs.Bool("force", false, "overwrite the counterexample an earlier search left in --out")
 	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (at most 200 --runs, no shrinking)")
-	ownTTL := fs.Bool("own-ttl", false, "keep the lock's own TTL in every run (default: draw one from 0.5 to 4 s)")
+	drawTTL := fs.Bool("draw-ttl", false, "draw each run's TTL from 0.5 to 4 s (default: the lock's own, a file's as written)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -50,7 +50,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return fail(stderr, "explore", fmt.Errorf("takes no arguments, got %q", pos))
 	}
-	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries, ShrinkTime: *shrinkTime, OwnTTL: *ownTTL}
+	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries, ShrinkTime: *shrinkTime, DrawTTL: *drawTTL}
 	a, err := af.resolve() // both, neither, an unknown name, or the file's errors (naming its field)
 	if err != nil {
 		return fail(stderr, "explore", err)
@@ -67,8 +67,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	o.Classes = classes
 	if af.File != "" {
 		o.FoundBy = fmt.Sprintf("simrun explore --algo-file %s --faults %s --seed %d", shellWord(af.File), strings.Join(classes, ","), *seed)
-		if *ownTTL {
-			o.FoundBy += " --own-ttl"
+		if *drawTTL {
+			o.FoundBy += " --draw-ttl"
 		}
 	}
 	if *verdicts != "" {

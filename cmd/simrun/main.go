@@ -55,7 +55,7 @@ func commands() []command {
 				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--own-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
 		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: proved within bounds, or the first counterexample, shrunk", cmdProve,
 			"Enumerates every schedule of a bounded space on the lock's own code: N clients × R rounds on a fixed network, " +
 				"and at every choice point of every client (about to send a command, a reply arrived, the lock acquired) " +

@@ -81,7 +81,7 @@ func TestMatrixCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	safe, pause := m.Cell("set-nx-px-token", "none"), m.Cell("setnx-del-recover", "pause")
-	if safe.Verdict != "safe" || pause.Verdict != "unsafe" || *pause.FirstFailingRun != 7 {
+	if safe.Verdict != "safe" || pause.Verdict != "unsafe" || *pause.FirstFailingRun != 0 {
 		t.Fatalf("the cells this test edits changed: %+v %+v", safe, pause)
 	}
 	three, nine := 3, 9
@@ -98,7 +98,7 @@ func TestMatrixCheck(t *testing.T) {
 	want := "matrix: 1 of 16 verdicts differ from " + md + " (seed 1, 200 runs per cell):\n" +
 		"  set-nx-px-token under none: stuck #3 → safe\n" +
 		"note: 1 cell keeps its verdict but fails at another run, shrinks to another size or breaks another safety:\n" +
-		"  setnx-del-recover under pause: unsafe #9 (2p/1f) lost update → unsafe #7 lost update\n" +
+		"  setnx-del-recover under pause: unsafe #9 (2p/1f) lost update → unsafe #0 lost update\n" +
 		"to accept the new matrix: simrun matrix --seed 1 --runs 200 --shrink-tries 10000 -o " + md + "\n"
 	if code != exitViolation || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
@@ -208,19 +208,19 @@ func TestMatrixCheckOneRow(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	data, _ = os.ReadFile(py)
-	if !strings.Contains(string(data), " unsafe #5 lost update · client-error #0 ") {
-		t.Fatalf("python-setnx under skew should show unsafe #5 lost update · client-error #0:\n%s", data)
+	if !strings.Contains(string(data), " stale #0 · client-error #3 ") {
+		t.Fatalf("python-setnx under pause should show stale #0 · client-error #3:\n%s", data)
 	}
 	if code, out, errOut := simrun("matrix", "--check", py); code != exitOK {
 		t.Errorf("--check of an --algo matrix: exit %d, %q, %q", code, out, errOut)
 	}
 	// A cell that lost a verdict it met is a change.
-	if err := os.WriteFile(py, []byte(strings.Replace(string(data), " unsafe #5 lost update · client-error #0 ", " unsafe #5 lost update                   ", 1)), 0o644); err != nil {
+	if err := os.WriteFile(py, []byte(strings.Replace(string(data), " stale #0 · client-error #3 ", " stale #0                   ", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ = simrun("matrix", "--check", py)
 	want := "matrix: 1 of 8 verdicts differ from " + py + " (seed 1, 20 runs per cell):\n" +
-		"  python-setnx under skew: unsafe #5 lost update → unsafe #5 lost update · client-error #0\n" +
+		"  python-setnx under pause: stale #0 → stale #0 · client-error #3\n" +
 		"to accept the new matrix: simrun matrix --seed 1 --runs 20 --shrink-tries 0 --algo python-setnx -o " + py + "\n"
 	if code != exitViolation || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)

@@ -30,11 +30,14 @@ func withoutTiming(t *testing.T, out string) string {
 
 // explore goes on past a client-error to the unsafe run, names every
 // verdict met in the JSON, and the JSON is the same with 1 and 2 workers.
+// These python-setnx searches draw their TTLs (--draw-ttl): run 0 is then a
+// client-error and run 5 the first unsafe one (with its own 3 s TTL, run 1
+// is unsafe and nothing comes before it).
 func TestExploreEveryVerdictJSON(t *testing.T) {
 	var want string
 	for _, w := range []string{"1", "2"} {
 		dir := t.TempDir()
-		code, out, errOut := simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--json", "--workers", w,
+		code, out, errOut := simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--json", "--workers", w,
 			"--shrink-tries", "300", "--out", dir)
 		if code != exitViolation {
 			t.Fatalf("exit %d (stderr %q)", code, errOut)
@@ -69,7 +72,7 @@ func TestExploreEveryVerdictJSON(t *testing.T) {
 // a counterexample per verdict; --verdict still stops at its kind.
 func TestExploreSummaryAndShrinkAll(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--shrink", "all",
+	code, out, errOut := simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--shrink", "all",
 		"--shrink-tries", "300", "--out", dir)
 	if code != exitViolation {
 		t.Fatalf("exit %d (stderr %q)", code, errOut)
@@ -84,7 +87,7 @@ func TestExploreSummaryAndShrinkAll(t *testing.T) {
 	if code != exitViolation || !strings.Contains(out, `"verdict": "client-error"`) {
 		t.Errorf("the client-error counterexample replays: exit %d\n%.300s", code, out)
 	}
-	code, out, _ = simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--verdict", "client-error",
+	code, out, _ = simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--verdict", "client-error",
 		"--shrink-tries", "100", "--out", t.TempDir())
 	if code != exitViolation || !strings.Contains(out, "runs       1 of 10000 (run 0 to run 0)") ||
 		!strings.Contains(out, "found      CLIENT-ERROR at run 0") || strings.Contains(out, "UNSAFE") {
@@ -99,7 +102,9 @@ func TestExploreSummaryAndShrinkAll(t *testing.T) {
 // Merged shards exit as one machine does: a search that found nothing but
 // met runs cut at a cap is incomplete, exit 3, not a pass.
 func TestMergeIncomplete(t *testing.T) {
-	args := []string{"explore", "--algo", "set-nx-px-wait", "--faults", "net", "--runs", "10"}
+	// Run 18 is the first cut (at its duration: a 30 s lock whose every
+	// WAIT times out is taken and given up for ever).
+	args := []string{"explore", "--algo", "set-nx-px-wait", "--faults", "net", "--runs", "20"}
 	code, _, errOut := simrun(args...)
 	if code != exitIncomplete {
 		t.Fatalf("one machine: exit %d, want %d (stderr %q)", code, exitIncomplete, errOut)
@@ -183,14 +188,14 @@ func interrupt(t *testing.T, bin string, args ...string) (stdout, stderr string,
 // Ctrl-C during explore prints the summary of the runs so far and exits 130.
 func TestExploreInterrupt(t *testing.T) {
 	bin := builtSimrun(t)
-	// php-eval under net is never unsafe (stale at run 11, client-error at
+	// php-eval under net is never unsafe (stale at run 7, client-error at
 	// run 0): the search runs until it is stopped.
 	s, errOut, code := interrupt(t, bin, "explore", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
 		"--out", t.TempDir())
 	if code != exitInterrupted {
 		t.Errorf("exit %d, want %d (stderr %q)", code, exitInterrupted, errOut)
 	}
-	if !strings.Contains(s, "stopped    interrupted (Ctrl-C)") || !strings.Contains(s, "found      STALE at run 11") ||
+	if !strings.Contains(s, "stopped    interrupted (Ctrl-C)") || !strings.Contains(s, "found      STALE at run 7") ||
 		!strings.Contains(s, "also met   client-error at run 0\n") || strings.Contains(s, "wrote") ||
 		!strings.Contains(s, "of 100000000 (run 0 to run ") || errOut != "" {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", s, errOut)
@@ -211,7 +216,7 @@ func TestExploreInterrupt(t *testing.T) {
 // counterexample and its JSON names exactly those files.
 func TestMergeShrinkAll(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"explore", "--algo", "python-setnx", "--faults", "skew", "--runs", "40", "--shrink", "all", "--shrink-tries", "200"}
+	args := []string{"explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--runs", "40", "--shrink", "all", "--shrink-tries", "200"}
 	var lines string
 	for _, s := range []string{"0/2", "1/2"} {
 		_, out, _ := simrun(append(args, "--shard", s, "--out", filepath.Join(dir, s[:1]))...)

@@ -34,15 +34,16 @@ type Options struct {
 	// stays below the TTL, and no node restarts or node clock jumps
 	// (scenarios.Scenario.InsideTTL holds).
 	Inside bool
-	// OwnTTL keeps the lock's own TTL, the file's or the built-in's, where
-	// by default each scenario draws one (whole seconds from 1 to 4 for a
-	// lock that writes whole seconds, else 0.5 to 4 s): a file's 60 s lock
-	// is then explored as written. Everything sized by the TTL (work, think
-	// time, starts, pauses, jumps, restarts, the client timeout, the run's
-	// duration) follows whichever it is. With it, no "ttl" draw is made, so
-	// the same seed draws other scenarios.
-	OwnTTL bool
-	_      struct{} // grows: callers name the fields they set
+	// DrawTTL draws each scenario's TTL (whole seconds from 1 to 4 for a
+	// lock that writes whole seconds, else 0.5 to 4 s) where by default
+	// every scenario keeps the lock's own, the file's or the built-in's, so
+	// that a file's 60 s lock is explored as written. Everything sized by
+	// the TTL (work, think time, starts, pauses, jumps, restarts, the
+	// client timeout, the run's duration and event cap) follows whichever
+	// it is. The two draw different bits, so the same seed draws other
+	// scenarios with and without it. A lock with no TTL of its own draws.
+	DrawTTL bool
+	_       struct{} // grows: callers name the fields they set
 }
 
 // Bounds of generated scenarios: small, so that a run costs a fraction of a
@@ -55,11 +56,14 @@ const (
 	// genMaxEvents is far above what a run that ends needs (a python-setnx
 	// crash run with six clients polling took 21,800); a run that reaches
 	// it is cut, and its verdict judges only its prefix.
-	genMaxEvents  = 100_000
-	genMaxDrift   = 50_000 // ppm: 5%, big enough to matter within a few TTLs
-	genMaxLatency = 50 * time.Millisecond
-	genTimeout    = time.Second      // client timeout when the net class is off
-	genMargin     = time.Millisecond // kept free of the TTL in Inside mode
+	genMaxEvents = 100_000
+	// genDrawnTTLMax is the longest TTL drawn (Options.DrawTTL), the TTL
+	// genMaxEvents was sized for; a longer TTL scales the cap (eventCap).
+	genDrawnTTLMax = 4 * time.Second
+	genMaxDrift    = 50_000 // ppm: 5%, big enough to matter within a few TTLs
+	genMaxLatency  = 50 * time.Millisecond
+	genTimeout     = time.Second      // client timeout when the net class is off
+	genMargin      = time.Millisecond // kept free of the TTL in Inside mode
 )
 
 // genBaseLatency is each way's latency when the net class is off: a little
@@ -101,7 +105,7 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	}
 	g := &scenarioGen{algo: algo, classes: classes, inside: o.Inside}
 	g.res = algo.With(locks.Params{}).Resolution
-	if o.OwnTTL {
+	if !o.DrawTTL {
 		g.ttl = algo.With(locks.Params{}).TTL // 0 (none) falls back to a draw
 	}
 	g.multiNode = algo.NodesNeeded(locks.Params{Nodes: 3}) == 3
@@ -145,6 +149,7 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 		ttl = time.Duration(drawInt(t, "ttl 100ms", 5, 40)) * 100 * time.Millisecond
 	}
 	s.Params.TTL = scenarios.Duration(ttl)
+	s.MaxEvents = eventCap(ttl)
 	if g.multiNode {
 		s.Params.Nodes = 2*drawInt(t, "nodes", 1, 2) + 1 // 3 or 5
 	}
@@ -230,6 +235,24 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	g.failoverLast(t, s, on, ttl, nodes)
 	s.Duration = scenarios.Duration(g.duration(s, ttl))
 	return s
+}
+
+// eventCap is a run's event cap for a lock of this TTL: genMaxEvents up to
+// the longest drawn TTL, and in proportion above it. A run's length is
+// proportional to its TTL (duration), while the events of a simulated second
+// are not (clients poll at their retry sleep, commands take the network's
+// latency): a 30 s lock's run lasts about 8 times a 4 s lock's and may need
+// 8 times the events to reach its end, and a run cut at the cap is
+// incomplete, never safe. Runs that end cost nothing more. (Seed 1's matrix
+// is the same with the fixed cap: no run there reaches it; those cut, such
+// as set-nx-px-wait's under net, reach their duration.) The engine's own
+// ceiling (a scenario file's largest max_events) bounds it: a 60 s lock's
+// runs get 10 times the events, not 15.
+func eventCap(ttl time.Duration) int {
+	if ttl <= genDrawnTTLMax {
+		return genMaxEvents
+	}
+	return min(genMaxEvents*int((ttl+genDrawnTTLMax-1)/genDrawnTTLMax), scenarios.MaxEvents)
 }
 
 // faultKinds lists the ways to draw a fault that the switched-on classes

@@ -63,7 +63,8 @@ func Shrink(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget 
 // ShrinkOptions change what Shrink may make smaller.
 type ShrinkOptions struct {
 	// KeepTTL leaves the TTL as it is: a scenario drawn with the lock's
-	// own TTL (Options.OwnTTL) stays a scenario of that lock as written.
+	// own TTL (Options.DrawTTL unset) stays a scenario of that lock as
+	// written.
 	KeepTTL bool
 	_       struct{} // grows: callers name the fields they set
 }

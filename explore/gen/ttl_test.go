@@ -9,9 +9,9 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// OwnTTL keeps the lock's TTL, a built-in's or a file's, in every drawn
-// scenario, and sizes the workload and the faults by it; by default the TTL
-// is drawn from 0.5 to 4 s.
+// By default every drawn scenario keeps the lock's TTL, a built-in's or a
+// file's, and sizes the workload, the faults and the event cap by it;
+// DrawTTL draws the TTL from 0.5 to 4 s.
 func TestOwnTTL(t *testing.T) {
 	file, err := locks.ParseFile("long.yaml", []byte(`
 name: long-lock
@@ -31,11 +31,11 @@ release:
 	builtin, _ := locks.Lookup("set-nx-px-token")
 	for _, algo := range []locks.Algorithm{file, builtin} {
 		own := algo.With(locks.Params{}).TTL
-		g, err := Generator(algo, Options{Classes: []string{"all"}, OwnTTL: true})
+		g, err := Generator(algo, Options{Classes: []string{"all"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		drawn, _ := Generator(algo, Options{Classes: []string{"all"}})
+		drawn, _ := Generator(algo, Options{Classes: []string{"all"}, DrawTTL: true})
 		seen := map[time.Duration]bool{}
 		for seed := range 40 {
 			s := g.Example(seed)
@@ -50,9 +50,16 @@ release:
 			if s.Duration.D() < own {
 				t.Errorf("%s seed %d: the run lasts %s, less than one TTL", algo.Name, seed, s.Duration.D())
 			}
-			d := drawn.Example(seed).Params.TTL.D()
+			if want := eventCap(own); s.MaxEvents != want || want < min(genMaxEvents*int(own/genDrawnTTLMax), scenarios.MaxEvents) {
+				t.Errorf("%s seed %d: event cap %d, want %d, in proportion to the TTL", algo.Name, seed, s.MaxEvents, want)
+			}
+			ds := drawn.Example(seed)
+			d := ds.Params.TTL.D()
 			if d < 500*time.Millisecond || d > 4*time.Second {
 				t.Errorf("%s seed %d: drawn ttl %s outside 0.5 to 4 s", algo.Name, seed, d)
+			}
+			if ds.MaxEvents != genMaxEvents {
+				t.Errorf("%s seed %d: a drawn TTL's event cap %d, want %d", algo.Name, seed, ds.MaxEvents, genMaxEvents)
 			}
 			seen[d] = true
 		}
@@ -80,7 +87,7 @@ release:
 // default shrink lowers it.
 func TestShrinkKeepTTL(t *testing.T) {
 	algo, _ := locks.Lookup("set-nx-px-token")
-	g, err := Generator(algo, Options{Classes: []string{"pause"}, OwnTTL: true})
+	g, err := Generator(algo, Options{Classes: []string{"pause"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,5 +101,27 @@ func TestShrinkKeepTTL(t *testing.T) {
 	lowered, _, _ := Shrink(s, always, 2000)
 	if lowered.Params.TTL.D() >= 30*time.Second {
 		t.Errorf("the default shrink kept ttl %s", lowered.Params.TTL.D())
+	}
+}
+
+// The event cap is the fixed one up to the longest drawn TTL and grows in
+// proportion above it, rounded up to whole multiples, up to the engine's
+// ceiling.
+func TestEventCap(t *testing.T) {
+	for _, c := range []struct {
+		ttl  time.Duration
+		want int
+	}{
+		{500 * time.Millisecond, genMaxEvents},
+		{4 * time.Second, genMaxEvents},
+		{4*time.Second + time.Millisecond, 2 * genMaxEvents},
+		{8 * time.Second, 2 * genMaxEvents},
+		{30 * time.Second, 8 * genMaxEvents},
+		{36 * time.Second, 9 * genMaxEvents},
+		{time.Minute, scenarios.MaxEvents},
+	} {
+		if got := eventCap(c.ttl); got != c.want {
+			t.Errorf("eventCap(%s) = %d, want %d", c.ttl, got, c.want)
+		}
 	}
 }
