@@ -50,7 +50,9 @@ func (s *Servers) startReplicas(bin string, i int) error {
 		if r.cmd, err = startProc(bin, args, nil, wd, port); err != nil {
 			return err
 		}
-		if err := waitSynced(port); err != nil {
+		// The handshake's few round trips and the first sync pass the
+		// link too, each a lag late: a 30 s lock's lag is seconds.
+		if err := waitSynced(port, syncWait+10*sp.Lag.Max); err != nil {
 			return fmt.Errorf("start: node %d's replica %d: %w (see %s)", i, k, err, filepath.Join(wd, "log"))
 		}
 	}
@@ -90,16 +92,16 @@ func (s *Servers) startReplicas(bin string, i int) error {
 	return nil
 }
 
-// waitSynced waits until the replica on port has its link to the primary
-// up (INFO replication: master_link_status:up).
-func waitSynced(port int) error {
+// waitSynced waits, at most wait, until the replica on port has its link to
+// the primary up (INFO replication: master_link_status:up).
+func waitSynced(port int, wait time.Duration) error {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(syncWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if info, err := ask(addr, "INFO", "replication"); err == nil && strings.Contains(info, "master_link_status:up") {
 			return nil
 		}
 	}
-	return fmt.Errorf("not in sync with its primary within %s", syncWait)
+	return fmt.Errorf("not in sync with its primary within %s", wait)
 }
 
 // waitSentinelSees waits until node i's Sentinel lists every replica.
