@@ -38,7 +38,7 @@ func TestSearchVerdict(t *testing.T) {
 }
 
 func TestSearchRefusesLargeRuns(t *testing.T) {
-	e, err := explore.New(explore.Options{Algorithm: "setnx-getset", Classes: []string{"pause"}, Seed: 1, Runs: 1000})
+	e, err := explore.New(explore.Options{DrawTTL: true, Algorithm: "setnx-getset", Classes: []string{"pause"}, Seed: 1, Runs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestSearchRefusesLargeRuns(t *testing.T) {
 // may differ (here 2 against 3): that race depends on real timing.
 func TestSearchAgainstServer(t *testing.T) {
 	addr := redistest.Addr(t)
-	e, err := explore.New(explore.Options{Algorithm: "python-setnx", Classes: []string{"none"}, Seed: 1, Runs: 8, Workers: 1})
+	e, err := explore.New(explore.Options{DrawTTL: true, Algorithm: "python-setnx", Classes: []string{"none"}, Seed: 1, Runs: 8, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestSearchCountsIncompleteRuns(t *testing.T) {
 	inner := a.New
 	a.Name = "sleepy-release"
 	a.New = func(p locks.Params) sim.Locker { return locktest.NeverReturns(inner(p)) }
-	e, err := explore.New(explore.Options{Lock: a, Classes: []string{"none"}, Seed: 1, Runs: 2})
+	e, err := explore.New(explore.Options{DrawTTL: true, Lock: a, Classes: []string{"none"}, Seed: 1, Runs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestSearchOnStartedServers(t *testing.T) {
 			t.Skipf("%s is not on PATH (scripts/redis-server.sh installs it)", bin)
 		}
 	}
-	e, err := explore.New(explore.Options{Algorithm: "set-nx-px-token", Classes: []string{"failover"}, Seed: 1, Runs: 4})
+	e, err := explore.New(explore.Options{DrawTTL: true, Algorithm: "set-nx-px-token", Classes: []string{"failover"}, Seed: 1, Runs: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func BenchmarkFirstDoubleHolder(b *testing.B) {
 	addr := redistest.Addr(b)
 	for b.Loop() {
-		e, err := explore.New(explore.Options{Algorithm: "setnx-getset", Classes: []string{"pause"}, Seed: 1,
+		e, err := explore.New(explore.Options{DrawTTL: true, Algorithm: "setnx-getset", Classes: []string{"pause"}, Seed: 1,
 			Runs: realtime.MaxRuns, Workers: 1, Verdicts: []string{"unsafe"}})
 		if err != nil {
 			b.Fatal(err)

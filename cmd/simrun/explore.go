@@ -39,7 +39,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	shrinkTime := fs.Duration("shrink-time", explore.DefaultShrinkTime, "wall-clock safety net on shrinking")
 	force := fs.Bool("force", false, "overwrite the counterexample an earlier search left in --out")
 	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (at most 200 --runs, no shrinking)")
-	drawTTL := fs.Bool("draw-ttl", false, "draw each run's TTL from 0.5 to 4 s (default: the lock's own, a file's as written)")
+	drawTTL := fs.Bool("draw-ttl", false, "draw each run's TTL from 0.5 to 4 s (default: the lock's own, a file's as written; always with --redis)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -50,7 +50,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return fail(stderr, "explore", fmt.Errorf("takes no arguments, got %q", pos))
 	}
-	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries, ShrinkTime: *shrinkTime, DrawTTL: *drawTTL}
+	// Against real Redis a run takes its TTL in wall-clock time: a lock's own
+	// 30 s would make each run minutes long, so --redis draws TTLs.
+	o := explore.Options{Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries, ShrinkTime: *shrinkTime,
+		DrawTTL: *drawTTL || *redis != ""}
 	a, err := af.resolve() // both, neither, an unknown name, or the file's errors (naming its field)
 	if err != nil {
 		return fail(stderr, "explore", err)
