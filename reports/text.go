@@ -396,11 +396,14 @@ func indent(n int) string { return strings.Repeat(" ", n) }
 
 // para writes text after first, wrapped at word boundaries to width
 // columns, continuation lines starting with rest. A word longer than a line
-// gets a line of its own.
+// gets a line of its own. Width is counted in bytes: the arrows and
+// ellipses the reports use are East Asian ambiguous-width characters, which
+// some terminals draw two columns wide and which tools such as wc -L under
+// LC_ALL=C count as three; counted as bytes, a line fits everywhere.
 func para(b *strings.Builder, first, rest, text string, width int) {
 	line, n := first, 0
 	for _, word := range strings.Split(text, " ") {
-		if n > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+		if n > 0 && len(line)+1+len(word) > width {
 			b.WriteString(line + "\n")
 			line, n = rest, 0
 		}

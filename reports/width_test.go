@@ -3,7 +3,6 @@ package reports
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/locksim/locksim/scenarios"
 )
@@ -19,7 +18,8 @@ func TestBuiltinRunsFit100Columns(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, line := range strings.Split(b.String(), "\n") {
-			if n := utf8.RuneCountInString(line); n > 100 {
+			// Bytes: the arrows and ellipses may draw two columns wide.
+			if n := len(line); n > 100 {
 				t.Errorf("%s: line %d has %d columns: %s", name, i+1, n, line)
 			}
 		}

@@ -120,7 +120,7 @@ func TestRunReportSays(t *testing.T) {
 		want     []string
 	}{
 		{"crash-deadlock", []string{"no live holder", "C3 takes lock.foo with SETNX and crashes"}},
-		{"fenced-pause", []string{"the resource refused c1's write", "wrote 1 fence 1: refused", "was refused"}},
+		{"fenced-pause", []string{"the resource refused c1's write", "wrote 1 fence 1: refused", "its write at 45.004s was", "refused (stale fence)"}},
 		{"php-eval-stale-unlock", []string{"EVAL [getUnLockScript() (php_eval_unlock.lua)]", "predis-lua"}},
 		{"del-race", []string{"redis-setnx-page: SETNX command page", "2011", "lihao21"}},
 	}
