@@ -23,7 +23,7 @@ type part struct {
 	offset int64  // a numeric placeholder's offset, in its own unit
 }
 
-// Placeholders, in the order the README lists them. The numeric ones are
+// Placeholders, in the order examples/README.md lists them. The numeric ones are
 // integers counted in their unit: {now_s} is the local clock in whole Unix
 // seconds; {now}, {ttl} and {expire_at} count in the file's resolution.
 const (

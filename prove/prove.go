@@ -27,7 +27,7 @@
 // schedules it did not run) when an earlier schedule with the same run was
 // extended from no later a point with no smaller budget. This is sound but
 // catches only faults that changed nothing (a fault on a process already
-// dead); see the README.
+// dead); see docs/prove.md.
 package prove
 
 import (

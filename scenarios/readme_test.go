@@ -8,9 +8,9 @@ import (
 	"github.com/locksim/locksim/model"
 )
 
-// The scenario file shown in the README must load: docs that match the code.
+// The scenario file shown in docs/scenarios.md must load: docs that match the code.
 func TestREADMEExampleLoads(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/scenarios.md")
 	if err != nil {
 		t.Skip("README.md not found")
 	}
@@ -42,17 +42,17 @@ func TestDefaultDuration(t *testing.T) {
 	if s.Duration.D() != DefaultDuration {
 		t.Fatalf("duration %s, want %s", s.Duration.D(), DefaultDuration)
 	}
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/scenarios.md")
 	if err == nil && !strings.Contains(string(data), "default "+DefaultDuration.String()) {
 		t.Errorf("README does not state the default duration %s", DefaultDuration)
 	}
 }
 
-// The README's "Adding a fault kind" names the files a kind lives in: each
+// docs/development.md's "Adding a fault kind" names the files a kind lives in: each
 // must exist and hold that layer's fault-kind table, and every table must
 // be named there.
 func TestREADMEFaultKindFiles(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/development.md")
 	if err != nil {
 		t.Skip("README.md not found")
 	}

@@ -12,7 +12,7 @@ import (
 // explore/gen/faultkinds.go: generation; model/faultkinds.go: wording;
 // reports/faultkinds.go: drawing), and each
 // layer's TestFaultKindsComplete fails when a kind has no entry there. The
-// README's "Adding a fault kind" lists the steps.
+// docs/development.md's "Adding a fault kind" lists the steps.
 
 // FaultKind names a fault. The numbers are hashed into digests: a new kind
 // takes the next number, and no number is ever reused or renumbered.

@@ -63,7 +63,7 @@ func commands() []command {
 				"a lost request or reply at a send, and for a lock on several nodes a node's restart or clock jump of +TTL), at most K per schedule, " +
 				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D. Schedules run level by level, fewest choices first. " +
 				"Prints 'proved within bounds' (exit 0), or the worst verdict met (it stops only at unsafe) at its first schedule, shrunk and written to -o FILE, which " +
-				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See the README's 'Proving within bounds'."},
+				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See docs/prove.md."},
 		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,

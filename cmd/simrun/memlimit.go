@@ -23,8 +23,8 @@ func init() {
 
 // Searches (explore, matrix, book, prove) run thousands of small runs whose live
 // heap is a few MB: there, collecting at 100% growth is about 30% of the
-// CPU, and 400% saves most of that for some tens of MB more (README,
-// Speed). A raised GOGC alone would let a heap that is large for real (a
+// CPU, and 400% saves most of that for some tens of MB more (docs/speed.md).
+// A raised GOGC alone would let a heap that is large for real (a
 // memory-hungry script, a run near the event cap) grow five-fold up to the
 // soft limit, so the tuner raises it only while the live heap
 // after a collection is small, and puts Go's default back otherwise. The
