@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -14,7 +13,7 @@ import (
 // at 10.002s. Nothing may be drawn on node0 after the outage, and no span
 // may end before it begins.
 func TestFailoverCopyExpiredWhileDown(t *testing.T) {
-	s, err := scenarios.Parse("failover-copy-expired", []byte(`name: failover-copy-expired
+	o := fromYAML(t, "failover-copy-expired", `name: failover-copy-expired
 algorithm: set-nx-px-token
 params:
   ttl: 3s
@@ -36,14 +35,7 @@ faults:
     node: 0
     for: 10s
     on: {client: c1, point: acquired, n: 1}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := s.Execute("", model.Options{SkipPorcupine: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, model.Options{SkipPorcupine: true})
 	p := newPicture(o)
 	copied := false
 	for _, e := range o.Result.History.Events {
@@ -69,7 +61,7 @@ faults:
 // c1's key (TTL 30s), so once it answers again at 1.002s the lane draws the
 // key again (the old lane drew it absent from the outage on).
 func TestFailoverWithoutReplicaKeepsKey(t *testing.T) {
-	s, err := scenarios.Parse("failover-no-replica", []byte(`name: failover-no-replica
+	o := fromYAML(t, "failover-no-replica", `name: failover-no-replica
 algorithm: set-nx-px-token
 params:
   ttl: 30s
@@ -88,14 +80,7 @@ faults:
     node: 0
     for: 1s
     on: {client: c1, point: acquired, n: 1}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := s.Execute("", model.Options{SkipPorcupine: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, model.Options{SkipPorcupine: true})
 	var failAt, back sim.Time = -1, -1
 	for _, e := range o.Result.History.Events {
 		if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {

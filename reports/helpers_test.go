@@ -39,13 +39,31 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // builtin runs a built-in scenario with its own algorithm.
-func builtin(t *testing.T, name string) *scenarios.Outcome {
+func builtin(t *testing.T, name string) *scenarios.Outcome { return builtinWith(t, name, "") }
+
+// builtinWith runs a built-in scenario against algorithm algo ("" for its own).
+func builtinWith(t *testing.T, name, algo string) *scenarios.Outcome {
 	t.Helper()
 	s, err := scenarios.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Execute("", model.Options{})
+	return execute(t, s, algo, model.Options{})
+}
+
+// fromYAML parses a scenario file's text and runs it with its own algorithm.
+func fromYAML(t *testing.T, name, text string, opts model.Options) *scenarios.Outcome {
+	t.Helper()
+	s, err := scenarios.Parse(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return execute(t, s, "", opts)
+}
+
+func execute(t *testing.T, s *scenarios.Scenario, algo string, opts model.Options) *scenarios.Outcome {
+	t.Helper()
+	o, err := s.Execute(algo, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // lostRelease is set-nx-px-token over a network that loses requests: c1's
@@ -32,14 +31,7 @@ network:
 `
 
 func TestNotesShown(t *testing.T) {
-	s, err := scenarios.Parse("lost-release", []byte(lostRelease))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := s.Execute("", model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := fromYAML(t, "lost-release", lostRelease, model.Options{})
 	if o.Verdict.Verdict != model.VerdictSafe || len(o.Verdict.Notes) != 1 {
 		t.Fatalf("verdict %s, notes %+v: want safe with one note", o.Verdict.Verdict, o.Verdict.Notes)
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -96,14 +94,7 @@ func TestOneActingFaultIsNotVacuous(t *testing.T) {
 // the note's text, not a window of one instant with nobody named. A note
 // with a window keeps its two lines.
 func TestUntouchedFaultIsOneLine(t *testing.T) {
-	s, err := scenarios.Lookup("redlock-node-restart")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := s.Execute("set-nx-px-token", model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := builtinWith(t, "redlock-node-restart", "set-nx-px-token")
 	var text bytes.Buffer
 	if err := WriteText(&text, o); err != nil {
 		t.Fatal(err)
