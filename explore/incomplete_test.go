@@ -26,14 +26,7 @@ func sleepyLock(t *testing.T) locks.Algorithm {
 func TestSearchCountsIncompleteRuns(t *testing.T) {
 	var first *SearchResult
 	for _, w := range []int{1, 3} {
-		e, err := New(Options{Lock: sleepyLock(t), Classes: classes(t, "none"), Seed: 1, Runs: 12, Workers: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := e.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustRun(t, Options{Lock: sleepyLock(t), Classes: classes(t, "none"), Seed: 1, Runs: 12, Workers: w})
 		sr := r.Search
 		if sr.Found != nil {
 			t.Fatalf("workers %d: found %s at run %d; want nothing", w, sr.Found.Verdict, sr.Found.Index)

@@ -14,6 +14,20 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
+// mustRun searches with o, failing the test on any error.
+func mustRun(t *testing.T, o Options) *Result {
+	t.Helper()
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // vacuousWhen makes, for the test's length, each search run whose index
 // satisfies f vacuous (its one planned fault fired and touched nothing) and
 // every other run's fault act: what the engine records, set by hand, so the
@@ -31,14 +45,7 @@ func vacuousWhen(t *testing.T, f func(i int) bool) {
 func TestSearchCountsVacuousRuns(t *testing.T) {
 	vacuousWhen(t, func(i int) bool { return i%3 == 0 })
 	for _, w := range []int{1, 3} {
-		e, err := New(Options{Algorithm: "set-nx-px-token", Classes: classes(t, "crash"), Seed: 1, Runs: 30, Workers: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := e.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustRun(t, Options{Algorithm: "set-nx-px-token", Classes: classes(t, "crash"), Seed: 1, Runs: 30, Workers: w})
 		sr := r.Search
 		if sr.Found != nil {
 			t.Fatalf("workers %d: found %s; want nothing (set-nx-px-token is safe under crash)", w, sr.Found.Verdict)
@@ -61,14 +68,7 @@ func TestSearchCountsVacuousRuns(t *testing.T) {
 // missing, as incomplete_runs. Runs with no fault to inject are never
 // vacuous (a crash run may be: a crash of a client that had finished).
 func TestReportSaysNoVacuousRuns(t *testing.T) {
-	e, err := New(Options{Algorithm: "set-nx-px-token", Classes: classes(t, "none"), Seed: 1, Runs: 3, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, Options{Algorithm: "set-nx-px-token", Classes: classes(t, "none"), Seed: 1, Runs: 3, Workers: 1})
 	rep, _ := r.Report("", false)
 	data, _ := json.Marshal(rep)
 	if !strings.Contains(string(data), `"vacuous_runs":0`) || strings.Contains(string(data), "vacuous_at") {
@@ -79,14 +79,7 @@ func TestReportSaysNoVacuousRuns(t *testing.T) {
 // A search that met nothing says safe: verdict is a stable field, present
 // whatever was found.
 func TestReportOfNothingFoundSaysSafe(t *testing.T) {
-	e, err := New(Options{Algorithm: "set-nx-px-token", Classes: classes(t, "none"), Seed: 1, Runs: 3, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, Options{Algorithm: "set-nx-px-token", Classes: classes(t, "none"), Seed: 1, Runs: 3, Workers: 1})
 	rep, _ := r.Report("", false)
 	data, _ := json.Marshal(rep)
 	if rep.Found || !strings.Contains(string(data), `"verdict":"safe"`) {
@@ -236,14 +229,7 @@ func TestSummariesSayWhichSafetyBroke(t *testing.T) {
 			}
 		}
 	}
-	e, err := New(Options{Algorithm: "fenced-token", Classes: classes(t, "pause"), Seed: 1, Runs: 100, Workers: 1, ShrinkTries: 300, DrawTTL: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustRun(t, Options{Algorithm: "fenced-token", Classes: classes(t, "pause"), Seed: 1, Runs: 100, Workers: 1, ShrinkTries: 300, DrawTTL: true})
 	rep, err := r.Report("", false)
 	if err != nil {
 		t.Fatal(err)
