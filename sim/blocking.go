@@ -61,9 +61,7 @@ func (r *runner) startPop(i int, q *request, nodeNow Time) (done bool) {
 	t, bad := popTimeout(q.args)
 	if bad != nil {
 		q.reply = *bad
-		if r.cfg.WatchKey != "" {
-			r.nodes[i].n.Observe(nodeNow.Std()) // refused: no command ran
-		}
+		r.nodes[i].n.Observe(nodeNow.Std()) // refused: no command ran
 		return true
 	}
 	if reply, ok := r.tryPop(i, q, nodeNow); ok {
@@ -116,7 +114,7 @@ func (r *runner) wakePops(i int, nodeNow Time) {
 		}
 		if reply, ok := r.tryPop(i, q, nodeNow); ok {
 			n.parked = append(n.parked[:k], n.parked[k+1:]...)
-			r.finishPop(q, reply, nodeNow)
+			r.finishPop(q, reply)
 			continue
 		}
 		k++
@@ -148,20 +146,17 @@ func (r *runner) popTimedOut(q *request) {
 		q.parked = false
 		return
 	}
-	nodeNow := n.clock.at(r.now)
-	if r.cfg.WatchKey != "" {
-		n.n.Observe(nodeNow.Std()) // no command runs: the key may only have expired
-	}
-	r.finishPop(q, Reply{Kind: node.Nil}, nodeNow)
+	n.n.Observe(n.clock.at(r.now).Std()) // no command runs: the key may only have expired
+	r.finishPop(q, Reply{Kind: node.Nil})
 }
 
 // finishPop records a parked pop's command with its reply, now, and sends
 // the reply: it reaches the client one reply latency later, unless the
 // client has given up by then.
-func (r *runner) finishPop(q *request, reply Reply, nodeNow Time) {
+func (r *runner) finishPop(q *request, reply Reply) {
 	q.parked = false
 	q.reply = reply
-	r.recordCommand(q, nodeNow)
+	r.recordCommand(q)
 	p := r.procs[q.proc]
 	if !q.waiting {
 		// deliver has not run yet: it delays the reply by the wait.

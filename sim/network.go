@@ -80,19 +80,16 @@ func (r *runner) arrive(q *request) {
 		q.gen = n.g.gen
 	}
 	nodeNow := n.clock.at(r.now)
-	watched := r.cfg.WatchKey != ""
 	if blockingPop(q.args) {
 		r.stats.Commands++
 		if r.startPop(q.node, q, nodeNow) {
-			r.recordCommand(q, nodeNow)
+			r.recordCommand(q)
 		}
 		return
 	}
 	if isWait(q.args) {
 		q.reply, q.block = r.wait(q.node, q)
-		if watched {
-			n.n.Observe(nodeNow.Std())
-		}
+		n.n.Observe(nodeNow.Std()) // WAIT runs no command on the node (a no-op with no watched key)
 	} else {
 		q.reply = n.n.Exec(q.proc, nodeNow.Std(), q.args)
 		if n.g != nil {
@@ -100,14 +97,14 @@ func (r *runner) arrive(q *request) {
 		}
 	}
 	r.stats.Commands++
-	r.recordCommand(q, nodeNow)
+	r.recordCommand(q)
 	if len(n.parked) > 0 {
 		r.wakePops(q.node, nodeNow)
 	}
 }
 
 // recordCommand records q's command as it ran on its node, now.
-func (r *runner) recordCommand(q *request, nodeNow Time) {
+func (r *runner) recordCommand(q *request) {
 	n := &r.nodes[q.node]
 	// The sender may have crashed since it sent: keep its incarnation.
 	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
