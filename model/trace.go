@@ -143,7 +143,7 @@ type trace struct {
 	// nothing a verdict holds points into them.
 	spanA, spanB, spanC []span
 	ints                []int
-	ran                 []bool // by request id: its command has run by now
+	ran                 ranRequests // by request id: its command has run by now
 	vw                  versionWalk
 }
 
@@ -203,7 +203,8 @@ func (t *trace) extract(h *sim.History, keepFailed, keepOps bool) *trace {
 		holds: t.holds[:0], lockOps: t.lockOps[:0], strays: t.strays[:0], failed: t.failed[:0],
 		wants: t.wants[:0], netWaits: t.netWaits[:0], paused: t.paused[:0], sections: t.sections[:0], releases: t.releases[:0],
 		clientErr: t.clientErr[:0], renewals: t.renewals[:0], faults: t.faults[:0], refused: t.refused[:0], leftovers: t.leftovers[:0],
-		ps: t.ps[:0], ran: t.ran[:0], vw: t.vw}
+		ps: t.ps[:0], ran: t.ran, vw: t.vw}
+	t.ran.reset(h)
 	t.growProcs(len(h.Procs))
 	for i := range h.Events {
 		e := &h.Events[i] // events are large: do not copy them
@@ -302,7 +303,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		}
 		s.releasing = -1
 	case sim.KindCommand:
-		t.markRan(e.Req)
+		t.ran.mark(e.Req, e.Proc)
 		t.endNetWait(s, p, e.Sent)
 		if e.Node >= 0 {
 			for len(s.lastCmd) <= e.Node {
@@ -316,7 +317,7 @@ func (t *trace) step(s *procState, i int, e *sim.Event) {
 		if s.releasing >= 0 && e.Err != "" {
 			s.relLost = append(s.relLost, e.Node)
 		}
-		if e.Err != "" && s.wanting && !t.hasRun(e.Req) {
+		if e.Err != "" && s.wanting && !t.ran.ran(e.Req) {
 			if !s.netWait {
 				s.netWait, s.netFrom = true, e.Sent
 			}
@@ -484,24 +485,6 @@ func (t *trace) endNetWait(s *procState, p int, end sim.Time) {
 	}
 	s.netWait = false
 }
-
-// markRan notes that request req's command ran (request ids are small and
-// dense: a run numbers its commands from 1).
-func (t *trace) markRan(req uint64) {
-	if req >= uint64(len(t.ran)) {
-		if req > uint64(len(t.h.Events))+1<<20 {
-			return // not an engine's numbering (a hand-made history): hasRun says false
-		}
-		// Grown by doubling: extended one at a time, as requests come,
-		// the growing cost as much as the walk's step.
-		n := max(int(req)+1, 2*len(t.ran), 64)
-		t.ran = append(t.ran, make([]bool, n-len(t.ran))...)
-	}
-	t.ran[req] = true
-}
-
-// hasRun says whether request req's command has run by now.
-func (t *trace) hasRun(req uint64) bool { return req < uint64(len(t.ran)) && t.ran[req] }
 
 // stop ends a process's life at at, event i: a crash or its end. Its hold ends here
 // (a release is synthesized so the mutex model sees the lock freed); an

@@ -56,25 +56,21 @@ type laneVersion struct {
 // key writes (lease.go), which need no writer, apply beginsVersion alone.
 type versionWalk struct {
 	lanes []laneVersion
-	// ranBy is, by request id, its command's process + 2 once it has run (0:
-	// not run; 1: run by no process of the run). Request ids are small and
-	// dense: a run numbers its commands from 1.
-	ranBy  []int32
-	count  int32  // versions begun so far
-	maxReq uint64 // request ids above it are not an engine's numbering
+	ran   ranRequests // whose command each request ran: a replica's writer
+	count int32       // versions begun so far
 }
 
 // reset readies w for h, reusing its memory.
 func (w *versionWalk) reset(h *sim.History) {
-	w.lanes, w.ranBy, w.count = w.lanes[:0], w.ranBy[:0], 0
-	w.maxReq = uint64(len(h.Events)) + 1<<20
+	w.lanes, w.count = w.lanes[:0], 0
+	w.ran.reset(h)
 }
 
 // step reads event e, the history's event i: on a key-carrying event, it
 // returns the lane and whether the event began a version there.
 func (w *versionWalk) step(i int, e *sim.Event) (lane int, begins, ok bool) {
 	if e.Kind == sim.KindCommand {
-		w.markRan(e.Req, e.Proc)
+		w.ran.mark(e.Req, e.Proc)
 	}
 	if lane, ok = carriesKey(e); !ok {
 		return 0, false, false
@@ -101,38 +97,13 @@ func (w *versionWalk) writer(e *sim.Event) int32 {
 	case sim.KindCommand:
 		return int32(e.Proc)
 	case sim.KindReplicate:
-		return w.writerOf(e.Req)
+		return w.ran.proc(e.Req)
 	case sim.KindFault:
 		if e.Fault == sim.FaultFailover && e.Value > 0 && int(e.Value) < len(w.lanes) {
 			if r := &w.lanes[e.Value]; r.version >= 0 && r.key.Type == e.Key.Type && r.key.Value == e.Key.Value {
 				return r.writer
 			}
 		}
-	}
-	return -1
-}
-
-// markRan notes that request req's command ran, by process proc.
-func (w *versionWalk) markRan(req uint64, proc int) {
-	if req >= uint64(len(w.ranBy)) {
-		if req > w.maxReq {
-			return // not an engine's numbering (a hand-made history): hasRun says false
-		}
-		// Grown by doubling: extended one at a time, as requests come,
-		// the growing cost as much as the walk's step.
-		n := max(int(req)+1, 2*len(w.ranBy), 64)
-		w.ranBy = append(w.ranBy, make([]int32, n-len(w.ranBy))...)
-	}
-	w.ranBy[req] = int32(max(proc, -1) + 2)
-}
-
-// hasRun says whether request req's command has run by now.
-func (w *versionWalk) hasRun(req uint64) bool { return req < uint64(len(w.ranBy)) && w.ranBy[req] != 0 }
-
-// writerOf is the process whose command req ran, or -1.
-func (w *versionWalk) writerOf(req uint64) int32 {
-	if req < uint64(len(w.ranBy)) && w.ranBy[req] != 0 {
-		return w.ranBy[req] - 2
 	}
 	return -1
 }
