@@ -19,9 +19,9 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/internal/codesteps"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/reports"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // Book is everything the site shows.
@@ -29,7 +29,7 @@ type Book struct {
 	Command    string           // the simrun command that made it, shown on the index
 	Documents  []locks.Document // in the order to list them
 	Algorithms []Algorithm      // the matrix's rows, in its order
-	Scenarios  []*scenarios.Outcome
+	Scenarios  []*judge.Outcome
 	Matrix     Matrix
 }
 
@@ -52,11 +52,11 @@ type Matrix struct {
 type Cell struct {
 	Algorithm, Class string
 	Verdict          string
-	Broke            string             // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
-	Text             string             // as the Markdown matrix shows it; "": the verdict
-	Replay           string             // the command that finds its first failing run; "" when safe
-	Counterexample   *scenarios.Outcome // the shrunk counterexample replayed; nil when safe
-	YAML             []byte             // the counterexample as a scenario file; nil when safe
+	Broke            string         // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
+	Text             string         // as the Markdown matrix shows it; "": the verdict
+	Replay           string         // the command that finds its first failing run; "" when safe
+	Counterexample   *judge.Outcome // the shrunk counterexample replayed; nil when safe
+	YAML             []byte         // the counterexample as a scenario file; nil when safe
 }
 
 // File is one file of the site, its path relative to the site's root.
@@ -122,7 +122,7 @@ func Render(b *Book) ([]File, error) {
 
 // report is the HTML report of an outcome with the book's links at its top
 // and bottom.
-func report(o *scenarios.Outcome, nav navLinks) ([]byte, error) {
+func report(o *judge.Outcome, nav navLinks) ([]byte, error) {
 	var w bytes.Buffer
 	if err := reports.WriteHTML(&w, o); err != nil {
 		return nil, err

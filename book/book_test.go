@@ -10,19 +10,20 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/internal/codesteps"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
-func outcome(t *testing.T, name string) *scenarios.Outcome {
+func outcome(t *testing.T, name string) *judge.Outcome {
 	t.Helper()
 	s, err := scenarios.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Execute("", model.Options{})
+	o, err := judge.Run(s, "", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

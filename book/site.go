@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/codesteps"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/reports"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // site is the Book arranged for the templates. Links are paths from the
@@ -47,7 +47,7 @@ type scenarioView struct {
 	Says    string
 	Number  int // in the course, from 1
 	Chapter *chapterView
-	Outcome *scenarios.Outcome
+	Outcome *judge.Outcome
 }
 
 type matrixView struct {
@@ -89,7 +89,7 @@ type param struct{ Name, Value string }
 
 func newSite(b *Book) (*site, error) {
 	s := &site{Command: b.Command}
-	byName := map[string]*scenarios.Outcome{} // looked up only
+	byName := map[string]*judge.Outcome{} // looked up only
 	for _, o := range b.Scenarios {
 		if !names.MatchString(o.Scenario.Name) {
 			return nil, fmt.Errorf("book: scenario name %q cannot be a file name", o.Scenario.Name)

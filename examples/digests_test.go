@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -39,7 +40,7 @@ func TestExampleDigests(t *testing.T) {
 					fmt.Fprintf(&b, "%s %s seed %d: refused\n", name, s.Name, s.Seed)
 					continue
 				}
-				o, err := s.ExecutePrepared(p, model.Options{})
+				o, err := judge.Prepared(s, p, model.Options{})
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, s.Name, err)
 				}

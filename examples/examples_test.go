@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -24,13 +25,13 @@ var parity = []struct {
 }
 
 // run replays s against algo and returns the verdict and the history.
-func run(t *testing.T, s *scenarios.Scenario, algo locks.Algorithm) (*scenarios.Outcome, *sim.History) {
+func run(t *testing.T, s *scenarios.Scenario, algo locks.Algorithm) (*judge.Outcome, *sim.History) {
 	t.Helper()
 	p, err := s.PrepareWith(algo)
 	if err != nil {
 		t.Fatalf("prepare %s with %s: %v", s.Name, algo.Name, err)
 	}
-	o, err := s.ExecutePrepared(p, model.Options{})
+	o, err := judge.Prepared(s, p, model.Options{})
 	if err != nil {
 		t.Fatalf("run %s with %s: %v", s.Name, algo.Name, err)
 	}

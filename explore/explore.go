@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/explore/gen"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -138,7 +139,7 @@ func (e *Explorer) Verdict(s *scenarios.Scenario) (model.Verdict, *sim.Result, e
 	if err != nil {
 		return model.Verdict{}, nil, err
 	}
-	res, v, err := p.Judge(model.Options{SkipPorcupine: true})
+	res, v, err := judge.Verdict(p, model.Options{SkipPorcupine: true})
 	return v, res, err
 }
 
@@ -156,7 +157,7 @@ type Result struct {
 	// (Search.Found), its expect set to the verdict of Outcome, so `simrun
 	// run` replays it and agrees.
 	Counterexample *scenarios.Scenario
-	Outcome        *scenarios.Outcome // the counterexample run with all checks (porcupine too)
+	Outcome        *judge.Outcome // the counterexample run with all checks (porcupine too)
 	Shrink         ShrinkStats
 	// Others are the other verdicts met (Search.Met but Found), worst
 	// first; each failing one is shrunk only with Options.ShrinkAll, an
@@ -170,7 +171,7 @@ type Other struct {
 	Found Found
 	// Counterexample and Outcome are as Result's, nil when not shrunk.
 	Counterexample *scenarios.Scenario
-	Outcome        *scenarios.Outcome
+	Outcome        *judge.Outcome
 	Shrink         ShrinkStats
 }
 
@@ -220,7 +221,7 @@ func (e *Explorer) Run(ctx context.Context) (*Result, error) {
 	return r, nil
 }
 
-func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Scenario, *scenarios.Outcome, ShrinkStats, error) {
+func (e *Explorer) shrinkAndFinish(ctx context.Context, f *Found) (*scenarios.Scenario, *judge.Outcome, ShrinkStats, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, ShrinkStats{}, err
 	}
@@ -253,7 +254,7 @@ func (e *Explorer) foundBy() string {
 
 // Finish names the shrunk scenario, tells where it came from, replays it
 // with every checker and records the verdict it replays with.
-func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *scenarios.Outcome, error) {
+func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *judge.Outcome, error) {
 	c := *s
 	c.Name = e.runName(f.Index)
 	c.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d, shrunk",
@@ -263,7 +264,7 @@ func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario,
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := c.ExecutePrepared(p, model.Options{})
+	o, err := judge.Prepared(&c, p, model.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

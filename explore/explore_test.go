@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -104,7 +105,7 @@ func replayFromFile(t *testing.T, r *Result) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	o, err := s.Execute("", model.Options{})
+	o, err := judge.Run(s, "", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

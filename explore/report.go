@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -161,7 +162,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 		}
 		return nil
 	}
-	add := func(f Found, c *scenarios.Scenario, o *scenarios.Outcome) error {
+	add := func(f Found, c *scenarios.Scenario, o *judge.Outcome) error {
 		if rep.Verdicts == nil {
 			rep.Verdicts = map[string]VerdictReport{}
 		}

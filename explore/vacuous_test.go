@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -224,7 +225,7 @@ func TestSummariesSayWhichSafetyBroke(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, v, err := p.Judge(model.Options{}); err != nil || v.Broke() != broke[k] {
+			if _, v, err := judge.Verdict(p, model.Options{}); err != nil || v.Broke() != broke[k] {
 				t.Errorf("%s: run %d replays as %q (%v), want %q", algo, k, v.Broke(), err, broke[k])
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -30,7 +31,7 @@ func exploreHistories(b *testing.B, n int) ([]sim.History, []model.Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, _, err := p.Judge(model.Options{SkipPorcupine: true})
+		res, _, err := judge.Verdict(p, model.Options{SkipPorcupine: true})
 		if err != nil {
 			b.Fatal(err)
 		}

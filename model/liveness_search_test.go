@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/explore/gen"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -37,7 +38,7 @@ func TestExploreFindsWriteAndFailDeadlock(t *testing.T) {
 		t.Fatalf("no stuck run of php-set-get under crash in %d runs", r.Runs)
 	}
 	// The found run replays stuck with every checker on.
-	o, err := r.Found.Scenario.Execute("", model.Options{})
+	o, err := judge.Run(r.Found.Scenario, "", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestTokenLockLiveInsideAssumptions(t *testing.T) {
 	notes := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		s := g.Draw(rt, "scenario")
-		o, err := s.Execute("", model.Options{SkipPorcupine: true})
+		o, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
 		if err != nil {
 			rt.Fatal(err)
 		}

@@ -44,6 +44,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/explore/gen"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -323,7 +324,7 @@ func (p *Prover) run(n *node, last bool) error {
 	if !last {
 		prep.Config.OnPoint = p.recorder(&pts)
 	}
-	res, v, err := prep.Judge(model.Options{})
+	res, v, err := judge.Verdict(prep, model.Options{})
 	if err != nil {
 		return err
 	}
@@ -605,13 +606,13 @@ const shrinkBudget = 20_000
 // every checker, porcupine too. The scenario it returns
 // expects that verdict, so `simrun run` replays it and agrees; tries is how
 // many runs shrinking took.
-func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *scenarios.Outcome, tries int, err error) {
+func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *judge.Outcome, tries int, err error) {
 	fails := func(c *scenarios.Scenario) bool {
 		prep, err := c.PrepareWith(p.algo)
 		if err != nil {
 			return false
 		}
-		res, v, err := prep.Judge(model.Options{})
+		res, v, err := judge.Verdict(prep, model.Options{})
 		res.Release()
 		return err == nil && v.Verdict == f.Verdict
 	}
@@ -621,7 +622,7 @@ func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *scenarios.Outcome, 
 	if err != nil {
 		return nil, nil, tries, err
 	}
-	o, err = s.ExecutePrepared(prep, model.Options{})
+	o, err = judge.Prepared(s, prep, model.Options{})
 	if err != nil {
 		return nil, nil, tries, err
 	}

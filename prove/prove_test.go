@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -192,7 +193,7 @@ func replay(t *testing.T, s *scenarios.Scenario, verdict, digest string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := back.Execute("", model.Options{})
+	again, err := judge.Run(back, "", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestFindsOverlap(t *testing.T) {
 	}
 	replay(t, s, model.VerdictUnsafe, o.Digest)
 	// The unshrunk schedule replays too.
-	raw, err := r.Found.Scenario.Execute("", model.Options{})
+	raw, err := judge.Run(r.Found.Scenario, "", model.Options{})
 	if err != nil || raw.Verdict.Verdict != model.VerdictUnsafe {
 		t.Fatalf("unshrunk schedule replays %v, %v", raw, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -29,7 +30,7 @@ var StartParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
 
 // Execute runs a prepared scenario against the servers at addrs (see
 // realredis.ParseAddrs, or Start), refusing one the servers cannot take.
-func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scenarios.Outcome, error) {
+func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*judge.Outcome, error) {
 	parts := sim.RealParts{}
 	if addrs == Start {
 		parts = StartParts
@@ -56,7 +57,7 @@ func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*scena
 		return nil, err
 	}
 	defer w.Close()
-	return s.ExecuteReal(p, w, w.Name(), model.Options{})
+	return judge.Real(s, p, w, w.Name(), model.Options{})
 }
 
 // started holds the servers Execute started and has not stopped yet, for
@@ -117,10 +118,10 @@ const Databases = 16
 
 // SearchResult is a real-time search's outcome.
 type SearchResult struct {
-	Found   *explore.Found     // nil: no run failed
-	Outcome *scenarios.Outcome // the failing run, as it ran on the server
-	Runs    int                // runs up to and including the found one (or all)
-	Refused int                // runs the real server cannot take (a node clock fault)
+	Found   *explore.Found // nil: no run failed
+	Outcome *judge.Outcome // the failing run, as it ran on the server
+	Runs    int            // runs up to and including the found one (or all)
+	Refused int            // runs the real server cannot take (a node clock fault)
 	// Incomplete counts the runs (of Runs) cut at a cap, their duration
 	// above all, before they found anything: as in explore.Search, not a
 	// find, and a search that found nothing else is incomplete, not safe.
@@ -215,7 +216,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 					mu.Unlock()
 					continue
 				}
-				var out *scenarios.Outcome
+				var out *judge.Outcome
 				if err == nil {
 					switch {
 					case addr == Start:

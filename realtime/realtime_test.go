@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/locktest"
 	"github.com/locksim/locksim/internal/redistest"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/realtime"
@@ -95,7 +96,7 @@ func TestNodeRestartOnStartedServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o *scenarios.Outcome
+	var o *judge.Outcome
 	for i := 1; i <= 3; i++ { // real time: see TestAgreement in sim/realredis
 		if o, err = realtime.Execute(s, p, realtime.Start); err != nil {
 			t.Fatal(err)
@@ -169,7 +170,7 @@ func TestStartedServersRows(t *testing.T) {
 			for i := 1; i <= 3 && got != want; i++ { // real time: see TestAgreement
 				p, err := s.Prepare("")
 				if err == nil {
-					var o *scenarios.Outcome
+					var o *judge.Outcome
 					if o, err = realtime.Execute(s, p, realtime.Start); err == nil {
 						got = o.Verdict.Verdict
 					}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -40,7 +41,7 @@ func TestFoldHidesNoChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := s.Execute(r.algo, model.Options{SkipPorcupine: true})
+		o, err := judge.Run(s, r.algo, model.Options{SkipPorcupine: true})
 		if err != nil {
 			t.Fatal(err)
 		}

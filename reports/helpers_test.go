@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -39,10 +40,10 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // builtin runs a built-in scenario with its own algorithm.
-func builtin(t *testing.T, name string) *scenarios.Outcome { return builtinWith(t, name, "") }
+func builtin(t *testing.T, name string) *judge.Outcome { return builtinWith(t, name, "") }
 
 // builtinWith runs a built-in scenario against algorithm algo ("" for its own).
-func builtinWith(t *testing.T, name, algo string) *scenarios.Outcome {
+func builtinWith(t *testing.T, name, algo string) *judge.Outcome {
 	t.Helper()
 	s, err := scenarios.Lookup(name)
 	if err != nil {
@@ -52,7 +53,7 @@ func builtinWith(t *testing.T, name, algo string) *scenarios.Outcome {
 }
 
 // fromYAML parses a scenario file's text and runs it with its own algorithm.
-func fromYAML(t *testing.T, name, text string, opts model.Options) *scenarios.Outcome {
+func fromYAML(t *testing.T, name, text string, opts model.Options) *judge.Outcome {
 	t.Helper()
 	s, err := scenarios.Parse(name, []byte(text))
 	if err != nil {
@@ -61,9 +62,9 @@ func fromYAML(t *testing.T, name, text string, opts model.Options) *scenarios.Ou
 	return execute(t, s, "", opts)
 }
 
-func execute(t *testing.T, s *scenarios.Scenario, algo string, opts model.Options) *scenarios.Outcome {
+func execute(t *testing.T, s *scenarios.Scenario, algo string, opts model.Options) *judge.Outcome {
 	t.Helper()
-	o, err := s.Execute(algo, opts)
+	o, err := judge.Run(s, algo, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,14 +140,14 @@ var (
 
 // outcome wraps a hand-made history as a run of set-nx-px-token with the
 // verdict the checkers give it.
-func (b *hist) outcome(t *testing.T, name, narrative string, end sim.Time) *scenarios.Outcome {
+func (b *hist) outcome(t *testing.T, name, narrative string, end sim.Time) *judge.Outcome {
 	t.Helper()
 	algo, err := locks.Lookup("set-nx-px-token")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &scenarios.Prepared{Algorithm: algo, Params: algo.Defaults}
-	return &scenarios.Outcome{
+	return &judge.Outcome{
 		Scenario: &scenarios.Scenario{Name: name, Summary: "a hand-made history", Narrative: narrative, Seed: 7},
 		Prepared: p,
 		Result:   &sim.Result{History: b.h, End: end},
@@ -158,7 +159,7 @@ func (b *hist) outcome(t *testing.T, name, narrative string, end sim.Time) *scen
 // crashHolding: c1 takes the lock (TTL 1s) and crashes holding it with a
 // command in flight; it restarts and finds the key still there; after the TTL
 // runs out c2 takes the lock.
-func crashHolding(t *testing.T) *scenarios.Outcome {
+func crashHolding(t *testing.T) *judge.Outcome {
 	b := newHist("lock", 1, "c1", "c2")
 	b.proc(0, sim.KindProcStart, 0)
 	b.proc(0, sim.KindLockInvoke, 0)
@@ -193,7 +194,7 @@ func crashHolding(t *testing.T) *scenarios.Outcome {
 // pauseHolding: c1 is paused for 2s while holding (TTL 1s); node0's clock
 // jumps 200ms ahead, so the key expires early; c2 takes the lock and c1
 // wakes believing it still holds: two holders, a lost update.
-func pauseHolding(t *testing.T) *scenarios.Outcome {
+func pauseHolding(t *testing.T) *judge.Outcome {
 	b := newHist("lock", 1, "c1", "c2")
 	b.proc(0, sim.KindProcStart, 0)
 	b.proc(0, sim.KindLockInvoke, 0)
@@ -227,7 +228,7 @@ func pauseHolding(t *testing.T) *scenarios.Outcome {
 // nodeRestart: node0 restarts while c1 holds, losing the key; c2's first
 // request is lost, its second reaches the node while it is down; its third
 // takes the lock c1 still believes it holds. c1's clock jumps back.
-func nodeRestart(t *testing.T) *scenarios.Outcome {
+func nodeRestart(t *testing.T) *judge.Outcome {
 	b := newHist("lock", 1, "c1", "c2")
 	b.proc(0, sim.KindProcStart, 0)
 	b.proc(0, sim.KindLockInvoke, 0)

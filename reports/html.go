@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -68,7 +68,7 @@ type htmlLegend struct{ Class, Text string }
 // command trace, and porcupine's visualisation. It loads nothing from the
 // network. An error is a failure to write; a porcupine failure is shown in
 // the page.
-func WriteHTML(w io.Writer, o *scenarios.Outcome) error {
+func WriteHTML(w io.Writer, o *judge.Outcome) error {
 	var porc bytes.Buffer
 	perr := model.WritePorcupineHTML(o.Result.History, model.Options{TTL: o.Prepared.Lifetime()}, &porc)
 	d := htmlReport(o)
@@ -80,7 +80,7 @@ func WriteHTML(w io.Writer, o *scenarios.Outcome) error {
 	return reportTemplate.Execute(w, d)
 }
 
-func htmlReport(o *scenarios.Outcome) htmlData {
+func htmlReport(o *judge.Outcome) htmlData {
 	j := Run(o)
 	h := &o.Result.History
 	p := newPicture(o)

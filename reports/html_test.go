@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -27,7 +27,7 @@ func normalise(html []byte) []byte {
 	return srcdoc.ReplaceAll(html, []byte(`srcdoc="(porcupine's page)"`))
 }
 
-func writeHTML(t *testing.T, o *scenarios.Outcome) []byte {
+func writeHTML(t *testing.T, o *judge.Outcome) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteHTML(&b, o); err != nil {
@@ -39,9 +39,9 @@ func writeHTML(t *testing.T, o *scenarios.Outcome) []byte {
 func TestHTMLGolden(t *testing.T) {
 	cases := []struct {
 		file    string
-		outcome func(*testing.T) *scenarios.Outcome
+		outcome func(*testing.T) *judge.Outcome
 	}{
-		{"del-race.html.golden", func(t *testing.T) *scenarios.Outcome { return builtin(t, "del-race") }},
+		{"del-race.html.golden", func(t *testing.T) *judge.Outcome { return builtin(t, "del-race") }},
 		{"node-restart.html.golden", nodeRestart},
 	}
 	for _, c := range cases {

@@ -8,8 +8,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // RunJSON is the stable JSON of one run. Later fields are only ever added.
@@ -49,7 +49,7 @@ type StatsJSON struct {
 }
 
 // Run builds the JSON value of an outcome.
-func Run(o *scenarios.Outcome) RunJSON {
+func Run(o *judge.Outcome) RunJSON {
 	vs := o.Verdict.Violations
 	if vs == nil {
 		vs = []model.Violation{}
@@ -90,7 +90,7 @@ func Seconds(d time.Duration) float64 {
 }
 
 // WriteJSON writes one outcome as an indented JSON object.
-func WriteJSON(w io.Writer, o *scenarios.Outcome) error {
+func WriteJSON(w io.Writer, o *judge.Outcome) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(Run(o))

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -141,7 +141,7 @@ type picture struct {
 // versionLabels skips x and X, which draw crashes and down nodes.
 const versionLabels = "ABCDEFGHIJKLMNOPQRSTUVWYZabcdefghijklmnopqrstuvwyz"
 
-func newPicture(o *scenarios.Outcome) *picture {
+func newPicture(o *judge.Outcome) *picture {
 	h := &o.Result.History
 	p := &picture{end: o.Result.End, key: h.WatchKey, ev: eventWriter{h: h, scripts: o.Prepared.Algorithm.Scripts}}
 	procs, nodes := len(h.Procs), h.Nodes+len(h.Replicas)

@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -38,13 +38,13 @@ type TextOptions struct {
 
 // WriteText writes the verdict, its witnesses and the timeline, without
 // colour.
-func WriteText(w io.Writer, o *scenarios.Outcome) error {
+func WriteText(w io.Writer, o *judge.Outcome) error {
 	return WriteTextWith(w, o, TextOptions{})
 }
 
 // WriteTextWith writes the verdict and its witnesses, who held the lock when,
 // the timeline, and with opt.Trace the command trace.
-func WriteTextWith(w io.Writer, o *scenarios.Outcome, opt TextOptions) error {
+func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 100
 	}
@@ -418,7 +418,7 @@ func para(b *strings.Builder, first, rest, text string, width int) {
 
 // algoSource cites the algorithm's document, or names it by id when the
 // scenario's sources, shown above it, already cite it.
-func algoSource(o *scenarios.Outcome) string {
+func algoSource(o *judge.Outcome) string {
 	src := o.Prepared.Algorithm.Source
 	if slices.Contains(strings.Split(strings.ReplaceAll(o.Scenario.Source, " ", ""), ","), src) {
 		return src
@@ -437,7 +437,7 @@ func CiteList(source string) string {
 }
 
 // timeWord says what the run's seconds were: simulated, or real ones.
-func timeWord(o *scenarios.Outcome) string {
+func timeWord(o *judge.Outcome) string {
 	if o.Backend != "" {
 		return "wall-clock"
 	}

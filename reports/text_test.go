@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -14,11 +15,11 @@ import (
 func TestTextGolden(t *testing.T) {
 	cases := []struct {
 		file    string
-		outcome func(*testing.T) *scenarios.Outcome
+		outcome func(*testing.T) *judge.Outcome
 		opt     TextOptions
 	}{
-		{"del-race.txt.golden", func(t *testing.T) *scenarios.Outcome { return builtin(t, "del-race") }, TextOptions{Trace: true}},
-		{"del-race-color.txt.golden", func(t *testing.T) *scenarios.Outcome { return builtin(t, "del-race") }, TextOptions{Color: true}},
+		{"del-race.txt.golden", func(t *testing.T) *judge.Outcome { return builtin(t, "del-race") }, TextOptions{Trace: true}},
+		{"del-race-color.txt.golden", func(t *testing.T) *judge.Outcome { return builtin(t, "del-race") }, TextOptions{Color: true}},
 		{"crash-holding.txt.golden", crashHolding, TextOptions{Trace: true}},
 		{"pause-holding.txt.golden", pauseHolding, TextOptions{Trace: true}},
 		{"node-restart.txt.golden", nodeRestart, TextOptions{Trace: true}},
@@ -61,7 +62,7 @@ func timelineLines(out string) []string {
 func TestTimelineFits(t *testing.T) {
 	for _, s := range scenarios.Builtins() {
 		t.Run(s.Name, func(t *testing.T) {
-			o, err := s.Execute("", model.Options{SkipPorcupine: true})
+			o, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
 			if err != nil {
 				t.Skipf("does not run: %v", err)
 			}

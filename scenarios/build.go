@@ -152,3 +152,13 @@ func (s *Scenario) fault(i, nodes int) (sim.Fault, error) {
 
 // Lifetime is how long the lock outlives a silent holder, for liveness.
 func (p *Prepared) Lifetime() time.Duration { return p.Algorithm.Lifetime(p.Params) }
+
+// FaultKind is fault i of the plan (an index in Config.Faults) as the file
+// writes its kind ("clock-jump"), or the engine's name for a fault the plan
+// was given without a file's kind.
+func (p *Prepared) FaultKind(i int) string {
+	if i < len(p.faultKinds) {
+		return p.faultKinds[i]
+	}
+	return p.Config.Faults[i].Kind.String()
+}

@@ -4,33 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/locksim/locksim/model"
 )
-
-// The scenario file shown in docs/scenarios.md must load: docs that match the code.
-func TestREADMEExampleLoads(t *testing.T) {
-	data, err := os.ReadFile("../docs/scenarios.md")
-	if err != nil {
-		t.Skip("README.md not found")
-	}
-	_, rest, ok := strings.Cut(string(data), "```yaml\n")
-	if !ok {
-		t.Fatal("README has no yaml example")
-	}
-	example, _, _ := strings.Cut(rest, "```")
-	s, err := Parse("README example", []byte(example))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := s.Execute("", model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Expect == "" || o.Verdict.Verdict != s.Expect {
-		t.Fatalf("the README example expects %q and gets %q", s.Expect, o.Verdict.Verdict)
-	}
-}
 
 // A scenario file without a duration runs for DefaultDuration, as the
 // README says.

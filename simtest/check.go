@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -37,11 +38,11 @@ type NewLocker func(Params) sim.Locker
 // Failure is a violation Explore found, shrunk.
 type Failure struct {
 	Verdict string
-	Run     int                // the failing run's index
-	Outcome *scenarios.Outcome // the counterexample's run, every checker on
-	YAML    []byte             // the counterexample file, as written to Path
-	Path    string             // "" when it was not written
-	Message string             // what Check reports
+	Run     int            // the failing run's index
+	Outcome *judge.Outcome // the counterexample's run, every checker on
+	YAML    []byte         // the counterexample file, as written to Path
+	Path    string         // "" when it was not written
+	Message string         // what Check reports
 }
 
 // Check explores newLocker under the options' fault classes and, on a

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -149,7 +150,7 @@ func TestReplayBuiltin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := s.Execute(c.algo, model.Options{})
+		want, err := judge.Run(s, c.algo, model.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -20,7 +21,7 @@ import (
 // Of the options only FailOn (pass the one Check had), Key (for a scenario
 // that sets no key) and Name apply. A scenario that sets no TTL gives the
 // lock 30s.
-func Replay(t testing.TB, newLocker NewLocker, scenario string, opts ...Option) *scenarios.Outcome {
+func Replay(t testing.TB, newLocker NewLocker, scenario string, opts ...Option) *judge.Outcome {
 	t.Helper()
 	c, err := newConfig(opts)
 	if err != nil {
@@ -45,7 +46,7 @@ func Replay(t testing.TB, newLocker NewLocker, scenario string, opts ...Option) 
 	return o
 }
 
-func replay(newLocker NewLocker, c config, scenario string) (*scenarios.Outcome, error) {
+func replay(newLocker NewLocker, c config, scenario string) (*judge.Outcome, error) {
 	if newLocker == nil {
 		return nil, fmt.Errorf("no NewLocker")
 	}
@@ -57,7 +58,7 @@ func replay(newLocker NewLocker, c config, scenario string) (*scenarios.Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scenario, err)
 	}
-	o, err := s.ExecutePrepared(p, model.Options{})
+	o, err := judge.Prepared(s, p, model.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scenario, err)
 	}

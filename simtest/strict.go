@@ -3,9 +3,9 @@ package simtest
 import (
 	"fmt"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // strictProblem is why a replayed outcome fails a Go test whatever FailOn
@@ -13,7 +13,7 @@ import (
 // (an incomplete run is never a pass), and a verdict that contradicts the
 // scenario's expect: is a failed expectation. simrun does the same only with
 // --strict; in go test, strict is the only mode.
-func strictProblem(o *scenarios.Outcome) string {
+func strictProblem(o *judge.Outcome) string {
 	if o.Verdict.Verdict == model.VerdictIncomplete {
 		return fmt.Sprintf("the run is INCOMPLETE (cut: %s): nothing found in what ran, which is not a pass", o.Result.Cut)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/codesteps"
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -49,7 +50,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	b := &book.Book{Command: fmt.Sprintf("simrun book --seed %d --runs %d --shrink-tries %d", *seed, *runs, *shrinkTries),
 		Documents: locks.Documents}
 	for _, s := range scenarios.Builtins() {
-		o, err := s.Execute("", model.Options{})
+		o, err := judge.Run(s, "", model.Options{})
 		if err != nil {
 			return fail(stderr, "book", fmt.Errorf("scenario %s: %w", s.Name, err))
 		}
@@ -126,7 +127,7 @@ func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
 				s.Name = fmt.Sprintf("matrix-%s-%s", c.Algorithm, c.Class)
 				s.Summary = fmt.Sprintf("%s under %s: the matrix's first failing run (#%d, seed %d), shrunk", c.Algorithm, c.Class, c.First, m.Seed)
 				s.Source = "simrun matrix"
-				o, err := s.Execute("", model.Options{})
+				o, err := judge.Run(&s, "", model.Options{})
 				if err != nil {
 					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
 				}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -21,7 +22,7 @@ import (
 )
 
 // exploreHTML renders a counterexample's HTML report into DIR/report.html.
-var exploreHTML func(io.Writer, *scenarios.Outcome) error = reports.WriteHTML
+var exploreHTML func(io.Writer, *judge.Outcome) error = reports.WriteHTML
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
@@ -223,7 +224,7 @@ func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[st
 
 // writeExploreReports writes DIR/report.txt, the search's summary and the
 // counterexample's run, and DIR/report.html.
-func writeExploreReports(dir string, o *scenarios.Outcome, rep explore.Report) error {
+func writeExploreReports(dir string, o *judge.Outcome, rep explore.Report) error {
 	if err := writeFile(filepath.Join(dir, "report.txt"), func(w io.Writer) error {
 		if err := writeExploreSummary(w, rep, ""); err != nil {
 			return err

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // runExit is run's exit status for o. A contradicted expect: is always said
@@ -15,7 +15,7 @@ import (
 // expected to come out differently, and its verdict is what the caller asked
 // for. Tests and CI that guard a scenario pass --strict; simtest, the Go-test
 // path, is strict always.
-func runExit(o *scenarios.Outcome, strict bool, stderr io.Writer) int {
+func runExit(o *judge.Outcome, strict bool, stderr io.Writer) int {
 	got := o.Verdict.Verdict
 	if want := reports.Run(o).Expect; want != "" && want != got {
 		fmt.Fprintf(stderr, "simrun run: %s: verdict %s contradicts expect: %s\n", o.Scenario.Name, got, want)

@@ -7,18 +7,19 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
 // executeOwn runs s, given on the command line as arg, against the lock it
 // names itself (no --algo or --algo-file).
-func executeOwn(s *scenarios.Scenario, arg string) (*scenarios.Outcome, error) {
+func executeOwn(s *scenarios.Scenario, arg string) (*judge.Outcome, error) {
 	p, err := prepareOwn(s, arg)
 	if err != nil {
 		return nil, err
 	}
-	return s.ExecutePrepared(p, model.Options{})
+	return judge.Prepared(s, p, model.Options{})
 }
 
 // prepareOwn prepares s, given on the command line as arg, with the lock it

@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -20,7 +21,7 @@ import (
 // executeReal runs s (given on the command line as arg) against real Redis
 // at addrs in wall-clock time (run --redis): the same preparation as a
 // simulated run, another backend.
-func executeReal(s *scenarios.Scenario, arg, algo, algoFile, addrs string) (*scenarios.Outcome, error) {
+func executeReal(s *scenarios.Scenario, arg, algo, algoFile, addrs string) (*judge.Outcome, error) {
 	var p *scenarios.Prepared
 	var err error
 	switch {

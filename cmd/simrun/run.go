@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -40,7 +41,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *seed != 0 {
 		s.Seed = *seed
 	}
-	var o *scenarios.Outcome
+	var o *judge.Outcome
 	if *redis != "" {
 		o, err = executeReal(s, pos[0], *algo, *algoFile, *redis)
 	} else if *algoFile != "" {
@@ -78,15 +79,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // executeNamed replays s against the built-in algorithm name.
-func executeNamed(s *scenarios.Scenario, name string) (*scenarios.Outcome, error) {
+func executeNamed(s *scenarios.Scenario, name string) (*judge.Outcome, error) {
 	if _, err := (&algoFlags{Name: name}).resolve(); err != nil {
 		return nil, err
 	}
-	return s.Execute(name, model.Options{})
+	return judge.Run(s, name, model.Options{})
 }
 
 // executeFile replays s against the algorithm defined in an algorithm file.
-func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error) {
+func executeFile(s *scenarios.Scenario, path string) (*judge.Outcome, error) {
 	a, err := loadAlgoFile(path)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func executeFile(s *scenarios.Scenario, path string) (*scenarios.Outcome, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.ExecutePrepared(p, model.Options{})
+	return judge.Prepared(s, p, model.Options{})
 }
 
 // colorOK says whether to colour output to w: only a terminal, and never

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -100,11 +101,11 @@ func checkGenerated(t *rapid.T, algo locks.Algorithm, s *scenarios.Scenario) {
 	if !bytes.Equal(data, again) {
 		t.Fatalf("second Marshal differs:\n%s\n---\n%s", data, again)
 	}
-	o1, err := s.Execute("", model.Options{SkipPorcupine: true})
+	o1, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o2, err := back.Execute("", model.Options{SkipPorcupine: true})
+	o2, err := judge.Run(back, "", model.Options{SkipPorcupine: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestTokenLockInsideAssumptionsIsSafe(t *testing.T) {
 // notUnsafe runs s (a run inside the TTL's assumptions) and fails rt, with
 // the scenario, if it is unsafe.
 func notUnsafe(rt *rapid.T, s *scenarios.Scenario) {
-	o, err := s.Execute("", model.Options{SkipPorcupine: true})
+	o, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
 	if err != nil {
 		rt.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestTokenLockInsideAssumptionsLinearizable(t *testing.T) {
 	gen, _ := Generator(algo, Options{Classes: []string{"all"}, Inside: true})
 	rapid.Check(t, func(rt *rapid.T) {
 		s := gen.Draw(rt, "scenario")
-		o, err := s.Execute("", model.Options{})
+		o, err := judge.Run(s, "", model.Options{})
 		if err != nil {
 			rt.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -132,7 +133,7 @@ func TestShrinkGeneratedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	unsafe := func(s *scenarios.Scenario) bool {
-		o, err := s.Execute("", model.Options{SkipPorcupine: true})
+		o, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
 		return err == nil && o.Verdict.Verdict == "unsafe"
 	}
 	for seed := range 200 {

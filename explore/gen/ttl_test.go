@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -72,7 +73,7 @@ release:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ExecutePrepared(p, model.Options{}); err != nil {
+		if _, err := judge.Prepared(s, p, model.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if algo.Name == builtin.Name {

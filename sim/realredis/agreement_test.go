@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/redistest"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -93,7 +94,7 @@ func runWaves(addr string, jobs []*job) {
 					return
 				}
 				defer w.Close()
-				o, err := j.s.ExecuteReal(j.p, w, w.Name(), model.Options{})
+				o, err := judge.Real(j.s, j.p, w, w.Name(), model.Options{})
 				if err != nil {
 					j.row.err = err.Error()
 					return
@@ -117,7 +118,7 @@ func TestAgreement(t *testing.T) {
 	for _, s := range scenarios.Builtins() {
 		row := &agreeRow{name: s.Name}
 		rows = append(rows, row)
-		so, err := s.Execute("", model.Options{})
+		so, err := judge.Run(s, "", model.Options{})
 		if err != nil {
 			t.Fatalf("%s: sim: %v", s.Name, err)
 		}
@@ -197,7 +198,7 @@ func TestDelRaceReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	so, err := s.Execute("", model.Options{})
+	so, err := judge.Run(s, "", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +213,9 @@ func TestDelRaceReal(t *testing.T) {
 	defer w.Close()
 	// Up to attempts runs: a stall of the machine longer than the
 	// scenario's 10 ms margin can miss the race (see TestAgreement).
-	var o *scenarios.Outcome
+	var o *judge.Outcome
 	for i := 1; i <= attempts; i++ {
-		if o, err = s.ExecuteReal(p, w, w.Name(), model.Options{}); err != nil {
+		if o, err = judge.Real(s, p, w, w.Name(), model.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if o.Verdict.Verdict == model.VerdictUnsafe {
@@ -272,7 +273,7 @@ func startedNote(cfg *sim.Config) string {
 }
 
 // kinds is the sorted set of violation kinds, comma-separated.
-func kinds(o *scenarios.Outcome) string {
+func kinds(o *judge.Outcome) string {
 	var ks []string
 	for _, v := range o.Verdict.Violations {
 		if !slices.Contains(ks, v.Kind) {

@@ -1,9 +1,10 @@
-package scenarios
+package judge
 
 import (
 	"fmt"
 
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -12,17 +13,14 @@ import (
 // this lock", at the time it fired, or the run's end when it never did. A
 // verdict that stands on faults that touched nothing says less than it
 // seems to.
-func (p *Prepared) faultNotes(res *sim.Result) []model.Note {
+func faultNotes(p *scenarios.Prepared, res *sim.Result) []model.Note {
 	var notes []model.Note
 	for i, u := range res.Faults {
 		if u.Acted || i >= len(p.Config.Faults) {
 			continue
 		}
 		f := &p.Config.Faults[i]
-		kind := f.Kind.String()
-		if i < len(p.faultKinds) {
-			kind = p.faultKinds[i]
-		}
+		kind := p.FaultKind(i)
 		var target string
 		var procs []string
 		switch f.Kind.Target() {

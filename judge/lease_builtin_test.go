@@ -1,10 +1,11 @@
-package scenarios_test
+package judge_test
 
 import (
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 
 	"github.com/locksim/locksim/model"
@@ -17,7 +18,7 @@ import (
 func init() {
 	builtinCases["token-extend-pause"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			// The renewal before the pause succeeded; none failed: C1 wrote
 			// before its watchdog ran again.
 			ok, failed := extends(o.Result.History, "c1")
@@ -27,7 +28,7 @@ func init() {
 		}}
 	builtinCases["token-extend-renewed"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictSafe,
 		resource: model.Yes,
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			// 24 s of work renewed every 4 s: five renewals, all granted.
 			if ok, failed := extends(o.Result.History, "c1"); ok < 5 || failed != 0 {
 				t.Errorf("c1's extends: %d renewed, %d failed; want at least 5, 0", ok, failed)
@@ -36,7 +37,7 @@ func init() {
 	builtinCases["watchdog-gc-pause"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c1", "c2")}, mustNot: []finding{kind(model.KindLostUpdate, "c1", "c2")},
 		resource: model.Yes,
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			// The renewal after the pause fails and C1 stops writing.
 			if ok, failed := extends(o.Result.History, "c1"); ok != 1 || failed != 1 {
 				t.Errorf("c1's extends: %d renewed, %d failed; want 1, 1", ok, failed)
@@ -49,7 +50,7 @@ func init() {
 		}}
 	builtinCases["watchdog-stalled-holder"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictSafe,
 		resource: model.Yes,
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			// The watchdog renews every 10 s for the whole 600 s.
 			if ok, failed := extends(o.Result.History, "c1"); ok < 59 || failed != 0 {
 				t.Errorf("c1's extends: %d renewed, %d failed; want about 60, 0", ok, failed)
@@ -57,7 +58,7 @@ func init() {
 		}}
 	builtinCases["token-scope-retry"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictSafe,
 		resource: model.Yes,
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			// With a kept token the retry re-takes the key within 3 s; with
 			// a fresh token per try C1 waits out its own lock (8 s TTL).
 			if at := firstHold(o.Result.History); at > sim.Time(3*time.Second) {
@@ -68,7 +69,7 @@ func init() {
 				t.Fatal(err)
 			}
 			s.Params.TokenScope = "try"
-			tr, err := s.Execute("", model.Options{})
+			tr, err := judge.Run(s, "", model.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func init() {
 		}}
 	builtinCases["reentrant-watchdog"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictSafe,
 		resource: model.Yes,
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			h := o.Result.History
 			re, held := 0, 0
 			for _, e := range h.Events {
@@ -121,7 +122,7 @@ func TestLeaseBuiltinsTryNext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := s.Execute(c.algo, model.Options{})
+		o, err := judge.Run(s, c.algo, model.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func loadExample(t *testing.T, name string) locks.Algorithm {
 
 // runBuiltinWith runs built-in scenario name with seed (0: its own)
 // against algo, a lock that need not be registered (an algorithm file).
-func runBuiltinWith(t *testing.T, name string, seed uint64, algo locks.Algorithm) *scenarios.Outcome {
+func runBuiltinWith(t *testing.T, name string, seed uint64, algo locks.Algorithm) *judge.Outcome {
 	t.Helper()
 	s, err := scenarios.Lookup(name)
 	if err != nil {
@@ -172,7 +173,7 @@ func runBuiltinWith(t *testing.T, name string, seed uint64, algo locks.Algorithm
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.ExecutePrepared(p, model.Options{})
+	o, err := judge.Prepared(s, p, model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

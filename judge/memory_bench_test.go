@@ -1,4 +1,4 @@
-package scenarios
+package judge_test
 
 import (
 	"fmt"
@@ -6,17 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // capScenario is the largest run the limits allow: 64 clients, a million
 // rounds each, 24 h of simulated time. It stops at the event cap.
-func capScenario(maxEvents int) *Scenario {
-	s := &Scenario{Name: "cap", Algorithm: "set-nx-px-token", Seed: 1,
-		Duration: Duration(24 * time.Hour), MaxEvents: maxEvents}
+func capScenario(maxEvents int) *scenarios.Scenario {
+	s := &scenarios.Scenario{Name: "cap", Algorithm: "set-nx-px-token", Seed: 1,
+		Duration: scenarios.Duration(24 * time.Hour), MaxEvents: maxEvents}
 	for i := range 64 {
-		s.Clients = append(s.Clients, Client{Name: fmt.Sprintf("c%d", i+1), Iterations: 1_000_000,
-			Work: Duration(time.Millisecond), Think: Duration(time.Millisecond)})
+		s.Clients = append(s.Clients, scenarios.Client{Name: fmt.Sprintf("c%d", i+1), Iterations: 1_000_000,
+			Work: scenarios.Duration(time.Millisecond), Think: scenarios.Duration(time.Millisecond)})
 	}
 	return s
 }
@@ -25,13 +27,13 @@ func capScenario(maxEvents int) *Scenario {
 // still reachable per event once the verdict is in (history and everything
 // the checkers keep), the figure that decides a run's resident memory.
 //
-//	go test ./scenarios -run '^$' -bench EventCap -benchtime 1x
+//	go test ./judge -run '^$' -bench EventCap -benchtime 1x
 func BenchmarkEventCap(b *testing.B) {
 	for b.Loop() {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		o, err := capScenario(0).Execute("", model.Options{})
+		o, err := judge.Run(capScenario(0), "", model.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

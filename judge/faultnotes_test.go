@@ -1,4 +1,4 @@
-package scenarios_test
+package judge_test
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -31,7 +32,7 @@ func TestFaultNotesOfAReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Execute("set-nx-px-token", model.Options{})
+	o, err := judge.Run(s, "set-nx-px-token", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestFaultNotesOfAReplay(t *testing.T) {
 		t.Error("the replay's faults touched nothing: the run should be vacuous")
 	}
 
-	own, err := s.Execute("", model.Options{})
+	own, err := judge.Run(s, "", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestFaultNotesNameTheFileKind(t *testing.T) {
 	// finds it finished.
 	s.Faults = append(s.Faults, scenarios.Fault{Kind: scenarios.FaultPause, Client: "c1",
 		At: scenarios.Duration(5500 * time.Millisecond), For: scenarios.Duration(time.Second)})
-	o, err := s.Execute("set-nx-px-token", model.Options{})
+	o, err := judge.Run(s, "set-nx-px-token", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

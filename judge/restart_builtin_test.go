@@ -1,10 +1,11 @@
-package scenarios_test
+package judge_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -15,7 +16,7 @@ import (
 func init() {
 	builtinCases["redlock-delayed-restart"] = builtinCase{algorithm: "redlock", verdict: model.VerdictSafe,
 		mustNot: []finding{overlap("c1", "c2")},
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			h := o.Result.History
 			// Node 2 is unavailable for its 100 ms plus the 11 s delay, and
 			// C2's SET there gets no answer.
@@ -31,7 +32,7 @@ func init() {
 		}}
 	builtinCases["redlock-aof-everysec"] = builtinCase{algorithm: "redlock", verdict: model.VerdictUnsafe,
 		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")},
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			r := nodeRestart(t, o.Result.History, 2)
 			if r.RestartPersistence() != sim.PersistEverysec || r.Key.Exists {
 				t.Errorf("node 2's restart: %s, key %+v; want aof-everysec without the key", r.RestartPersistence(), r.Key)
@@ -39,7 +40,7 @@ func init() {
 		}}
 	builtinCases["redlock-aof-always"] = builtinCase{algorithm: "redlock", verdict: model.VerdictSafe,
 		mustNot: []finding{overlap("c1", "c2")},
-		check: func(t *testing.T, o *scenarios.Outcome) {
+		check: func(t *testing.T, o *judge.Outcome) {
 			h := o.Result.History
 			r := nodeRestart(t, h, 2)
 			if r.RestartPersistence() != sim.PersistAlways || !r.Key.Exists || r.Key.TTL <= 9*time.Second {
@@ -133,7 +134,7 @@ func TestRestartRuleEdits(t *testing.T) {
 			if err := s.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			o, err := s.Execute("", model.Options{})
+			o, err := judge.Run(s, "", model.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,30 +142,5 @@ func TestRestartRuleEdits(t *testing.T) {
 				t.Errorf("verdict %s, want %s", o.Verdict.Verdict, c.verdict)
 			}
 		})
-	}
-}
-
-// Persistence and restart delay are validated with the field named.
-func TestRestartFieldsValidated(t *testing.T) {
-	for _, c := range []struct{ yaml, err string }{
-		{"nodes: [{persistence: rdb}]", `nodes[0].persistence: "rdb" is not a persistence mode (valid: none, aof-everysec, aof-always)`},
-		{"nodes: [{}, {restart_delay: -1s}]", "nodes[1].restart_delay: must be within 0s..24h0m0s"},
-		{"nodes: [{restart_delay: 25h}]", "nodes[0].restart_delay: must be within 0s..24h0m0s"},
-	} {
-		_, err := scenarios.Parse("x", []byte("name: x\nalgorithm: set-nx-px-token\nclients: [{name: c1}]\n"+c.yaml+"\n"))
-		if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v, want one line with %q", c.yaml, err, c.err)
-		}
-	}
-	s, err := scenarios.Parse("x", []byte("name: x\nalgorithm: set-nx-px-token\nclients: [{name: c1}]\nnodes: [{persistence: none}, {persistence: aof-always, restart_delay: 10s}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Prepare("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := p.Config.Nodes; n[0].Persistence != sim.PersistNone || n[1].Persistence != sim.PersistAlways || n[1].RestartDelay != 10*time.Second {
-		t.Errorf("engine nodes %+v", n)
 	}
 }

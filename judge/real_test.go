@@ -1,17 +1,19 @@
-package scenarios
+package judge_test
 
 import (
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
 
 // memWire is a sim.Wire over in-process nodes on the wall clock, enough to
-// drive ExecuteReal without a server.
+// drive Real without a server.
 type memWire struct {
 	mu    sync.Mutex
 	nodes []*node.Node
@@ -47,8 +49,8 @@ func (c *memConn) Exec(args []string, key string) (sim.Reply, sim.KeyState, erro
 
 // A real run cut at its duration that found nothing is incomplete, as a
 // simulated one is: never a pass.
-func TestExecuteRealCutIsIncomplete(t *testing.T) {
-	s, err := Lookup("del-race")
+func TestRealCutIsIncomplete(t *testing.T) {
+	s, err := scenarios.Lookup("del-race")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestExecuteRealCutIsIncomplete(t *testing.T) {
 	for i := range p.Config.Nodes {
 		w.nodes = append(w.nodes, node.New(int64(i)))
 	}
-	o, err := s.ExecuteReal(p, w, "mem", model.Options{})
+	o, err := judge.Real(s, p, w, "mem", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
