@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 // Matrix defaults: every cell searches DefaultMatrixRuns runs and shrinks
@@ -160,7 +161,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			return nil, optErr("Classes", err)
 		}
 	}
-	if err := runsAndWorkers(&o.Runs, &o.Workers, DefaultMatrixRuns); err != nil {
+	if err := search.RunsAndWorkers(&o.Runs, &o.Workers, DefaultMatrixRuns); err != nil {
 		return nil, err
 	}
 	if o.ShrinkTries == 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/locksim/locksim/search"
 )
 
 // A small matrix: failing cells found early and late, a safe cell, one
@@ -133,7 +135,7 @@ func TestMatrixOptionErrors(t *testing.T) {
 		{MatrixOptions{Workers: -1}, "Workers"},
 	} {
 		_, err := RunMatrix(context.Background(), c.o)
-		oe, ok := err.(*OptionError)
+		oe, ok := err.(*search.OptionError)
 		if !ok || oe.Option != c.option {
 			t.Errorf("%+v: %v, want an error about %s", c.o, err, c.option)
 		}

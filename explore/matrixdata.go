@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/search"
 )
 
 // MatrixJSON is the stable JSON of a verdict matrix: every algorithm (rows)
@@ -138,7 +139,7 @@ func (m *MatrixJSON) Table() reports.MatrixTable {
 		t.Cells = append(t.Cells, row)
 	}
 	for _, c := range m.Cells {
-		if slices.Contains(WorstFirst, c.Verdict) {
+		if slices.Contains(search.WorstFirst, c.Verdict) {
 			t.Failing++
 		}
 		if c.ShrinkCapped {

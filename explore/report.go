@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 // Report is the stable JSON of an exploration, one shard's or a merged
@@ -268,7 +269,7 @@ func Merge(lines []Report) (Report, error) {
 	var count int
 	seen := map[int]bool{}
 	for i, l := range lines {
-		s, err := ParseShard(l.Shard)
+		s, err := search.ParseShard(l.Shard)
 		if l.Shard == "" {
 			err = fmt.Errorf("no shard field: run explore with --shard i/n")
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 // matrixAlgorithms are the rows of simrun matrix and of the book's matrix;
@@ -50,8 +51,8 @@ func matrixCells(rows []locks.Algorithm) int {
 // where the flag is known, then the command's check of --shrink-tries.
 func checkMatrixFlags(runs, workers int, shrinkTries flagCheck) (string, error) {
 	return firstBad(
-		flagCheck{"runs", explore.CheckRuns(runs)},
-		flagCheck{"workers", explore.CheckWorkers(workers)},
+		flagCheck{"runs", search.CheckRuns(runs)},
+		flagCheck{"workers", search.CheckWorkers(workers)},
 		shrinkTries,
 	)
 }
