@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/prove"
-	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/search"
 )
 
@@ -133,7 +133,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
 		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, TTL: r.TTL.String(), Proved: r.Proved(),
 		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
-		Seconds: reports.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
+		Seconds: text.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
 	if sharded {
 		rep.Shard, rep.LockSHA256 = *shard, af.sum
 	}
