@@ -23,6 +23,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 	"github.com/locksim/locksim/sim"
 	"pgregory.net/rapid"
 )
@@ -49,16 +50,16 @@ func New(o Options) (*Explorer, error) {
 	if err != nil {
 		return nil, optErr("Classes", err)
 	}
-	if err := runsAndWorkers(&o.Runs, &o.Workers, DefaultRuns); err != nil {
+	if err := search.RunsAndWorkers(&o.Runs, &o.Workers, DefaultRuns); err != nil {
 		return nil, err
 	}
-	if o.Shard == (Shard{}) {
-		o.Shard = Shard{0, 1}
+	if o.Shard == (search.Shard{}) {
+		o.Shard = search.Shard{Index: 0, Count: 1}
 	}
-	if err := o.Shard.check(); err != nil {
+	if err := o.Shard.Check(); err != nil {
 		return nil, optErr("Shard", fmt.Errorf("%s: %w", o.Shard, err))
 	}
-	if err := CheckVerdicts(o.Verdicts); err != nil {
+	if err := search.CheckVerdicts(o.Verdicts); err != nil {
 		return nil, optErr("Verdicts", err)
 	}
 	if o.ShrinkTime <= 0 {
@@ -150,7 +151,7 @@ type Result struct {
 	Classes   []string
 	Seed      uint64
 	Limit     int // the run-index space, [0, Limit)
-	Shard     Shard
+	Shard     search.Shard
 	Workers   int
 	Search    *SearchResult
 	// Counterexample is the shrunk scenario of the worst verdict found

@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 func explorer(t testing.TB, o Options) *Explorer {
@@ -205,7 +206,7 @@ func shardLines(t *testing.T, o Options, n int) []Report {
 	t.Helper()
 	var lines []Report
 	for k := range n {
-		o.Shard = Shard{k, n}
+		o.Shard = search.Shard{Index: k, Count: n}
 		r, err := explorer(t, o).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -236,14 +237,6 @@ func TestReadReports(t *testing.T) {
 	}
 }
 
-func TestParseShard(t *testing.T) {
-	for in, ok := range map[string]bool{"0/1": true, "3/4": true, "4/4": false, "-1/2": false, "1/0": false, "1": false, "a/b": false, "01/2": false, "1/2/3": false} {
-		if _, err := ParseShard(in); (err == nil) != ok {
-			t.Errorf("ParseShard(%q): %v", in, err)
-		}
-	}
-}
-
 func TestOptionErrors(t *testing.T) {
 	for _, c := range []struct {
 		o      Options
@@ -253,13 +246,13 @@ func TestOptionErrors(t *testing.T) {
 		{Options{Algorithm: "redlock", Classes: []string{"gc"}}, "Classes"},
 		{Options{Algorithm: "redlock", Runs: -1}, "Runs"},
 		{Options{Algorithm: "redlock", Workers: -2}, "Workers"},
-		{Options{Algorithm: "redlock", Shard: Shard{2, 2}}, "Shard"},
+		{Options{Algorithm: "redlock", Shard: search.Shard{Index: 2, Count: 2}}, "Shard"},
 		{Options{Algorithm: "redlock", Verdicts: []string{"safe"}}, "Verdicts"},
 		{Options{Algorithm: "redlock", Lock: unregistered(t, "setnx-del", "mine")}, "Lock"},
 		{Options{Lock: unregistered(t, "setnx-del", "")}, "Lock"},
 	} {
 		_, err := New(c.o)
-		oe, ok := err.(*OptionError)
+		oe, ok := err.(*search.OptionError)
 		if !ok || oe.Option != c.option {
 			t.Errorf("%+v: %v, want an error about %s", c.o, err, c.option)
 		}

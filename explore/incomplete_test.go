@@ -129,16 +129,3 @@ func TestIncompleteDoesNotNameASearchThatMetWorse(t *testing.T) {
 		t.Errorf("merged: verdict %q, found %v (want unsafe, met but not counted), incomplete_runs %d", m.Verdict, m.Found, m.IncompleteRuns)
 	}
 }
-
-// A matrix cell whose runs are all cut, with nothing failed, is
-// incomplete at its first cut run, not safe, and is not shrunk.
-func TestMatrixCellOfCutRunsIsIncomplete(t *testing.T) {
-	m, err := RunMatrix(context.Background(), MatrixOptions{Locks: []locks.Algorithm{sleepyLock(t)}, Classes: classes(t, "none"), Seed: 1, Runs: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := m.Cells[0][0]
-	if c.Verdict != model.VerdictIncomplete || c.First != 0 || c.Runs != 3 || c.Shrunk != nil || c.Counterexample != nil || len(c.Others) != 0 || m.ShrinkRuns != 0 {
-		t.Errorf("cell %+v, %d shrink runs; want incomplete at run 0, 3 runs, nothing shrunk", c, m.ShrinkRuns)
-	}
-}

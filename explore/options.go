@@ -1,16 +1,14 @@
 package explore
 
-// What a search is asked for: the options, their defaults and the checks of
-// each, which simrun calls on its flags so that every check is made once.
+// What a search is asked for: the options and their defaults. The checks of
+// each are package search's, shared with prove, which simrun calls on its
+// flags so that every check is made once.
 
 import (
-	"errors"
-	"fmt"
-	"runtime"
-	"slices"
 	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/search"
 )
 
 // Defaults.
@@ -33,8 +31,8 @@ type Options struct {
 	// at the first unsafe run (or the first of Verdicts) or after all of
 	// them. Shards split it.
 	Runs    int
-	Workers int   // 0: one per core (GOMAXPROCS)
-	Shard   Shard // zero: the whole space
+	Workers int          // 0: one per core (GOMAXPROCS)
+	Shard   search.Shard // zero: the whole space
 	// Verdicts are the verdicts that count as found; empty: any but safe.
 	Verdicts []string
 	// ShrinkTries bounds shrinking by a count of simulated runs (gen.Shrink's
@@ -60,62 +58,6 @@ type Options struct {
 	_        struct{} // grows: callers name the fields they set
 }
 
-// Shard is one of Count interleaved parts of the run-index space: shard k
-// runs the indices i with i mod Count = k.
-type Shard struct{ Index, Count int }
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// ParseShard reads "i/n" with 0 ≤ i < n.
-func ParseShard(v string) (Shard, error) {
-	var s Shard
-	if n, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || n != 2 || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
-		return Shard{}, fmt.Errorf("%q: want i/n, such as 0/4", v)
-	}
-	if err := s.check(); err != nil {
-		return Shard{}, fmt.Errorf("%q: %w", v, err)
-	}
-	return s, nil
-}
-
-func (s Shard) check() error {
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return errors.New("want 0 ≤ i < n")
-	}
-	return nil
-}
-
-// CheckVerdicts refuses a verdict that cannot stop a search: Options.Verdicts
-// and simrun explore --verdict are checked here, once.
-func CheckVerdicts(vs []string) error {
-	for _, v := range vs {
-		// A search finds violations: not safe, and not incomplete (a run
-		// cut at a cap, which found nothing).
-		if !slices.Contains(WorstFirst, v) {
-			return fmt.Errorf("%q: want one of unsafe, stuck, stale, client-error", v)
-		}
-	}
-	return nil
-}
-
-// CheckRuns refuses a run-index space that holds no run (Options.Runs after
-// its default, and --runs).
-func CheckRuns(n int) error {
-	if n < 1 {
-		return fmt.Errorf("%d: must be at least 1", n)
-	}
-	return nil
-}
-
-// CheckWorkers refuses a negative worker count; 0 is one per core
-// (Options.Workers, MatrixOptions.Workers, --workers).
-func CheckWorkers(n int) error {
-	if n < 0 {
-		return fmt.Errorf("%d: must be 0 (one per core) or more", n)
-	}
-	return nil
-}
-
 // Progress is a snapshot of a running search. Runs counts runs finished in
 // any order; it is for people, not for results.
 type Progress struct {
@@ -126,31 +68,4 @@ type Progress struct {
 	Shrinking bool   // the search is over; shrinking has begun
 }
 
-// OptionError is an option New refused; Option is the Options field.
-type OptionError struct {
-	Option string
-	Err    error
-}
-
-func (e *OptionError) Error() string { return e.Option + ": " + e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
-
-func optErr(option string, err error) error { return &OptionError{option, err} }
-
-// runsAndWorkers fills in the defaults (0: defRuns runs, one worker per
-// core) and refuses what cannot run.
-func runsAndWorkers(runs, workers *int, defRuns int) error {
-	if *runs == 0 {
-		*runs = defRuns
-	}
-	if err := CheckRuns(*runs); err != nil {
-		return optErr("Runs", err)
-	}
-	if err := CheckWorkers(*workers); err != nil {
-		return optErr("Workers", err)
-	}
-	if *workers == 0 {
-		*workers = runtime.GOMAXPROCS(0)
-	}
-	return nil
-}
+func optErr(option string, err error) error { return &search.OptionError{Option: option, Err: err} }

@@ -12,8 +12,8 @@ import (
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 // Report is the stable JSON of an exploration, one shard's or a merged
@@ -197,7 +197,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	if err := add(*sr.Found, r.Counterexample, r.Outcome); err != nil {
 		return rep, err
 	}
-	n, secs := sr.Found.Index+1, reports.Seconds(sr.ToFirst)
+	n, secs := sr.Found.Index+1, text.Seconds(sr.ToFirst)
 	rep.Found, rep.FirstFoundAfterRuns, rep.SecondsToFirst = true, &n, &secs
 	rep.Verdict = sr.Found.Verdict
 	if r.Outcome != nil { // the shrunk scenario's, every checker on
@@ -206,7 +206,7 @@ func (r *Result) ReportPaths(paths map[string]string, withYAML bool) (Report, er
 	rep.SafetyBroken = rep.Verdicts[sr.Found.Verdict].SafetyBroken
 	rep.Counterexample = pathOf(sr.Found.Verdict)
 	rep.Shrunk = rep.Verdicts[sr.Found.Verdict].Shrunk
-	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = reports.Seconds(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
+	rep.ShrinkSeconds, rep.ShrinkTimedOut, rep.ShrinkCapped = text.Seconds(r.Shrink.Elapsed), r.Shrink.TimedOut, r.Shrink.Capped
 	rep.ScenarioYAML = rep.Verdicts[sr.Found.Verdict].ScenarioYAML
 	if !withYAML { // the worst one's YAML lives in ScenarioYAML only
 		return rep, nil
@@ -269,7 +269,7 @@ func Merge(lines []Report) (Report, error) {
 	var count int
 	seen := map[int]bool{}
 	for i, l := range lines {
-		s, err := ParseShard(l.Shard)
+		s, err := search.ParseShard(l.Shard)
 		if l.Shard == "" {
 			err = fmt.Errorf("no shard field: run explore with --shard i/n")
 		}

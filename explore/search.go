@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -22,7 +23,7 @@ import (
 func (e *Explorer) Counts(verdict string) bool {
 	if len(e.opts.Verdicts) == 0 {
 		// A run cut at a cap that found nothing (incomplete) is not a find.
-		return slices.Contains(WorstFirst, verdict)
+		return slices.Contains(search.WorstFirst, verdict)
 	}
 	return slices.Contains(e.opts.Verdicts, verdict)
 }
@@ -36,17 +37,12 @@ func (e *Explorer) stops(verdict string) bool {
 	return slices.Contains(e.opts.Verdicts, verdict)
 }
 
-// WorstFirst is every failing verdict, worst first: the verdicts that
-// model.Rank puts above incomplete, in falling Rank (a test holds the two
-// together).
-var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError}
-
 // metOrder is every verdict the search records the first run of, by its
 // index here: the failing ones, then incomplete. An incomplete run (cut at
 // a cap before it found anything) is never a find and never stops the
 // search, but it is not a pass either: a search that met one and found
 // nothing is incomplete, not safe.
-var metOrder = append(slices.Clone(WorstFirst), model.VerdictIncomplete)
+var metOrder = append(slices.Clone(search.WorstFirst), model.VerdictIncomplete)
 
 // afterRun, set by tests only, sees each search run's result before it is
 // counted: how a test gives runs what the engine records of them
@@ -110,7 +106,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		next     atomic.Int64
 		executed atomic.Int64
 		stop     atomic.Int64 // lowest run index that stops the search so far
-		worst    atomic.Int64 // WorstFirst index of the worst verdict met so far, for progress
+		worst    atomic.Int64 // search.WorstFirst index of the worst verdict met so far, for progress
 		mu       sync.Mutex
 		met      = make([]*Found, len(metOrder)) // by index in metOrder
 		seenAt   = make([]time.Duration, len(metOrder))
@@ -121,7 +117,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		done     []bool // by m: whether the shard's m-th run finished (for an interrupted search)
 	)
 	stop.Store(math.MaxInt64)
-	worst.Store(int64(len(WorstFirst)))
+	worst.Store(int64(len(search.WorstFirst)))
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Add(1)
@@ -171,7 +167,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					if k >= 0 && (met[k] == nil || i < met[k].Index) {
 						met[k] = &Found{Index: i, Verdict: v.Verdict, Scenario: s, Cut: cut, Broke: v.Broke()}
 						seenAt[k] = time.Since(start)
-						if k < len(WorstFirst) {
+						if k < len(search.WorstFirst) {
 							storeMin(&worst, int64(k))
 						}
 					}
@@ -197,8 +193,8 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 					return
 				case <-tick.C:
 					p := Progress{Runs: int(executed.Load()), Elapsed: time.Since(start), Found: stop.Load() != math.MaxInt64}
-					if k := int(worst.Load()); k < len(WorstFirst) {
-						p.Worst = WorstFirst[k]
+					if k := int(worst.Load()); k < len(search.WorstFirst) {
+						p.Worst = search.WorstFirst[k]
 					}
 					o.Progress(p)
 				}
@@ -257,7 +253,7 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 }
 
 // shardRuns counts the shard's indices in [0, last].
-func shardRuns(s Shard, last int) int {
+func shardRuns(s search.Shard, last int) int {
 	if last < s.Index {
 		return 0
 	}

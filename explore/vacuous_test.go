@@ -1,17 +1,13 @@
 package explore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/judge"
-	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -131,105 +127,11 @@ func TestMergeCountsVacuousRunsBelowTheStop(t *testing.T) {
 	}
 }
 
-// A matrix cell counts its vacuous runs; a safe one shows them, and reads
-// back from its Markdown.
-func TestMatrixCountsVacuousRuns(t *testing.T) {
-	vacuousWhen(t, func(i int) bool { return i%2 == 0 })
-	m, err := RunMatrix(context.Background(), MatrixOptions{Algorithms: []string{"set-nx-px-token"}, Classes: []string{"crash", "pause"},
-		Seed: 1, Runs: 20, ShrinkTries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	safe, unsafe := m.Cells[0][0], m.Cells[0][1]
-	if safe.Verdict != model.VerdictSafe || safe.Vacuous != 10 || safe.Runs != 20 {
-		t.Fatalf("crash cell %+v; want safe with 10 of 20 runs vacuous", safe)
-	}
-	if unsafe.Verdict != model.VerdictUnsafe || unsafe.Vacuous != (unsafe.First+2)/2 {
-		t.Fatalf("pause cell %s at %d with %d vacuous runs; want unsafe, the even runs up to it vacuous", unsafe.Verdict, unsafe.First, unsafe.Vacuous)
-	}
-	j := m.JSON("")
-	if c := j.Cell("set-nx-px-token", "crash"); c.VacuousRuns != 10 || c.Runs != 20 || MatrixCellText(*c) != "safe (10/20 vacuous)" {
-		t.Errorf("JSON cell %+v, text %q", c, MatrixCellText(*c))
-	}
-	// A failing cell keeps its count in the JSON only: its counterexample
-	// is the evidence.
-	if c := j.Cell("set-nx-px-token", "pause"); c.VacuousRuns != unsafe.Vacuous || strings.Contains(MatrixCellText(*c), "vacuous") {
-		t.Errorf("JSON cell %+v, text %q", c, MatrixCellText(*c))
-	}
-	var md bytes.Buffer
-	if err := WriteMatrixMarkdown(&md, j); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(md.String(), "| safe (10/20 vacuous) |") || !strings.Contains(md.String(), "`safe (V/20 vacuous)`: none failed") {
-		t.Errorf("markdown:\n%s", md.String())
-	}
-	back, err := ReadMatrix("m.md", md.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := back.Cell("set-nx-px-token", "crash"); c.VacuousRuns != 10 || c.Runs != 20 {
-		t.Errorf("read back %+v", c)
-	}
-}
-
-// Without vacuous runs the matrix neither marks a cell nor explains the mark.
-func TestMatrixWithoutVacuousRunsSaysNothingOfThem(t *testing.T) {
-	m := sample()
-	m.Cells = slices.Clone(m.Cells)
-	m.Cells[6].VacuousRuns, m.Cells[6].Runs = 0, 0
-	var md bytes.Buffer
-	if err := WriteMatrixMarkdown(&md, m); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(md.String(), "vacuous") {
-		t.Errorf("markdown speaks of vacuous runs:\n%s", md.String())
-	}
-}
-
-// Every summary of an unsafe search says which safety its first unsafe run
-// broke, and the shrunk run's beside it: the shrink keeps the verdict only.
-// fenced-token under pause loses an update at run 11 (c2, fence 1, writes
-// first; c1, fence 2, read before it and writes over it: the fence is
-// checked at the write), and shrinks to a run where only the lock
-// overlaps; redlock overlaps only, before and after.
-func TestSummariesSayWhichSafetyBroke(t *testing.T) {
-	want := map[string][2]string{
-		"fenced-token": {model.BrokeLostUpdate, model.BrokeOverlap},
-		"redlock":      {model.BrokeOverlap, model.BrokeOverlap},
-	}
-	// Measured with drawn TTLs, where redlock's first unsafe run overlaps
-	// (with its own 10 s TTL it is a lost update: reports/matrix.md).
-	m, err := RunMatrix(context.Background(), MatrixOptions{Algorithms: []string{"fenced-token", "redlock"}, Classes: []string{"pause"},
-		Seed: 1, Runs: 100, ShrinkTries: 300, DrawTTL: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := m.JSON("")
-	for algo, broke := range want {
-		c := m.Cell(algo, "pause")
-		if c.Verdict != model.VerdictUnsafe || c.Broke != broke[0] || c.Shrunk.SafetyBroken != broke[1] {
-			t.Errorf("%s under pause: %s, %q, shrunk %q; want unsafe, %q, shrunk %q", algo, c.Verdict, c.Broke, c.Shrunk.SafetyBroken, broke[0], broke[1])
-		}
-		mc := j.Cell(algo, "pause")
-		if mc.SafetyBroken != broke[0] || mc.Shrunk.SafetyBroken != broke[1] || !strings.HasSuffix(MatrixCellText(*mc), "f)* "+broke[0]) {
-			t.Errorf("%s: JSON %q, shrunk %q, text %q", algo, mc.SafetyBroken, mc.Shrunk.SafetyBroken, MatrixCellText(*mc))
-		}
-		// The first run and the shrunk one, replayed with every checker,
-		// agree.
-		e, err := New(Options{Algorithm: algo, Classes: classes(t, "pause"), Seed: 1, Runs: 100, DrawTTL: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, s := range []*scenarios.Scenario{e.Scenario(c.First), c.Counterexample} {
-			p, err := s.PrepareWith(mustLookup(t, algo))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, v, err := judge.Verdict(p, model.Options{}); err != nil || v.Broke() != broke[k] {
-				t.Errorf("%s: run %d replays as %q (%v), want %q", algo, k, v.Broke(), err, broke[k])
-			}
-		}
-	}
+// An explore report says which safety its first unsafe run broke, and
+// the shrunk run's beside it: fenced-token under pause loses an update at
+// run 11 and shrinks to a run where only the lock overlaps (the matrix's
+// cells say the same: matrix.TestSummariesSayWhichSafetyBroke).
+func TestReportSaysWhichSafetyBroke(t *testing.T) {
 	r := mustRun(t, Options{Algorithm: "fenced-token", Classes: classes(t, "pause"), Seed: 1, Runs: 100, Workers: 1, ShrinkTries: 300, DrawTTL: true})
 	rep, err := r.Report("", false)
 	if err != nil {
@@ -239,13 +141,4 @@ func TestSummariesSayWhichSafetyBroke(t *testing.T) {
 		rep.Shrunk.SafetyBroken != model.BrokeOverlap {
 		t.Errorf("explore report: safety_broken %q, shrunk %+v, verdicts %+v", rep.SafetyBroken, rep.Shrunk, rep.Verdicts)
 	}
-}
-
-func mustLookup(t *testing.T, name string) locks.Algorithm {
-	t.Helper()
-	a, err := locks.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/locksim/locksim/model"
 )
 
 func metText(sr *SearchResult) string {
@@ -146,21 +143,4 @@ func stopText(p *int) string {
 		return "none"
 	}
 	return fmt.Sprint(*p)
-}
-
-// WorstFirst is model.Rank's order of the failing verdicts: every verdict
-// ranked above incomplete, each worse than the next.
-func TestWorstFirstIsModelRank(t *testing.T) {
-	all := []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError,
-		model.VerdictIncomplete, model.VerdictSafe}
-	var want []string
-	for _, v := range all {
-		if model.Rank(v) > model.Rank(model.VerdictIncomplete) {
-			want = append(want, v)
-		}
-	}
-	slices.SortFunc(want, func(a, b string) int { return model.Rank(b) - model.Rank(a) })
-	if !slices.Equal(WorstFirst, want) {
-		t.Errorf("WorstFirst %v, model.Rank orders %v", WorstFirst, want)
-	}
 }

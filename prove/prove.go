@@ -42,12 +42,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -66,16 +66,12 @@ type Options struct {
 	// Shard splits the space by the first fault: shard i of n extends the
 	// one-fault schedules whose index is i mod n (every shard runs the
 	// fault-free schedule).
-	Shard Shard
+	Shard search.Shard
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the enumeration runs.
 	Progress func(Progress)
 	_        struct{} // grows: callers name the fields they set
 }
-
-// Shard is one of Count parts of the space: explore's, so that both
-// searches parse and print --shard alike.
-type Shard = explore.Shard
 
 // Progress is what a terminal shows while prove runs.
 type Progress struct {
@@ -113,7 +109,7 @@ type Result struct {
 	Classes    []string
 	MaxFaults  int
 	MaxDelays  int
-	Shard      Shard
+	Shard      search.Shard
 	TTL        time.Duration // the lock's lifetime, which the menu scales to
 	Explored   int64         // schedules run
 	Pruned     int64         // schedules not run: their parent's run had been extended already
@@ -169,10 +165,10 @@ func New(o Options) (*Prover, error) {
 		}
 	}
 	if o.Shard.Count == 0 {
-		o.Shard = Shard{Index: 0, Count: 1}
+		o.Shard = search.Shard{Index: 0, Count: 1}
 	}
-	if o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
-		return nil, fmt.Errorf("shard: %d/%d: want 0 ≤ i < n", o.Shard.Index, o.Shard.Count)
+	if err := o.Shard.Check(); err != nil {
+		return nil, fmt.Errorf("shard: %s: %w", o.Shard, err)
 	}
 	if len(o.Classes) == 0 {
 		o.Classes = Classes
@@ -241,7 +237,7 @@ func New(o Options) (*Prover, error) {
 }
 
 // The bounds New refuses past, one check each, so that a command checks
-// its flags with them and names the flag (as explore.CheckRuns).
+// its flags with them and names the flag (as search.CheckRuns).
 func CheckClients(n int) error   { return within(n, 1, 64) }
 func CheckRounds(n int) error    { return within(n, 1, 100) }
 func CheckMaxFaults(n int) error { return within(n, 0, 8) }

@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 func run(t *testing.T, o Options) *Result {
@@ -262,7 +263,7 @@ func TestShardsSplitTheSpace(t *testing.T) {
 	whole := run(t, o).Explored
 	var sum int64
 	for i := range 3 {
-		o.Shard = Shard{Index: i, Count: 3}
+		o.Shard = search.Shard{Index: i, Count: 3}
 		sum += run(t, o).Explored
 	}
 	if sum != whole+2 {
@@ -280,7 +281,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{Algorithm: "set-nx-px-token", Rounds: 101}, "rounds: "},
 		{Options{Algorithm: "set-nx-px-token", MaxFaults: -1}, "max-faults: "},
 		{Options{Algorithm: "set-nx-px-token", MaxDelays: 9}, "max-delays: "},
-		{Options{Algorithm: "set-nx-px-token", Shard: Shard{Index: 3, Count: 2}}, "shard: "},
+		{Options{Algorithm: "set-nx-px-token", Shard: search.Shard{Index: 3, Count: 2}}, "shard: "},
 		{Options{}, "algo: "},
 	} {
 		if _, err := New(c.o); err == nil || !strings.HasPrefix(err.Error(), c.field) {

@@ -5,9 +5,9 @@ package reports
 import (
 	"encoding/json"
 	"io"
-	"math"
 	"time"
 
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 )
@@ -76,17 +76,11 @@ func Run(o *judge.Outcome) RunJSON {
 		ResourceLinearizable: o.Verdict.ResourceLinearizable,
 		Digest:               o.Digest,
 		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
-			SimSeconds: Seconds(time.Duration(o.Result.End))},
+			SimSeconds: text.Seconds(time.Duration(o.Result.End))},
 		Cut:     o.Result.Cut,
 		Notes:   notes,
 		Backend: o.BackendName(),
 	}
-}
-
-// Seconds is d in seconds rounded to the microsecond, so JSON shows
-// 5.631966, not 5.631965943000001.
-func Seconds(d time.Duration) float64 {
-	return math.Round(d.Seconds()*1e6) / 1e6
 }
 
 // WriteJSON writes one outcome as an indented JSON object.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/judge"
@@ -162,17 +161,6 @@ func TestTraceEdgeCases(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "no result: its process crashed") {
 		t.Errorf("trace lacks the crashed command:\n%s", b.String())
-	}
-}
-
-func TestSecondsRoundToMicroseconds(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want float64
-	}{{5631965943 * time.Nanosecond, 5.631966}, {time.Second, 1}, {1500 * time.Nanosecond, 0.000002}} {
-		if got := Seconds(c.d); got != c.want {
-			t.Errorf("Seconds(%v) = %v, want %v", c.d, got, c.want)
-		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -27,7 +28,7 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("book", flag.ContinueOnError)
 	out := fs.String("o", "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
 	runs, seed, workers := addMatrixFlags(fs, "site")
-	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs")
+	shrinkTries := fs.Int("shrink-tries", matrix.DefaultShrinkTries, "shrink each failing cell with at most `N` runs")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -58,10 +59,10 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	}
 
 	*workers = clampWorkers("book", *workers, matrixCells(nil), "cells", stderr)
-	m, err := explore.RunMatrix(context.Background(), explore.MatrixOptions{Algorithms: matrixAlgorithms,
+	m, err := matrix.Run(context.Background(), matrix.Options{Algorithms: matrixAlgorithms,
 		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
 	if err != nil {
-		return fail(stderr, "book", err) // every option RunMatrix checks is checked above
+		return fail(stderr, "book", err) // every option matrix.Run checks is checked above
 	}
 	b.Matrix, err = bookMatrix(m)
 	if err != nil {
@@ -110,17 +111,17 @@ func countFailing(m book.Matrix) int {
 
 // bookMatrix replays each failing cell's shrunk counterexample with every
 // checker, names it after its cell and keeps it as a scenario file.
-func bookMatrix(m *explore.Matrix) (book.Matrix, error) {
+func bookMatrix(m *matrix.Matrix) (book.Matrix, error) {
 	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
 		Algorithms: m.Algorithms, Classes: m.Classes}
-	// The cell text as simrun matrix prints it, from explore so that the
-	// book follows its format.
+	// The cell text as simrun matrix prints it, from the matrix package so
+	// that the book follows its format.
 	mj := m.JSON("")
 	for _, row := range m.Cells {
 		for _, c := range row {
 			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict, Broke: c.Broke}
 			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
-				bc.Text, bc.Replay = explore.MatrixCellText(*mc), mc.Replay
+				bc.Text, bc.Replay = matrix.CellText(*mc), mc.Replay
 			}
 			if c.Counterexample != nil {
 				s := *c.Counterexample

@@ -18,6 +18,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 	"golang.org/x/term"
 )
 
@@ -81,12 +82,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	// The checks explore makes are its own functions, called once, here,
 	// where the flag is known: nothing translates an explore error back.
 	if name, err := firstBad(
-		flagCheck{"runs", explore.CheckRuns(*runs)},
-		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"runs", search.CheckRuns(*runs)},
+		flagCheck{"workers", search.CheckWorkers(*workers)},
 		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "")},
 		flagCheck{"shrink-time", positive(*shrinkTime)},
 		flagCheck{"shrink", oneOf(*shrink, "worst", "all")},
-		flagCheck{"verdict", explore.CheckVerdicts(o.Verdicts)},
+		flagCheck{"verdict", search.CheckVerdicts(o.Verdicts)},
 	); err != nil {
 		return bad(name, err)
 	}
@@ -98,7 +99,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	o.Workers = clampWorkers("explore", *workers, *runs, "runs", stderr)
 	o.ShrinkAll = *shrink == "all"
 	if *shard != "" {
-		if o.Shard, err = explore.ParseShard(*shard); err != nil {
+		if o.Shard, err = search.ParseShard(*shard); err != nil {
 			return bad("shard", err)
 		}
 	}
@@ -292,7 +293,7 @@ func writeExploreSummary(w io.Writer, r explore.Report, dir string) error {
 		// of their faults.
 		fmt.Fprintf(b, "vacuous    %s of %d: %s\n", text.Count(r.VacuousRuns, "run", "s"), r.Runs, reports.NoFaultActed)
 	}
-	for _, v := range explore.WorstFirst { // the other verdicts met, worst first
+	for _, v := range search.WorstFirst { // the other verdicts met, worst first
 		x, ok := r.Verdicts[v]
 		if !ok || (r.Found && v == r.Verdict) {
 			continue

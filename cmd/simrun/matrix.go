@@ -12,9 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
 // matrixAlgorithms are the rows of simrun matrix and of the book's matrix;
@@ -27,7 +28,7 @@ var matrixAlgorithms []string
 // --runs) and the cells searched at once (--workers). --shrink-tries is
 // each command's own: book cannot do without shrinking, matrix can.
 func addMatrixFlags(fs *flag.FlagSet, output string) (runs *int, seed *uint64, workers *int) {
-	runs = fs.Int("runs", explore.DefaultMatrixRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
+	runs = fs.Int("runs", matrix.DefaultRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
 	seed = fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
 	workers = fs.Int("workers", 0, "cells searched at once (0: one per core); the "+output+" does not depend on it")
 	return runs, seed, workers
@@ -50,8 +51,8 @@ func matrixCells(rows []locks.Algorithm) int {
 // where the flag is known, then the command's check of --shrink-tries.
 func checkMatrixFlags(runs, workers int, shrinkTries flagCheck) (string, error) {
 	return firstBad(
-		flagCheck{"runs", explore.CheckRuns(runs)},
-		flagCheck{"workers", explore.CheckWorkers(workers)},
+		flagCheck{"runs", search.CheckRuns(runs)},
+		flagCheck{"workers", search.CheckWorkers(workers)},
 		shrinkTries,
 	)
 }
@@ -59,7 +60,7 @@ func checkMatrixFlags(runs, workers int, shrinkTries flagCheck) (string, error) 
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	runs, seed, workers := addMatrixFlags(fs, "matrix")
-	shrinkTries := fs.Int("shrink-tries", explore.DefaultMatrixShrinkTries, "shrink each failing cell with at most `N` runs (0: do not shrink)")
+	shrinkTries := fs.Int("shrink-tries", matrix.DefaultShrinkTries, "shrink each failing cell with at most `N` runs (0: do not shrink)")
 	af := addAlgoFlags(fs, "one row: this registered algorithm (default: every one)")
 	asJSON := fs.Bool("json", false, "print the matrix as JSON instead of Markdown")
 	out := fs.String("o", "", "write the matrix to `FILE` instead of standard output")
@@ -82,7 +83,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var (
-		want     explore.MatrixJSON
+		want     matrix.JSON
 		wantJSON bool
 	)
 	if *check != "" {
@@ -90,7 +91,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return bad("check", err)
 		}
-		if want, err = explore.ReadMatrix(*check, data); err != nil {
+		if want, err = matrix.Read(*check, data); err != nil {
 			return bad("check", err)
 		}
 		wantJSON = bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
@@ -134,13 +135,13 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// The command that makes this matrix, for --check to suggest.
-	command := explore.MatrixCommand(*seed, *runs, *shrinkTries, rowFlags)
+	command := matrix.Command(*seed, *runs, *shrinkTries, rowFlags)
 	if *check != "" && *out == "" {
 		*shrinkTries = 0 // verdicts need no shrinking, and nothing shows the sizes
 	}
 
 	*workers = clampWorkers("matrix", *workers, matrixCells(rows), "cells", stderr)
-	o := explore.MatrixOptions{Algorithms: matrixAlgorithms, Locks: rows, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
+	o := matrix.Options{Algorithms: matrixAlgorithms, Locks: rows, Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries}
 	if *shrinkTries == 0 {
 		o.ShrinkTries = -1
 	}
@@ -152,7 +153,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	// Ctrl-C stops every cell: a part of a matrix is no matrix (nothing
 	// is written), so say so and exit 130 as a shell does for SIGINT.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
-	m, err := explore.RunMatrix(ctx, o)
+	m, err := matrix.Run(ctx, o)
 	stopSignals()
 	if progress {
 		fmt.Fprint(stdout, "\r\033[K")
@@ -162,15 +163,15 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	if err != nil {
-		return fail(stderr, "matrix", err) // every option RunMatrix checks is checked above
+		return fail(stderr, "matrix", err) // every option matrix.Run checks is checked above
 	}
 	got := m.JSON(rowFlags)
 
 	var b bytes.Buffer
 	if *asJSON {
-		err = explore.WriteMatrixJSON(&b, got)
+		err = matrix.WriteJSON(&b, got)
 	} else {
-		err = explore.WriteMatrixMarkdown(&b, got)
+		err = matrix.WriteMarkdown(&b, got)
 	}
 	if err != nil {
 		return fail(stderr, "matrix", err)
@@ -203,7 +204,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 // header of the matrix file being checked. A file whose rows are not
 // registered algorithms and whose header records no --algo-file is refused:
 // rerunning it with every algorithm would compare nothing alike.
-func rowsFromHeader(af *algoFlags, file string, want explore.MatrixJSON) error {
+func rowsFromHeader(af *algoFlags, file string, want matrix.JSON) error {
 	switch rf := want.RowFlags; {
 	case strings.HasPrefix(rf, "--algo-file "):
 		af.File = unshellWord(strings.TrimPrefix(rf, "--algo-file "))
@@ -230,8 +231,8 @@ func unshellWord(s string) string {
 
 // reportCheck prints how got differs from the file's matrix and returns the
 // exit code: 1 when a verdict changed.
-func reportCheck(w io.Writer, file, command string, asJSON bool, want, got explore.MatrixJSON) int {
-	changed, moved := explore.MatrixDiff(want, got)
+func reportCheck(w io.Writer, file, command string, asJSON bool, want, got matrix.JSON) int {
+	changed, moved := matrix.Diff(want, got)
 	space := fmt.Sprintf("seed %d, %d runs per cell", got.Seed, got.Runs)
 	if len(changed) == 0 {
 		fmt.Fprintf(w, "matrix: all %d verdicts as in %s (%s)\n", len(got.Cells), file, space)
@@ -265,8 +266,8 @@ func reportCheck(w io.Writer, file, command string, asJSON bool, want, got explo
 }
 
 // matrixProgress draws the cells done on one terminal line.
-func matrixProgress(w io.Writer) func(explore.MatrixProgress) {
-	return func(p explore.MatrixProgress) {
+func matrixProgress(w io.Writer) func(matrix.Progress) {
+	return func(p matrix.Progress) {
 		fmt.Fprintf(w, "\r\033[Kmatrix  searched %d/%d cells  failing %d  shrunk %d/%d  %s",
 			p.Searched, p.Cells, p.Failing, p.Shrunk, p.Failing, p.Elapsed.Round(100*time.Millisecond))
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/matrix"
 )
 
 // narrowMatrix keeps the matrix to two rows for the length of a test.
@@ -76,7 +76,7 @@ func TestMatrixCheck(t *testing.T) {
 	// set-nx-px-token is safe with no faults: pretend it was not, and that
 	// setnx-del-recover failed later under pause.
 	data, _ = os.ReadFile(md)
-	m, err := explore.ReadMatrix(md, data)
+	m, err := matrix.Read(md, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestMatrixCheck(t *testing.T) {
 	safe.Verdict, safe.FirstFailingRun = "stuck", &three
 	pause.FirstFailingRun = &nine
 	var b bytes.Buffer
-	if err := explore.WriteMatrixMarkdown(&b, m); err != nil {
+	if err := matrix.WriteMarkdown(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(md, b.Bytes(), 0o644); err != nil {
@@ -145,7 +145,7 @@ func TestMatrixCheckCommitted(t *testing.T) {
 	}
 	code, out, errOut := simrun("matrix", "--check", "../../reports/matrix.md")
 	if code != exitOK {
-		t.Errorf("exit %d:\n%s%s(regenerate: go test ./explore -run MatrixGolden -update)", code, out, errOut)
+		t.Errorf("exit %d:\n%s%s(regenerate: go test ./matrix -run MatrixGolden -update)", code, out, errOut)
 	}
 }
 

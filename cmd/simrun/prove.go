@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/prove"
-	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/search"
 )
 
 // proveJSON is what prove prints with --json, and as one line per shard.
@@ -102,13 +102,13 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"rounds", prove.CheckRounds(*rounds)},
 		flagCheck{"max-faults", prove.CheckMaxFaults(*maxFaults)},
 		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
-		flagCheck{"workers", explore.CheckWorkers(*workers)},
+		flagCheck{"workers", search.CheckWorkers(*workers)},
 	); err != nil {
 		return bad(name, err)
 	}
 	sharded := *shard != ""
 	if sharded {
-		if o.Shard, err = explore.ParseShard(*shard); err != nil {
+		if o.Shard, err = search.ParseShard(*shard); err != nil {
 			return bad("shard", err)
 		}
 	} else if err := checkOutFile(*out, *force); err != nil {
@@ -133,7 +133,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
 		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, TTL: r.TTL.String(), Proved: r.Proved(),
 		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
-		Seconds: reports.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
+		Seconds: text.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
 	if sharded {
 		rep.Shard, rep.LockSHA256 = *shard, af.sum
 	}
@@ -274,7 +274,7 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	var met []proveMet
 	for i := range lines {
 		l := &lines[i]
-		sh, err := explore.ParseShard(l.Shard)
+		sh, err := search.ParseShard(l.Shard)
 		if err != nil {
 			return fail(stderr, "prove", fmt.Errorf("--merge: line %d: shard %q: %v", i+1, l.Shard, err))
 		}

@@ -138,7 +138,7 @@ func exploreReal(e *explore.Explorer, addr string, runs int, shard string, asJSO
 		if err != nil {
 			return fail(stderr, "explore", err)
 		}
-		n, secs := r.Found.Index+1, reports.Seconds(r.ToFirst)
+		n, secs := r.Found.Index+1, text.Seconds(r.ToFirst)
 		j.FirstFound, j.SecondsToFirst, j.Counterexample = &n, &secs, &path
 	}
 	if asJSON {

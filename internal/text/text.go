@@ -3,8 +3,10 @@
 package text
 
 import (
+	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -49,4 +51,10 @@ func Plural(n int, suffix string) string {
 // "2 faults", "3 processes".
 func Count(n int, noun, suffix string) string {
 	return strconv.Itoa(n) + " " + noun + Plural(n, suffix)
+}
+
+// Seconds is d in seconds rounded to the microsecond, so JSON shows
+// 5.631966, not 5.631965943000001.
+func Seconds(d time.Duration) float64 {
+	return math.Round(d.Seconds()*1e6) / 1e6
 }

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFirstLine(t *testing.T) {
 	for in, want := range map[string]string{"": "", "one": "one", "one\ntwo": "one", "one\r\ntwo": "one", "\nrest": ""} {
@@ -31,6 +34,17 @@ func TestOneLine(t *testing.T) {
 	} {
 		if got := OneLine(in); got != want {
 			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSecondsRoundToMicroseconds(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want float64
+	}{{5631965943 * time.Nanosecond, 5.631966}, {time.Second, 1}, {1500 * time.Nanosecond, 0.000002}} {
+		if got := Seconds(c.d); got != c.want {
+			t.Errorf("Seconds(%v) = %v, want %v", c.d, got, c.want)
 		}
 	}
 }

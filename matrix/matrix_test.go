@@ -1,14 +1,17 @@
-package explore
+package matrix
 
 import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/search"
 )
 
 // A small matrix: failing cells found early and late, a safe cell, one
 // multi-node lock.
-var smallMatrix = MatrixOptions{
+var smallMatrix = Options{
 	Algorithms: []string{"setnx-del-recover", "set-nx-px-token", "redlock"},
 	Classes:    []string{"none", "crash", "pause"},
 	Seed:       1,
@@ -18,13 +21,22 @@ var smallMatrix = MatrixOptions{
 	DrawTTL: true,
 }
 
-func runMatrix(t *testing.T, o MatrixOptions) *Matrix {
+func runMatrix(t *testing.T, o Options) *Matrix {
 	t.Helper()
-	m, err := RunMatrix(context.Background(), o)
+	m, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+func explorer(t testing.TB, o explore.Options) *explore.Explorer {
+	t.Helper()
+	e, err := explore.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // The same options give the same cells, counterexamples included, whatever
@@ -62,7 +74,7 @@ func TestMatrixCellIsExplore(t *testing.T) {
 	m := runMatrix(t, smallMatrix)
 	for _, row := range m.Cells {
 		for _, cell := range row {
-			e := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: smallMatrix.DrawTTL})
+			e := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: smallMatrix.DrawTTL})
 			sr, err := e.Search(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -82,7 +94,7 @@ func TestMatrixCellIsExplore(t *testing.T) {
 	if cell == nil || cell.Shrunk == nil || cell.Capped {
 		t.Fatalf("setnx-del-recover under crash: %+v", cell)
 	}
-	r, err := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: true}).Run(context.Background())
+	r, err := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: true}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +106,7 @@ func TestMatrixCellIsExplore(t *testing.T) {
 // A shrink budget stops shrinking after that many runs, deterministically,
 // and what it stopped at still fails the same way.
 func TestMatrixShrinkBudget(t *testing.T) {
-	o := MatrixOptions{Algorithms: []string{"setnx-del-recover"}, Classes: []string{"crash"}, Seed: 1, Runs: 300, ShrinkTries: 7, DrawTTL: true}
+	o := Options{Algorithms: []string{"setnx-del-recover"}, Classes: []string{"crash"}, Seed: 1, Runs: 300, ShrinkTries: 7, DrawTTL: true}
 	a, b := runMatrix(t, o), runMatrix(t, o)
 	if !reflect.DeepEqual(a.Cells, b.Cells) {
 		t.Fatalf("two shrinks with a budget differ:\n%+v\n%+v", a.Cells, b.Cells)
@@ -103,17 +115,17 @@ func TestMatrixShrinkBudget(t *testing.T) {
 	if !cell.Capped || cell.ShrinkTries != 7 || cell.Shrunk == nil {
 		t.Fatalf("want a capped shrink of 7 runs: %+v", cell)
 	}
-	e := explorer(t, Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: 1, DrawTTL: true})
+	e := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: 1, DrawTTL: true})
 	v, _, err := e.Verdict(cell.Counterexample)
 	if err != nil || v.Verdict != cell.Verdict {
 		t.Errorf("the capped counterexample replays %s (%v), want %s", v.Verdict, err, cell.Verdict)
 	}
-	full := runMatrix(t, MatrixOptions{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, DrawTTL: true}).Cells[0][0]
+	full := runMatrix(t, Options{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, DrawTTL: true}).Cells[0][0]
 	if full.Capped || full.Shrunk.Processes > cell.Shrunk.Processes || full.Shrunk.Faults > cell.Shrunk.Faults {
 		t.Errorf("unbounded shrink %+v (capped %v), capped %+v", full.Shrunk, full.Capped, cell.Shrunk)
 	}
 
-	off := runMatrix(t, MatrixOptions{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, ShrinkTries: -1, DrawTTL: true}).Cells[0][0]
+	off := runMatrix(t, Options{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, ShrinkTries: -1, DrawTTL: true}).Cells[0][0]
 	if off.Shrunk != nil || off.ShrinkTries != 0 || off.First != cell.First || off.Counterexample == nil ||
 		!reflect.DeepEqual(off.Counterexample, e.Scenario(off.First)) {
 		t.Errorf("without shrinking: %+v", off)
@@ -122,18 +134,18 @@ func TestMatrixShrinkBudget(t *testing.T) {
 
 func TestMatrixOptionErrors(t *testing.T) {
 	for _, c := range []struct {
-		o      MatrixOptions
+		o      Options
 		option string
 	}{
-		{MatrixOptions{Algorithms: []string{"nope"}}, "Algorithm"},
-		{MatrixOptions{Classes: []string{"crash,pause"}}, "Classes"},
-		{MatrixOptions{Classes: []string{"all"}}, "Classes"},
-		{MatrixOptions{Classes: []string{"gc"}}, "Classes"},
-		{MatrixOptions{Runs: -1}, "Runs"},
-		{MatrixOptions{Workers: -1}, "Workers"},
+		{Options{Algorithms: []string{"nope"}}, "Algorithm"},
+		{Options{Classes: []string{"crash,pause"}}, "Classes"},
+		{Options{Classes: []string{"all"}}, "Classes"},
+		{Options{Classes: []string{"gc"}}, "Classes"},
+		{Options{Runs: -1}, "Runs"},
+		{Options{Workers: -1}, "Workers"},
 	} {
-		_, err := RunMatrix(context.Background(), c.o)
-		oe, ok := err.(*OptionError)
+		_, err := Run(context.Background(), c.o)
+		oe, ok := err.(*search.OptionError)
 		if !ok || oe.Option != c.option {
 			t.Errorf("%+v: %v, want an error about %s", c.o, err, c.option)
 		}
@@ -143,7 +155,7 @@ func TestMatrixOptionErrors(t *testing.T) {
 func TestMatrixStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunMatrix(ctx, smallMatrix); err == nil {
+	if _, err := Run(ctx, smallMatrix); err == nil {
 		t.Fatal("a cancelled matrix returned a result")
 	}
 }

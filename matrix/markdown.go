@@ -1,4 +1,6 @@
-package reports
+package matrix
+
+// The Markdown layout of a matrix: the table, its header and its legend.
 
 import (
 	"bytes"
@@ -10,11 +12,10 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// MatrixTable is what the Markdown verdict matrix shows: every algorithm
-// (rows) under every fault class (columns). explore computes the matrix,
-// keeps it as data and writes each cell's text (explore.MatrixJSON.Table);
-// this package only lays it out.
-type MatrixTable struct {
+// Table is what the Markdown verdict matrix shows: every algorithm
+// (rows) under every fault class (columns), each cell already written as
+// text (JSON.Table, CellText); WriteTable only lays it out.
+type Table struct {
 	Command     string // the simrun command that makes it
 	Seed        uint64
 	Runs        int // runs per cell
@@ -41,10 +42,10 @@ var faultClassHelp = map[string]string{
 	scenarios.ClassFailover: "every node has a replica; a primary is lost with what it had not replicated, and the replica is promoted",
 }
 
-// WriteMatrix writes a matrix as Markdown: a short header with the command
+// WriteTable writes a matrix as Markdown: a short header with the command
 // that made it, the table (rows algorithms, columns fault classes) and a
-// legend. explore.ReadMatrix reads it back.
-func WriteMatrix(w io.Writer, m MatrixTable) error {
+// legend. Read reads it back.
+func WriteTable(w io.Writer, m Table) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Verdict matrix\n\n")
 	fmt.Fprintf(&b, "Every lock algorithm under every fault class, %d random scenarios per cell (seed %d). Made by\n", m.Runs, m.Seed)

@@ -1,4 +1,14 @@
-package explore
+// Package matrix computes the verdict matrix, every lock algorithm under
+// every fault class, one explore search per cell with its worst verdict's
+// first run shrunk, and keeps it as data: its stable JSON, its Markdown
+// table, reading either back strictly and comparing two, which is what
+// 'simrun matrix --check' rests on.
+//
+// A matrix is a function of its options: the cells are searched and
+// shrunk on several workers, but each is what explore finds for its
+// (algorithm, class, seed, runs), and shrinking is bounded by a count of
+// runs, so the same command prints the same bytes on any machine.
+package matrix
 
 import (
 	"context"
@@ -9,50 +19,52 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/search"
 )
 
-// Matrix defaults: every cell searches DefaultMatrixRuns runs and shrinks
-// its worst verdict's first run with at most DefaultMatrixShrinkTries simulated
+// Matrix defaults: every cell searches DefaultRuns runs and shrinks
+// its worst verdict's first run with at most DefaultShrinkTries simulated
 // runs. Both are counts, not times, so the matrix is the same on any
 // machine.
 const (
-	DefaultMatrixRuns        = 2000
-	DefaultMatrixShrinkTries = 10_000
+	DefaultRuns        = 2000
+	DefaultShrinkTries = 10_000
 )
 
-// matrixShrinkSafety is the wall-clock shrink bound during a matrix
+// shrinkSafety is the wall-clock shrink bound during a matrix
 // shrink. The tries budget ends every shrink long before it; it is there so
 // that a pathological case cannot hang, and a shrink that reaches it is
 // reported as an error, not as a result that depends on the machine.
-const matrixShrinkSafety = 10 * time.Minute
+const shrinkSafety = 10 * time.Minute
 
-// MatrixOptions say which matrix to compute.
-type MatrixOptions struct {
+// Options say which matrix to compute.
+type Options struct {
 	Algorithms []string // rows: registered names; empty: every algorithm, in locks.All order
 	Classes    []string // columns: one fault class each; empty: scenarios.FaultClasses
 	Seed       uint64
 	// Locks, when set, are the rows instead of Algorithms: algorithms that
 	// need not be registered (an algorithm file's).
 	Locks   []locks.Algorithm
-	Runs    int // run-index space of every cell, [0, Runs); 0: DefaultMatrixRuns
+	Runs    int // run-index space of every cell, [0, Runs); 0: DefaultRuns
 	Workers int // cells searched (then shrunk) at once; 0: one per core (GOMAXPROCS)
 	// ShrinkTries bounds the simulated runs spent shrinking each failing
-	// cell; 0: DefaultMatrixShrinkTries; negative: do not shrink.
+	// cell; 0: DefaultShrinkTries; negative: do not shrink.
 	ShrinkTries int
-	// DrawTTL draws every run's TTL (Options.DrawTTL); by default each
+	// DrawTTL draws every run's TTL (explore.Options.DrawTTL); by default each
 	// cell keeps its lock's own, as explore does.
 	DrawTTL bool
 	// Progress, if set, is called after each cell is searched and after
 	// each is shrunk, from the goroutine that did it.
-	Progress func(MatrixProgress)
+	Progress func(Progress)
 	_        struct{} // grows: callers name the fields they set
 }
 
-// MatrixProgress counts finished cells; it is for people, not results.
-type MatrixProgress struct {
+// Progress counts finished cells; it is for people, not results.
+type Progress struct {
 	Cells    int // in the matrix
 	Searched int // cells whose search is over
 	Failing  int // searched cells with a failing run
@@ -73,7 +85,7 @@ type Cell struct {
 	First int
 	// Others are the other verdicts met before the search stopped, worst
 	// first, each at its first run (Scenario: that run, not shrunk).
-	Others []Found
+	Others []explore.Found
 	// Runs counts the runs searched in index order: up to the first
 	// unsafe one, or all.
 	Runs int
@@ -86,7 +98,7 @@ type Cell struct {
 	Broke string
 	// Shrunk is the size of the shrunk counterexample; nil when the cell is
 	// safe or shrinking was off.
-	Shrunk *Shrunk
+	Shrunk *explore.Shrunk
 	// ShrinkTries is how many runs shrinking made; Capped says it stopped
 	// at the budget, so a smaller counterexample may exist.
 	ShrinkTries int
@@ -125,11 +137,11 @@ func (m *Matrix) Cell(algo, class string) *Cell {
 	return nil
 }
 
-// RunMatrix searches every cell, several cells at once, each with one
-// worker, then shrinks the failing cells, several at once too. Every cell is what Explorer.Search reports for its (algorithm,
-// class, seed, runs), so the matrix depends on nothing else: not the
-// workers, not the machine.
-func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
+// Run searches every cell, several cells at once, each with one worker,
+// then shrinks the failing cells, several at once too. Every cell is what
+// explore's Explorer.Search reports for its (algorithm, class, seed, runs),
+// so the matrix depends on nothing else: not the workers, not the machine.
+func Run(ctx context.Context, o Options) (*Matrix, error) {
 	rows := o.Locks
 	if len(rows) == 0 {
 		names := o.Algorithms
@@ -139,7 +151,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		for _, name := range names {
 			a, err := locks.Lookup(name)
 			if err != nil {
-				return nil, optErr("Algorithm", err)
+				return nil, &search.OptionError{Option: "Algorithm", Err: err}
 			}
 			rows = append(rows, a)
 		}
@@ -157,14 +169,14 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 			if err == nil {
 				err = fmt.Errorf("%q: a column is one fault class (valid: %s)", c, strings.Join(scenarios.FaultClasses, ", "))
 			}
-			return nil, optErr("Classes", err)
+			return nil, &search.OptionError{Option: "Classes", Err: err}
 		}
 	}
-	if err := runsAndWorkers(&o.Runs, &o.Workers, DefaultMatrixRuns); err != nil {
+	if err := search.RunsAndWorkers(&o.Runs, &o.Workers, DefaultRuns); err != nil {
 		return nil, err
 	}
 	if o.ShrinkTries == 0 {
-		o.ShrinkTries = DefaultMatrixShrinkTries
+		o.ShrinkTries = DefaultShrinkTries
 	}
 	m := &Matrix{Seed: o.Seed, Runs: o.Runs, ShrinkTries: o.ShrinkTries,
 		Algorithms: append([]string(nil), algos...), Classes: append([]string(nil), classes...)}
@@ -173,8 +185,8 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	// fails at once.
 	type job struct {
 		a, c int
-		e    *Explorer
-		sr   *SearchResult
+		e    *explore.Explorer
+		sr   *explore.SearchResult
 		err  error
 	}
 	jobs := make([]*job, 0, len(algos)*len(classes))
@@ -182,19 +194,22 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	for a, algo := range rows {
 		m.Cells[a] = make([]Cell, len(classes))
 		for c, class := range classes {
-			e, err := New(Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1, DrawTTL: o.DrawTTL})
+			// The explorer shrinks with the matrix's budget, and its
+			// wall-clock net is the matrix's (see shrinkSafety).
+			e, err := explore.New(explore.Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1,
+				DrawTTL: o.DrawTTL, ShrinkTries: max(o.ShrinkTries, 0), ShrinkTime: shrinkSafety})
 			if err != nil {
 				return nil, err
 			}
-			m.Cells[a][c] = Cell{Algorithm: e.algo.Name, Class: class, Verdict: "safe", First: -1}
+			m.Cells[a][c] = Cell{Algorithm: algo.Name, Class: class, Verdict: "safe", First: -1}
 			jobs = append(jobs, &job{a: a, c: c, e: e})
 		}
 	}
 
 	start := time.Now() // timing for people only
-	prog := MatrixProgress{Cells: len(jobs)}
+	prog := Progress{Cells: len(jobs)}
 	var mu sync.Mutex
-	report := func(update func(*MatrixProgress)) {
+	report := func(update func(*Progress)) {
 		mu.Lock()
 		defer mu.Unlock()
 		update(&prog)
@@ -206,7 +221,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 	}
 	eachOnWorkers(ctx, o.Workers, jobs, func(j *job) {
 		j.sr, j.err = j.e.Search(ctx)
-		report(func(p *MatrixProgress) {
+		report(func(p *Progress) {
 			p.Searched++
 			if j.sr != nil && j.sr.Found != nil {
 				p.Failing++
@@ -248,8 +263,8 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*Matrix, error) {
 		}
 	}
 	eachOnWorkers(ctx, o.Workers, shrinks, func(j *job) {
-		j.err = shrinkCell(j.e, &m.Cells[j.a][j.c], o.ShrinkTries)
-		report(func(p *MatrixProgress) { p.Shrunk++ })
+		j.err = shrinkCell(j.e, &m.Cells[j.a][j.c])
+		report(func(p *Progress) { p.Shrunk++ })
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -289,21 +304,22 @@ func eachOnWorkers[T any](ctx context.Context, workers int, items []T, fn func(T
 	wg.Wait()
 }
 
-func isIncomplete(f Found) bool { return f.Verdict == model.VerdictIncomplete }
+func isIncomplete(f explore.Found) bool { return f.Verdict == model.VerdictIncomplete }
 
-// shrinkCell shrinks a failing cell's first run and records the result in
-// the cell (it writes that cell only).
-func shrinkCell(e *Explorer, cell *Cell, budget int) error {
-	s, st := e.shrink(cell.First, cell.Verdict, budget, matrixShrinkSafety)
+// shrinkCell shrinks a failing cell's first run, within the budget and the
+// safety net its explorer was made with, and records the result in the
+// cell (it writes that cell only).
+func shrinkCell(e *explore.Explorer, cell *Cell) error {
+	s, st := e.Shrink(cell.First, cell.Verdict)
 	if st.TimedOut {
-		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, matrixShrinkSafety, budget)
+		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, shrinkSafety, e.Options().ShrinkTries)
 	}
 	v, res, err := e.Verdict(s)
 	if err != nil {
 		return fmt.Errorf("shrunk run: %w", err)
 	}
 	cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
-	cell.Shrunk = &Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events), SafetyBroken: v.Broke()}
+	cell.Shrunk = &explore.Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events), SafetyBroken: v.Broke()}
 	res.Release()
 	return nil
 }

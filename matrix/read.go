@@ -1,4 +1,4 @@
-package explore
+package matrix
 
 // Reading a matrix back (Markdown or JSON), checking it, and comparing two:
 // what 'simrun matrix --check' rests on.
@@ -12,56 +12,57 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/strictjson"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
-// ReadMatrix reads a matrix that WriteMatrixMarkdown or WriteMatrixJSON wrote; name
+// Read reads a matrix that WriteMarkdown or WriteJSON wrote; name
 // is used in errors. From Markdown it reads the seed, runs and shrink budget
 // of the command line (with the --algo or --algo-file that chose the rows)
 // and, per cell, the worst verdict, its first run, the other verdicts met,
 // counterexample size and the budget mark. The Markdown is read strictly:
-// a cell reads only if it is exactly what MatrixCellText writes for what was
+// a cell reads only if it is exactly what CellText writes for what was
 // read, so --check compares data, never a loose match of the text.
-func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
+func Read(name string, data []byte) (JSON, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		var m MatrixJSON
+		var m JSON
 		// Strict keys, as the Markdown is read strictly: encoding/json
 		// alone fills Faults from "fAults".
 		if err := strictjson.Unmarshal(t, &m); err != nil {
-			return MatrixJSON{}, fmt.Errorf("%s: not a matrix's JSON: %v", name, err)
+			return JSON{}, fmt.Errorf("%s: not a matrix's JSON: %v", name, err)
 		}
-		if err := checkMatrix(m); err != nil {
-			return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
+		if err := check(m); err != nil {
+			return JSON{}, fmt.Errorf("%s: %w", name, err)
 		}
-		m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
+		m.Command = Command(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
 		// The row flags must read back from the command line the Markdown
 		// shows, in backquotes.
-		back := MatrixJSON{}
-		if strings.ContainsAny(m.RowFlags, "`\r\n") || parseMatrixCommand(m.Command, &back) != nil || back.RowFlags != m.RowFlags {
-			return MatrixJSON{}, fmt.Errorf("%s: row_flags %q: want --algo NAME or --algo-file FILE, or none", name, m.RowFlags)
+		back := JSON{}
+		if strings.ContainsAny(m.RowFlags, "`\r\n") || parseCommand(m.Command, &back) != nil || back.RowFlags != m.RowFlags {
+			return JSON{}, fmt.Errorf("%s: row_flags %q: want --algo NAME or --algo-file FILE, or none", name, m.RowFlags)
 		}
 		return m, nil
 	}
 	if !utf8.Valid(data) {
-		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: not UTF-8 text", name)
+		return JSON{}, fmt.Errorf("%s: not a matrix: not UTF-8 text", name)
 	}
 	lines := strings.Split(string(data), "\n")
 	// The first `simrun matrix …` with --seed and --runs is the command
 	// that made it; the text may show others.
 	var (
-		m        MatrixJSON
+		m        JSON
 		found    bool
 		firstErr error
 	)
 	for _, l := range lines {
-		for _, cmd := range matrixCommands(l) {
+		for _, cmd := range commandSpans(l) {
 			if found {
 				break
 			}
-			if err := parseMatrixCommand(cmd, &m); err != nil {
+			if err := parseCommand(cmd, &m); err != nil {
 				firstErr = cmp.Or(firstErr, err)
 				continue
 			}
@@ -70,9 +71,9 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 	}
 	switch {
 	case !found && firstErr != nil:
-		return MatrixJSON{}, fmt.Errorf("%s: %w", name, firstErr)
+		return JSON{}, fmt.Errorf("%s: %w", name, firstErr)
 	case !found:
-		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: no `simrun matrix …` command line", name)
+		return JSON{}, fmt.Errorf("%s: not a matrix: no `simrun matrix …` command line", name)
 	}
 	head := -1
 	for i, l := range lines {
@@ -83,15 +84,15 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 		}
 	}
 	if head < 0 {
-		return MatrixJSON{}, fmt.Errorf("%s: not a matrix: no table whose first column is algorithm", name)
+		return JSON{}, fmt.Errorf("%s: not a matrix: no table whose first column is algorithm", name)
 	}
 	if len(m.Faults) == 0 {
-		return MatrixJSON{}, fmt.Errorf("%s:%d: the table has no fault class columns", name, head+1)
+		return JSON{}, fmt.Errorf("%s:%d: the table has no fault class columns", name, head+1)
 	}
 	if head+1 >= len(lines) || !isSeparator(lines[head+1]) {
-		return MatrixJSON{}, fmt.Errorf("%s:%d: want the table's |---| line after its header", name, head+2)
+		return JSON{}, fmt.Errorf("%s:%d: want the table's |---| line after its header", name, head+2)
 	}
-	m.Cells = []MatrixCell{}
+	m.Cells = []JSONCell{}
 	for i := head + 2; i < len(lines); i++ {
 		cells, ok := tableRow(lines[i])
 		if !ok {
@@ -99,32 +100,32 @@ func ReadMatrix(name string, data []byte) (MatrixJSON, error) {
 		}
 		at := fmt.Sprintf("%s:%d", name, i+1)
 		if len(cells) != len(m.Faults)+1 {
-			return MatrixJSON{}, fmt.Errorf("%s: %d cells, want %d (an algorithm and %d fault classes)", at, len(cells), len(m.Faults)+1, len(m.Faults))
+			return JSON{}, fmt.Errorf("%s: %d cells, want %d (an algorithm and %d fault classes)", at, len(cells), len(m.Faults)+1, len(m.Faults))
 		}
 		algo := strings.Trim(cells[0], "`")
 		if algo == "" {
-			return MatrixJSON{}, fmt.Errorf("%s: no algorithm name", at)
+			return JSON{}, fmt.Errorf("%s: no algorithm name", at)
 		}
 		m.Algorithms = append(m.Algorithms, algo)
 		for k, text := range cells[1:] {
-			c, err := parseMatrixCell(text)
+			c, err := parseCell(text)
 			if err != nil {
-				return MatrixJSON{}, fmt.Errorf("%s: %s under %s: %w", at, algo, m.Faults[k], err)
+				return JSON{}, fmt.Errorf("%s: %s under %s: %w", at, algo, m.Faults[k], err)
 			}
 			c.Algorithm, c.Fault = algo, m.Faults[k]
 			m.Cells = append(m.Cells, c)
 		}
 	}
-	if err := checkMatrix(m); err != nil {
-		return MatrixJSON{}, fmt.Errorf("%s: %w", name, err)
+	if err := check(m); err != nil {
+		return JSON{}, fmt.Errorf("%s: %w", name, err)
 	}
-	m.Command = MatrixCommand(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
+	m.Command = Command(m.Seed, m.Runs, m.ShrinkTries, m.RowFlags)
 	return m, nil
 }
 
-// matrixCommands are the `simrun matrix …` spans of a line of Markdown,
+// commandSpans are the `simrun matrix …` spans of a line of Markdown,
 // without their backquotes.
-func matrixCommands(l string) []string {
+func commandSpans(l string) []string {
 	var out []string
 	const open = "`simrun matrix "
 	for {
@@ -142,10 +143,10 @@ func matrixCommands(l string) []string {
 	}
 }
 
-// parseMatrixCommand reads --seed, --runs and --shrink-tries, and the
+// parseCommand reads --seed, --runs and --shrink-tries, and the
 // --algo or --algo-file that chose the rows (Matrix writes it last; a file
 // name may hold spaces, quoted as a shell word).
-func parseMatrixCommand(cmd string, m *MatrixJSON) error {
+func parseCommand(cmd string, m *JSON) error {
 	got := *m
 	flags := cmd
 	got.RowFlags = ""
@@ -186,9 +187,9 @@ func parseMatrixCommand(cmd string, m *MatrixJSON) error {
 	return nil
 }
 
-// parseMatrixCell is MatrixCellText's inverse: it reads a cell and refuses
-// any text that MatrixCellText would not write for what it read.
-func parseMatrixCell(text string) (MatrixCell, error) {
+// parseCell is CellText's inverse: it reads a cell and refuses
+// any text that CellText would not write for what it read.
+func parseCell(text string) (JSONCell, error) {
 	parts := strings.Split(text, otherSep)
 	c, err := parseWorstCell(parts[0])
 	if err != nil {
@@ -198,12 +199,12 @@ func parseMatrixCell(text string) (MatrixCell, error) {
 		v, n, ok := strings.Cut(p, " #")
 		first, okN := runIndex(n)
 		if !ok || !okN || !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
-			return MatrixCell{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
+			return JSONCell{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
 		}
-		c.Others = append(c.Others, MatrixOther{Verdict: v, FirstRun: first})
+		c.Others = append(c.Others, JSONOther{Verdict: v, FirstRun: first})
 	}
-	if again := MatrixCellText(c); again != text {
-		return MatrixCell{}, fmt.Errorf("%q is not a cell as simrun writes it (%q)", text, again)
+	if again := CellText(c); again != text {
+		return JSONCell{}, fmt.Errorf("%q is not a cell as simrun writes it (%q)", text, again)
 	}
 	return c, nil
 }
@@ -212,10 +213,10 @@ func parseMatrixCell(text string) (MatrixCell, error) {
 // "VERDICT #N (Pp/Ff)", the same with "*" after the size, and any of the
 // last three followed by which safety broke (model.BrokeKinds). Whether the
 // parts fit together (a safety broken only when unsafe) is left to
-// parseMatrixCell's writing it back.
-func parseWorstCell(text string) (MatrixCell, error) {
+// parseCell's writing it back.
+func parseWorstCell(text string) (JSONCell, error) {
 	bad := fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f) lost update)", text)
-	var c MatrixCell
+	var c JSONCell
 	for _, k := range model.BrokeKinds {
 		if rest, ok := strings.CutSuffix(text, " "+k); ok {
 			text, c.SafetyBroken = rest, k
@@ -227,13 +228,13 @@ func parseWorstCell(text string) (MatrixCell, error) {
 		// A verdict alone, perhaps with its vacuous runs: "safe (3/10 vacuous)".
 		if verdict, counts, ok := strings.Cut(text, " ("); ok {
 			if c.VacuousRuns, c.Runs, ok = vacuousCounts(counts); !ok {
-				return MatrixCell{}, bad
+				return JSONCell{}, bad
 			}
 			v = verdict
 		}
 	}
 	if !slices.Contains(scenarios.Verdicts, v) {
-		return MatrixCell{}, bad
+		return JSONCell{}, bad
 	}
 	c.Verdict = v
 	if !hasRun {
@@ -242,7 +243,7 @@ func parseWorstCell(text string) (MatrixCell, error) {
 	n, size, hasSize := strings.Cut(rest, " (")
 	first, ok := runIndex(n)
 	if !ok {
-		return MatrixCell{}, bad
+		return JSONCell{}, bad
 	}
 	c.FirstFailingRun = &first
 	if !hasSize {
@@ -254,9 +255,9 @@ func parseWorstCell(text string) (MatrixCell, error) {
 	p, ok3 := runIndex(ps)
 	f, ok4 := runIndex(fs)
 	if !ok || !ok2 || !ok3 || !ok4 {
-		return MatrixCell{}, bad
+		return JSONCell{}, bad
 	}
-	c.Shrunk = &Shrunk{Processes: p, Faults: f}
+	c.Shrunk = &explore.Shrunk{Processes: p, Faults: f}
 	return c, nil
 }
 
@@ -278,10 +279,10 @@ func runIndex(s string) (int, bool) {
 	return n, err == nil
 }
 
-// checkMatrix checks what both readers need: a verdict in every cell, the
+// check checks what both readers need: a verdict in every cell, the
 // first failing run exactly when a cell fails, and each (algorithm, fault
 // class) once.
-func checkMatrix(m MatrixJSON) error {
+func check(m JSON) error {
 	switch {
 	case m.Runs < 1:
 		return fmt.Errorf("runs: %d, want at least 1", m.Runs)
@@ -385,25 +386,25 @@ func isSeparator(l string) bool {
 	return true
 }
 
-// MatrixChange is a cell whose verdict differs between two matrices; Was
+// Change is a cell whose verdict differs between two matrices; Was
 // or Now is "" when the cell is only in the other.
-type MatrixChange struct {
+type Change struct {
 	Algorithm, Fault string
-	Was, Now         MatrixCell
+	Was, Now         JSONCell
 }
 
-func (c MatrixChange) String() string {
-	text := func(x MatrixCell) string {
+func (c Change) String() string {
+	text := func(x JSONCell) string {
 		if x.Verdict == "" {
 			return "(no cell)"
 		}
-		return MatrixCellText(x)
+		return CellText(x)
 	}
 	return fmt.Sprintf("%s under %s: %s → %s", c.Algorithm, c.Fault, text(c.Was), text(c.Now))
 }
 
 // otherVerdicts names the other verdicts a cell met, in order.
-func otherVerdicts(c MatrixCell) string {
+func otherVerdicts(c JSONCell) string {
 	var names []string
 	for _, o := range c.Others {
 		names = append(names, o.Verdict)
@@ -411,15 +412,15 @@ func otherVerdicts(c MatrixCell) string {
 	return strings.Join(names, ",")
 }
 
-// MatrixDiff compares two matrices cell by cell, in now's order, then the
+// Diff compares two matrices cell by cell, in now's order, then the
 // cells only in was: Changed are the cells whose verdicts differ (the worst
 // or any other met, or that only one has), Moved those with the same
 // verdicts where a first run, the counterexample size or the safety broken
 // differs (a matrix written before cells named it names none: not a move).
 // Vacuous runs are not compared.
-func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
+func Diff(was, now JSON) (changed, moved []Change) {
 	for _, n := range now.Cells {
-		ch := MatrixChange{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
+		ch := Change{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
 		w := was.Cell(n.Algorithm, n.Fault)
 		switch {
 		case w == nil:
@@ -436,7 +437,7 @@ func MatrixDiff(was, now MatrixJSON) (changed, moved []MatrixChange) {
 	}
 	for _, w := range was.Cells {
 		if now.Cell(w.Algorithm, w.Fault) == nil {
-			changed = append(changed, MatrixChange{Algorithm: w.Algorithm, Fault: w.Fault, Was: w})
+			changed = append(changed, Change{Algorithm: w.Algorithm, Fault: w.Fault, Was: w})
 		}
 	}
 	return changed, moved

@@ -1,4 +1,4 @@
-package explore
+package matrix
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/locksim/locksim/explore"
 )
 
 var update = flag.Bool("update", false, "rewrite the committed matrix, reports/matrix.md")
@@ -20,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the committed matrix, reports/m
 const matrixGolden = "../reports/matrix.md"
 
 // The committed matrix is what `simrun matrix` computes with its defaults.
-// Regenerate it with `go test ./explore -run MatrixGolden -update` or
+// Regenerate it with `go test ./matrix -run MatrixGolden -update` or
 // `go run ./cmd/simrun matrix -o reports/matrix.md` (the same bytes).
 //
 // It is the whole matrix with the command's own defaults, not a smaller
@@ -28,14 +30,14 @@ const matrixGolden = "../reports/matrix.md"
 // a count of runs, so it takes seconds (about 15 on 2 cores).
 func TestMatrixGolden(t *testing.T) {
 	start := time.Now()
-	m, err := RunMatrix(context.Background(), MatrixOptions{Seed: 1})
+	m, err := Run(context.Background(), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("matrix in %v: %d runs searched in %v, %d shrinking in %v", time.Since(start).Round(time.Millisecond),
 		m.Executed, m.SearchTime.Round(time.Millisecond), m.ShrinkRuns, m.ShrinkTime.Round(time.Millisecond))
 	var b bytes.Buffer
-	if err := WriteMatrixMarkdown(&b, m.JSON("")); err != nil {
+	if err := WriteMarkdown(&b, m.JSON("")); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -46,46 +48,46 @@ func TestMatrixGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(matrixGolden)
 	if err != nil {
-		t.Fatalf("%v (go test ./explore -run MatrixGolden -update creates it)", err)
+		t.Fatalf("%v (go test ./matrix -run MatrixGolden -update creates it)", err)
 	}
 	if b.String() == string(want) {
 		return
 	}
-	old, err := ReadMatrix(matrixGolden, want)
+	old, err := Read(matrixGolden, want)
 	if err != nil {
 		t.Fatalf("%s differs from the output and does not read: %v", matrixGolden, err)
 	}
-	changed, moved := MatrixDiff(old, m.JSON(""))
+	changed, moved := Diff(old, m.JSON(""))
 	var diff strings.Builder
 	for _, c := range append(changed, moved...) {
 		diff.WriteString("  " + c.String() + "\n")
 	}
-	t.Errorf("%s differs from the output (go test ./explore -run MatrixGolden -update rewrites it):\n%sgot:\n%s",
+	t.Errorf("%s differs from the output (go test ./matrix -run MatrixGolden -update rewrites it):\n%sgot:\n%s",
 		matrixGolden, diff.String(), b.String())
 }
 
 func intp(i int) *int { return &i }
 
 // sample is a hand-made matrix with every kind of cell.
-func sample() MatrixJSON {
-	return MatrixJSON{
-		Command: MatrixCommand(7, 500, 100, ""), Seed: 7, Runs: 500, ShrinkTries: 100,
+func sample() JSON {
+	return JSON{
+		Command: Command(7, 500, 100, ""), Seed: 7, Runs: 500, ShrinkTries: 100,
 		Algorithms: []string{"setnx-del", "redlock", "fenced-token"},
 		Faults:     []string{"none", "crash", "restart"},
-		Cells: []MatrixCell{
+		Cells: []JSONCell{
 			{Algorithm: "setnx-del", Fault: "none", Verdict: "safe"},
-			{Algorithm: "setnx-del", Fault: "crash", Verdict: "stuck", FirstFailingRun: intp(0), Shrunk: &Shrunk{Processes: 2, Faults: 1}},
-			{Algorithm: "setnx-del", Fault: "restart", Verdict: "client-error", FirstFailingRun: intp(499), Shrunk: &Shrunk{Processes: 1, Faults: 1}, ShrinkCapped: true},
+			{Algorithm: "setnx-del", Fault: "crash", Verdict: "stuck", FirstFailingRun: intp(0), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1}},
+			{Algorithm: "setnx-del", Fault: "restart", Verdict: "client-error", FirstFailingRun: intp(499), Shrunk: &explore.Shrunk{Processes: 1, Faults: 1}, ShrinkCapped: true},
 			{Algorithm: "redlock", Fault: "none", Verdict: "safe"},
 			{Algorithm: "redlock", Fault: "crash", Verdict: "stale", FirstFailingRun: intp(12)},
-			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &Shrunk{Processes: 2, Faults: 1},
-				SafetyBroken: "lost update", Others: []MatrixOther{{"stale", 7}, {"client-error", 0}}},
+			{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(234), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
+				SafetyBroken: "lost update", Others: []JSONOther{{"stale", 7}, {"client-error", 0}}},
 			// Most of its runs restarted nodes the lock never used.
 			{Algorithm: "fenced-token", Fault: "none", Verdict: "safe", Runs: 500, VacuousRuns: 204},
-			{Algorithm: "fenced-token", Fault: "crash", Verdict: "unsafe", FirstFailingRun: intp(3), Shrunk: &Shrunk{Processes: 2, Faults: 1},
+			{Algorithm: "fenced-token", Fault: "crash", Verdict: "unsafe", FirstFailingRun: intp(3), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
 				ShrinkCapped: true, SafetyBroken: "overlap, resource safe"},
 			{Algorithm: "fenced-token", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(40), SafetyBroken: "lock broken, resource safe",
-				Others: []MatrixOther{{"client-error", 0}}},
+				Others: []JSONOther{{"client-error", 0}}},
 		},
 	}
 }
@@ -93,7 +95,7 @@ func sample() MatrixJSON {
 func TestMatrixCellText(t *testing.T) {
 	var got []string
 	for _, c := range sample().Cells {
-		got = append(got, MatrixCellText(c))
+		got = append(got, CellText(c))
 	}
 	want := []string{"safe", "stuck #0 (2p/1f)", "client-error #499 (1p/1f)*", "safe", "stale #12", "unsafe #234 (2p/1f) lost update · stale #7 · client-error #0",
 		"safe (204/500 vacuous)", "unsafe #3 (2p/1f)* overlap, resource safe", "unsafe #40 lock broken, resource safe · client-error #0"}
@@ -102,16 +104,16 @@ func TestMatrixCellText(t *testing.T) {
 	}
 }
 
-// What WriteMatrix writes, ReadMatrix reads back: the run space and every
+// What WriteTable writes, Read reads back: the run space and every
 // cell's verdict, first failing run, size and budget mark. JSON carries
 // everything.
 func TestMatrixRoundTrip(t *testing.T) {
 	m := sample()
 	var md, js bytes.Buffer
-	if err := WriteMatrixMarkdown(&md, m); err != nil {
+	if err := WriteMarkdown(&md, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMatrixJSON(&js, m); err != nil {
+	if err := WriteJSON(&js, m); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(md.String(), "\n") {
@@ -125,7 +127,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 		!strings.Contains(md.String(), "`safe (V/500 vacuous)`: none failed") || !strings.Contains(md.String(), "`lock broken, resource safe` when") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	fromMD, err := ReadMatrix("m.md", md.Bytes())
+	fromMD, err := Read("m.md", md.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +135,12 @@ func TestMatrixRoundTrip(t *testing.T) {
 		t.Errorf("from Markdown:\n%+v\nwant\n%+v", fromMD, m)
 	}
 	full := m
-	full.Cells = append([]MatrixCell(nil), m.Cells...)
-	full.Cells[1].Shrunk = &Shrunk{Processes: 2, Faults: 1, Events: 58}
+	full.Cells = append([]JSONCell(nil), m.Cells...)
+	full.Cells[1].Shrunk = &explore.Shrunk{Processes: 2, Faults: 1, Events: 58}
 	full.Cells[1].ShrinkTries, full.Cells[1].Replay = 40, "simrun explore --algo setnx-del --faults crash --seed 7 --runs 500"
 	js.Reset()
-	_ = WriteMatrixJSON(&js, full)
-	fromJSON, err := ReadMatrix("m.json", js.Bytes())
+	_ = WriteJSON(&js, full)
+	fromJSON, err := Read("m.json", js.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +153,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 // line where it can tell.
 func TestReadMatrixErrors(t *testing.T) {
 	var good bytes.Buffer
-	_ = WriteMatrixMarkdown(&good, sample())
+	_ = WriteMarkdown(&good, sample())
 	g := good.String()
 	// firstSafe is g with its first cell that reads just "safe" replaced,
 	// whatever the column's width.
@@ -196,7 +198,7 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"json no cells", `{"seed": 1, "runs": 10}`, "no cells"},
 		{"json stray cell", `{"seed": 1, "runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "b", "fault": "none", "verdict": "safe"}]}`, "b under none: not a row and column"},
 	} {
-		_, err := ReadMatrix("m.md", []byte(c.in))
+		_, err := Read("m.md", []byte(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), "m.md") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming m.md containing %q", c.name, err, c.want)
 		}
@@ -206,17 +208,17 @@ func TestReadMatrixErrors(t *testing.T) {
 func TestMatrixDiff(t *testing.T) {
 	was := sample()
 	now := sample()
-	now.Cells = append([]MatrixCell(nil), was.Cells...)
-	now.Cells[0] = MatrixCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
-	now.Cells[5] = MatrixCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &Shrunk{Processes: 2, Faults: 1},
-		SafetyBroken: "lost update", Others: []MatrixOther{{"stale", 9}, {"client-error", 0}}}
-	now.Cells[7].SafetyBroken = "lost update"                                                    // the same verdict, another safety broken
-	now.Cells[6].VacuousRuns = 3                                                                 // not compared
-	now.Cells[8].SafetyBroken = ""                                                               // a matrix that does not say: not compared
-	now.Cells[1].Others = []MatrixOther{{"client-error", 3}}                                     // a verdict met that was not
-	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                          // redlock under crash is gone
-	now.Cells = append(now.Cells, MatrixCell{Algorithm: "mine", Fault: "none", Verdict: "safe"}) // a new row
-	changed, moved := MatrixDiff(was, now)
+	now.Cells = append([]JSONCell(nil), was.Cells...)
+	now.Cells[0] = JSONCell{Algorithm: "setnx-del", Fault: "none", Verdict: "unsafe", FirstFailingRun: intp(3)}
+	now.Cells[5] = JSONCell{Algorithm: "redlock", Fault: "restart", Verdict: "unsafe", FirstFailingRun: intp(100), Shrunk: &explore.Shrunk{Processes: 2, Faults: 1},
+		SafetyBroken: "lost update", Others: []JSONOther{{"stale", 9}, {"client-error", 0}}}
+	now.Cells[7].SafetyBroken = "lost update"                                                  // the same verdict, another safety broken
+	now.Cells[6].VacuousRuns = 3                                                               // not compared
+	now.Cells[8].SafetyBroken = ""                                                             // a matrix that does not say: not compared
+	now.Cells[1].Others = []JSONOther{{"client-error", 3}}                                     // a verdict met that was not
+	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                        // redlock under crash is gone
+	now.Cells = append(now.Cells, JSONCell{Algorithm: "mine", Fault: "none", Verdict: "safe"}) // a new row
+	changed, moved := Diff(was, now)
 	var got []string
 	for _, c := range changed {
 		got = append(got, c.String())
@@ -241,37 +243,37 @@ func TestMatrixDiff(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("moved %q\nwant %q", got, want)
 	}
-	if c, m := MatrixDiff(was, was); len(c)+len(m) != 0 {
+	if c, m := Diff(was, was); len(c)+len(m) != 0 {
 		t.Errorf("a matrix differs from itself: %v %v", c, m)
 	}
 }
 
-// ReadMatrix never panics, and what it reads from Markdown it writes back
+// Read never panics, and what it reads from Markdown it writes back
 // and reads again the same.
 func FuzzReadMatrix(f *testing.F) {
 	var md, js bytes.Buffer
-	_ = WriteMatrixMarkdown(&md, sample())
-	_ = WriteMatrixJSON(&js, sample())
+	_ = WriteMarkdown(&md, sample())
+	_ = WriteJSON(&js, sample())
 	f.Add(md.Bytes())
 	f.Add(js.Bytes())
 	f.Add([]byte(`{"runs": 10, "algorithms": ["a"], "faults": ["none"], "cells": [{"algorithm": "a", "fault": "none", "verdict": "safe"}]}`))
 	f.Add([]byte("`simrun matrix --check FILE`, `simrun matrix --seed 1 --runs 3`\n| algorithm | none |\n|-|-|\n| `a` | unsafe #2 (1p/0f)* |\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ReadMatrix("f", data)
+		m, err := Read("f", data)
 		if err != nil {
 			return
 		}
 		var b bytes.Buffer
-		if err := WriteMatrixMarkdown(&b, m); err != nil {
+		if err := WriteMarkdown(&b, m); err != nil {
 			t.Fatal(err)
 		}
-		again, err := ReadMatrix("f", b.Bytes())
+		again, err := Read("f", b.Bytes())
 		if err != nil {
 			t.Fatalf("%v\n%s", err, b.String())
 		}
 		for i, c := range m.Cells {
-			if MatrixCellText(c) != MatrixCellText(again.Cells[i]) {
-				t.Fatalf("cell %d: %q, then %q", i, MatrixCellText(c), MatrixCellText(again.Cells[i]))
+			if CellText(c) != CellText(again.Cells[i]) {
+				t.Fatalf("cell %d: %q, then %q", i, CellText(c), CellText(again.Cells[i]))
 			}
 		}
 	})
@@ -281,21 +283,21 @@ func FuzzReadMatrix(f *testing.F) {
 // and is not counted among the failing cells, nor as safe.
 func TestMatrixIncompleteCell(t *testing.T) {
 	four, seven := 4, 7
-	cells := []MatrixCell{
+	cells := []JSONCell{
 		{Algorithm: "a", Fault: "net", Verdict: "incomplete", FirstFailingRun: &four},
-		{Algorithm: "a", Fault: "crash", Verdict: "unsafe", FirstFailingRun: &seven, Others: []MatrixOther{{Verdict: "incomplete", FirstRun: 2}}},
+		{Algorithm: "a", Fault: "crash", Verdict: "unsafe", FirstFailingRun: &seven, Others: []JSONOther{{Verdict: "incomplete", FirstRun: 2}}},
 	}
 	for i, want := range []string{"incomplete #4", "unsafe #7 · incomplete #2"} {
-		text := MatrixCellText(cells[i])
+		text := CellText(cells[i])
 		if text != want {
 			t.Errorf("cell %d: %q, want %q", i, text, want)
 		}
-		back, err := parseMatrixCell(text)
-		if err != nil || MatrixCellText(back) != text {
-			t.Errorf("cell %d: %q reads back as %q, %v", i, text, MatrixCellText(back), err)
+		back, err := parseCell(text)
+		if err != nil || CellText(back) != text {
+			t.Errorf("cell %d: %q reads back as %q, %v", i, text, CellText(back), err)
 		}
 	}
-	m := MatrixJSON{Algorithms: []string{"a"}, Faults: []string{"net", "crash"}, Cells: cells}
+	m := JSON{Algorithms: []string{"a"}, Faults: []string{"net", "crash"}, Cells: cells}
 	if tb := m.Table(); tb.Failing != 1 {
 		t.Errorf("%d failing cells, want 1 (incomplete does not fail)", tb.Failing)
 	}
@@ -315,12 +317,12 @@ func TestReadMatrixJSONStrict(t *testing.T) {
 		{`{"runs":1,"algorithms":["a","a"],"faults":["none"],"cells":[` + cell + `,` + cell + `]}`, `row 2: algorithm a appears twice`},
 		{`{"runs":1,"algorithms":["a"],"faults":["none","none"],"cells":[` + cell + `,` + cell + `]}`, `column none appears twice`},
 	} {
-		_, err := ReadMatrix("m.json", []byte(c.json))
+		_, err := Read("m.json", []byte(c.json))
 		if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line with %q", c.json, err, c.err)
 		}
 	}
-	if _, err := ReadMatrix("m.json", []byte(`{"runs":1,"algorithms":["a"],"faults":["none"],"cells":[`+cell+`]}`)); err != nil {
+	if _, err := Read("m.json", []byte(`{"runs":1,"algorithms":["a"],"faults":["none"],"cells":[`+cell+`]}`)); err != nil {
 		t.Errorf("a valid matrix: %v", err)
 	}
 }
@@ -338,13 +340,13 @@ func TestReadMatrixJSONRefusesWhatMarkdownCannotSay(t *testing.T) {
 	} {
 		rf, _ := json.Marshal(c.rowFlags)
 		data := `{"runs":1,"row_flags":` + string(rf) + `,"algorithms":["a"],"faults":["none"],"cells":[` + c.cell + `]}`
-		_, err := ReadMatrix("m.json", []byte(data))
+		_, err := Read("m.json", []byte(data))
 		if err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: error %v, want one with %q", data, err, c.err)
 		}
 	}
 	ok := `{"runs":1,"row_flags":"--algo-file 'my lock.yaml'","algorithms":["a"],"faults":["none"],"cells":[{"algorithm":"a","fault":"none","verdict":"safe"}]}`
-	if _, err := ReadMatrix("m.json", []byte(ok)); err != nil {
+	if _, err := Read("m.json", []byte(ok)); err != nil {
 		t.Errorf("row flags naming a file with a space: %v", err)
 	}
 }

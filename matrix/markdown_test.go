@@ -1,4 +1,4 @@
-package reports
+package matrix
 
 import (
 	"bytes"
@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// WriteMatrix lays out what it is given: the cells' text in columns of one
+// WriteTable lays out what it is given: the cells' text in columns of one
 // width, "?" where a row has no cell, the counts, and the budget note only
 // when a cell reached it.
 func TestWriteMatrixLayout(t *testing.T) {
-	m := MatrixTable{Command: "simrun matrix --seed 3 --runs 10 --shrink-tries 5", Seed: 3, Runs: 10, ShrinkTries: 5,
+	m := Table{Command: "simrun matrix --seed 3 --runs 10 --shrink-tries 5", Seed: 3, Runs: 10, ShrinkTries: 5,
 		Algorithms: []string{"a", "long-name"}, Faults: []string{"none", "crash"},
 		Cells: [][]string{{"safe", "unsafe #2 (2p/1f)*"}, {"stuck #0"}}, Total: 4, Failing: 2, Capped: 1}
 	var b bytes.Buffer
-	if err := WriteMatrix(&b, m); err != nil {
+	if err := WriteTable(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -33,7 +33,7 @@ func TestWriteMatrixLayout(t *testing.T) {
 	}
 	m.Capped = 0
 	b.Reset()
-	_ = WriteMatrix(&b, m)
+	_ = WriteTable(&b, m)
 	if !strings.Contains(b.String(), "(no cell reached the budget)") {
 		t.Errorf("no cell capped, yet:\n%s", b.String())
 	}

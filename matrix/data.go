@@ -1,10 +1,10 @@
-package explore
+package matrix
 
 // The matrix as data: its stable JSON, the command line that makes it, the
 // text of a cell (written and read here, so the grammar lives in one
 // place), reading a matrix file back strictly, checking it and comparing
-// two. This is what 'simrun matrix --check' rests on; reports only lays the
-// table out (reports.WriteMatrix).
+// two. This is what 'simrun matrix --check' rests on; markdown.go only lays
+// the table out (WriteTable).
 
 import (
 	"encoding/json"
@@ -12,28 +12,29 @@ import (
 	"io"
 	"slices"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/search"
 )
 
-// MatrixJSON is the stable JSON of a verdict matrix: every algorithm (rows)
+// JSON is the stable JSON of a verdict matrix: every algorithm (rows)
 // under every fault class (columns). Later versions only add fields. It
 // holds nothing that depends on the machine or the time, so the same
 // command prints the same bytes anywhere.
-type MatrixJSON struct {
-	Command     string       `json:"command"`             // the simrun command that makes it
-	Seed        uint64       `json:"seed"`                //
-	Runs        int          `json:"runs"`                // run-index space of every cell, [0, runs)
-	ShrinkTries int          `json:"shrink_tries"`        // shrink budget per failing cell, in runs; 0: not shrunk
-	RowFlags    string       `json:"row_flags,omitempty"` // --algo NAME or --algo-file FILE when the rows were chosen
-	Algorithms  []string     `json:"algorithms"`          // rows, in order
-	Faults      []string     `json:"faults"`              // columns, in order
-	Cells       []MatrixCell `json:"cells"`               // row by row
+type JSON struct {
+	Command     string     `json:"command"`             // the simrun command that makes it
+	Seed        uint64     `json:"seed"`                //
+	Runs        int        `json:"runs"`                // run-index space of every cell, [0, runs)
+	ShrinkTries int        `json:"shrink_tries"`        // shrink budget per failing cell, in runs; 0: not shrunk
+	RowFlags    string     `json:"row_flags,omitempty"` // --algo NAME or --algo-file FILE when the rows were chosen
+	Algorithms  []string   `json:"algorithms"`          // rows, in order
+	Faults      []string   `json:"faults"`              // columns, in order
+	Cells       []JSONCell `json:"cells"`               // row by row
 	_           struct{}
 }
 
-// MatrixCell is one algorithm under one fault class.
-type MatrixCell struct {
+// JSONCell is one algorithm under one fault class.
+type JSONCell struct {
 	Algorithm string `json:"algorithm"`
 	Fault     string `json:"fault"`
 	// Verdict is the worst verdict met (the search stops at the first
@@ -53,27 +54,27 @@ type MatrixCell struct {
 	VacuousRuns int `json:"vacuous_runs,omitempty"`
 	// Others are the other verdicts met before the search stopped, worst
 	// first.
-	Others []MatrixOther `json:"others,omitempty"`
+	Others []JSONOther `json:"others,omitempty"`
 	// Shrunk is the size of the shrunk counterexample; null when safe or not
 	// shrunk. Read from Markdown, events is 0 (the table does not show it).
-	Shrunk       *Shrunk `json:"shrunk"`
-	ShrinkTries  int     `json:"shrink_tries,omitempty"`  // runs the shrink made
-	ShrinkCapped bool    `json:"shrink_capped,omitempty"` // it stopped at the budget: perhaps not minimal
+	Shrunk       *explore.Shrunk `json:"shrunk"`
+	ShrinkTries  int             `json:"shrink_tries,omitempty"`  // runs the shrink made
+	ShrinkCapped bool            `json:"shrink_capped,omitempty"` // it stopped at the budget: perhaps not minimal
 	// Replay is the explore command that finds the same runs
 	// and writes its counterexample.
 	Replay string `json:"replay,omitempty"`
 }
 
-// MatrixOther is a verdict a cell met besides its worst one.
-type MatrixOther struct {
+// JSONOther is a verdict a cell met besides its worst one.
+type JSONOther struct {
 	Verdict  string `json:"verdict"`
 	FirstRun int    `json:"first_run"`
 }
 
-// MatrixCommand is the simrun command line that computes a matrix with
+// Command is the simrun command line that computes a matrix with
 // these settings; rowFlags is the --algo or --algo-file flag that chose its
 // rows, "" for every algorithm.
-func MatrixCommand(seed uint64, runs, shrinkTries int, rowFlags string) string {
+func Command(seed uint64, runs, shrinkTries int, rowFlags string) string {
 	c := fmt.Sprintf("simrun matrix --seed %d --runs %d --shrink-tries %d", seed, runs, shrinkTries)
 	if rowFlags != "" {
 		c += " " + rowFlags
@@ -83,13 +84,13 @@ func MatrixCommand(seed uint64, runs, shrinkTries int, rowFlags string) string {
 
 // JSON builds the data of a computed matrix. rowFlags is the --algo or
 // --algo-file flag that chose its rows, "" for every algorithm.
-func (m *Matrix) JSON(rowFlags string) MatrixJSON {
+func (m *Matrix) JSON(rowFlags string) JSON {
 	tries := max(m.ShrinkTries, 0)
-	out := MatrixJSON{Command: MatrixCommand(m.Seed, m.Runs, tries, rowFlags), RowFlags: rowFlags, Seed: m.Seed, Runs: m.Runs,
-		ShrinkTries: tries, Algorithms: slices.Clone(m.Algorithms), Faults: slices.Clone(m.Classes), Cells: []MatrixCell{}}
+	out := JSON{Command: Command(m.Seed, m.Runs, tries, rowFlags), RowFlags: rowFlags, Seed: m.Seed, Runs: m.Runs,
+		ShrinkTries: tries, Algorithms: slices.Clone(m.Algorithms), Faults: slices.Clone(m.Classes), Cells: []JSONCell{}}
 	for _, row := range m.Cells {
 		for _, c := range row {
-			mc := MatrixCell{Algorithm: c.Algorithm, Fault: c.Class, Verdict: c.Verdict, SafetyBroken: c.Broke,
+			mc := JSONCell{Algorithm: c.Algorithm, Fault: c.Class, Verdict: c.Verdict, SafetyBroken: c.Broke,
 				Runs: c.Runs, VacuousRuns: c.Vacuous}
 			if c.First >= 0 {
 				first := c.First
@@ -101,7 +102,7 @@ func (m *Matrix) JSON(rowFlags string) MatrixJSON {
 				mc.Replay = fmt.Sprintf("simrun explore %s --faults %s --seed %d --runs %d", algo, c.Class, m.Seed, m.Runs)
 			}
 			for _, f := range c.Others {
-				mc.Others = append(mc.Others, MatrixOther{Verdict: f.Verdict, FirstRun: f.Index})
+				mc.Others = append(mc.Others, JSONOther{Verdict: f.Verdict, FirstRun: f.Index})
 			}
 			if c.Shrunk != nil {
 				s := *c.Shrunk
@@ -114,7 +115,7 @@ func (m *Matrix) JSON(rowFlags string) MatrixJSON {
 }
 
 // Cell returns the cell of an algorithm and a fault class, or nil.
-func (m *MatrixJSON) Cell(algo, fault string) *MatrixCell {
+func (m *JSON) Cell(algo, fault string) *JSONCell {
 	for i := range m.Cells {
 		if m.Cells[i].Algorithm == algo && m.Cells[i].Fault == fault {
 			return &m.Cells[i]
@@ -123,22 +124,22 @@ func (m *MatrixJSON) Cell(algo, fault string) *MatrixCell {
 	return nil
 }
 
-// Table is what the Markdown matrix shows, for reports.WriteMatrix.
-func (m *MatrixJSON) Table() reports.MatrixTable {
-	t := reports.MatrixTable{Command: m.Command, Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries,
+// Table is what the Markdown matrix shows, for WriteTable.
+func (m *JSON) Table() Table {
+	t := Table{Command: m.Command, Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries,
 		Algorithms: m.Algorithms, Faults: m.Faults, Total: len(m.Cells)}
 	for _, a := range m.Algorithms {
 		row := make([]string, len(m.Faults))
 		for i, f := range m.Faults {
 			row[i] = "?"
 			if c := m.Cell(a, f); c != nil {
-				row[i] = MatrixCellText(*c)
+				row[i] = CellText(*c)
 			}
 		}
 		t.Cells = append(t.Cells, row)
 	}
 	for _, c := range m.Cells {
-		if slices.Contains(WorstFirst, c.Verdict) {
+		if slices.Contains(search.WorstFirst, c.Verdict) {
 			t.Failing++
 		}
 		if c.ShrinkCapped {
@@ -151,27 +152,27 @@ func (m *MatrixJSON) Table() reports.MatrixTable {
 	return t
 }
 
-// WriteMatrixJSON writes a matrix as an indented JSON object.
-func WriteMatrixJSON(w io.Writer, m MatrixJSON) error {
+// WriteJSON writes a matrix as an indented JSON object.
+func WriteJSON(w io.Writer, m JSON) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(m)
 }
 
-// WriteMatrixMarkdown writes a matrix as Markdown (reports.WriteMatrix);
-// ReadMatrix reads it back.
-func WriteMatrixMarkdown(w io.Writer, m MatrixJSON) error {
-	return reports.WriteMatrix(w, m.Table())
+// WriteMarkdown writes a matrix as Markdown (WriteTable);
+// Read reads it back.
+func WriteMarkdown(w io.Writer, m JSON) error {
+	return WriteTable(w, m.Table())
 }
 
-// MatrixCellText is a cell as the Markdown table shows it:
+// CellText is a cell as the Markdown table shows it:
 // "unsafe #12 (2p/1f) lost update", "safe", "stuck #0 (2p/1f)*" when
 // shrinking stopped at its budget, "unsafe #12 overlap, resource safe" when
 // it did not shrink, and the other verdicts met after the worst: "unsafe
 // #37 (2p/1f) lost update · client-error #0". A safe cell some of whose runs
 // were vacuous says how many: "safe (1204/2000 vacuous)".
-// parseMatrixCell is its inverse.
-func MatrixCellText(c MatrixCell) string {
+// parseCell is its inverse.
+func CellText(c JSONCell) string {
 	if c.FirstFailingRun == nil {
 		if c.VacuousRuns > 0 {
 			return fmt.Sprintf("%s (%d/%d%s)", c.Verdict, c.VacuousRuns, c.Runs, vacuousMark)
