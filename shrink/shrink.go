@@ -39,20 +39,22 @@ import (
 // depends only on s, fails and budget (not the machine, the time or the
 // workers), provided fails is a pure function of its scenario. Each round:
 // drop a fault, drop a client (with the faults aimed at it or waiting for
-// it; generated names are renumbered c1, c2, …); a shorter TTL and run;
-// plain nodes (no clock, persistence or replicas), else true node clocks;
-// a quiet network (the generator's latencies, no loss); fewer nodes (a
-// fault on a node gone moves to the last left); per fault an earlier
-// client as target and trigger, the plainest trigger (a client's first
-// acquire or release, instead of a time or a later event), and every
-// length (each scenarios.Duration field of Fault, so a new fault kind
-// needs no change here) forwards, zero, or halved; every client plain at once, the story shifted to start at 0, then
-// per client fewer iterations, no start delay, work, think, watchdog or
-// reentry, a right clock; seed 0. Lengths are halved while fails holds, not
-// searched down to their boundary: a counterexample keeps a margin. When a
-// round keeps nothing, each drop is tried again with every event trigger
-// lowered by one and with scenario seeds 0 to shrinkReseeds-1 (other
-// network dice), and the rounds go on if one of those is kept.
+// it; generated names are renumbered c1, c2, …); merge two faults that act
+// as one (clock jumps of one clock at one instant: merge.go); a shorter
+// TTL and run; plain nodes (no clock, persistence or replicas), else true
+// node clocks; a quiet network (the generator's latencies, no loss); fewer
+// nodes (a fault on a node gone moves to the last left); per fault an
+// earlier client as target and trigger, the plainest trigger (a client's
+// first acquire or release, instead of a time or a later event), and every
+// length (each scenarios.Duration field of Fault, so a new fault kind needs
+// no change here) forwards, zero, or halved; every client plain at once,
+// the story shifted to start at 0, then per client fewer iterations, no
+// start delay, work, think, watchdog or reentry, a right clock; seed 0.
+// Lengths are halved while fails holds, not searched down to their
+// boundary: a counterexample keeps a margin. When a round keeps nothing,
+// each drop is tried again with every event trigger lowered by one and
+// with scenario seeds 0 to shrinkReseeds-1 (other network dice), and the
+// rounds go on if one of those is kept.
 //
 // A candidate equal to one already tried is not run again (the verdict is
 // a function of the scenario), and a candidate a scenario file could not
@@ -76,6 +78,7 @@ func With(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget in
 	sh.tried[sh.key(sh.cur)] = true
 	for round := 0; round < shrinkRounds && !sh.capped; round++ {
 		changed := sh.drops()
+		changed = sh.merges() || changed
 		changed = sh.numbers() || changed
 		if !changed && !sh.dropVariants() {
 			break
