@@ -1,7 +1,7 @@
 // Package explore searches for counterexamples: it runs an algorithm under
 // many random scenarios of chosen fault classes, records the first run of
 // every verdict it meets, stops at the first unsafe run (or the first of the
-// verdicts asked for), and shrinks the worst verdict found (gen.Shrink) to
+// verdicts asked for), and shrinks the worst verdict found (package shrink) to
 // a small scenario that still fails the same way.
 //
 // Determinism is the product. Run i's scenario is a pure function of (seed,

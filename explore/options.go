@@ -35,7 +35,7 @@ type Options struct {
 	Shard   search.Shard // zero: the whole space
 	// Verdicts are the verdicts that count as found; empty: any but safe.
 	Verdicts []string
-	// ShrinkTries bounds shrinking by a count of simulated runs (gen.Shrink's
+	// ShrinkTries bounds shrinking by a count of simulated runs (shrink.Shrink's
 	// budget); 0: DefaultShrinkTries. The result is the same on any machine.
 	ShrinkTries int
 	// ShrinkTime is a wall-clock safety net only; 0: DefaultShrinkTime. A

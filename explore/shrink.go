@@ -3,8 +3,8 @@ package explore
 import (
 	"time"
 
-	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/shrink"
 )
 
 // ShrinkStats describe a shrink.
@@ -18,11 +18,10 @@ type ShrinkStats struct {
 // Shrink shrinks run i, whose verdict is verdict, to a smaller scenario with
 // the same verdict, within Options.ShrinkTries runs.
 //
-// The shrinker is explore's own (gen.Shrink), working on the scenario's
-// structure: it owns no global state, so shrinks may run at the same time
-// (the matrix shrinks its cells on its workers), and its result depends
-// only on the run, the verdict and the budget. rapid shrank here before,
-// driven through its process-wide flags; gen/shrink.go says why not now.
+// The shrinker (package shrink) works on the scenario's structure: it owns
+// no global state, so shrinks may run at the same time (the matrix shrinks
+// its cells on its workers), and its result depends only on the run, the
+// verdict and the budget.
 func (e *Explorer) Shrink(i int, verdict string) (*scenarios.Scenario, ShrinkStats) {
 	return e.shrink(i, verdict, e.opts.ShrinkTries, e.opts.ShrinkTime)
 }
@@ -44,7 +43,7 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 		return err == nil && v.Verdict == verdict
 	}
 	// Run i failed so in the search (the same Verdict): it is not run again.
-	s, tries, capped := gen.ShrinkWith(e.Scenario(i), fails, budget, gen.ShrinkOptions{KeepTTL: !e.opts.DrawTTL})
+	s, tries, capped := shrink.With(e.Scenario(i), fails, budget, shrink.Options{KeepTTL: !e.opts.DrawTTL})
 	stats.Tries, stats.Capped = tries, capped
 	stats.Elapsed = time.Since(start)
 	return s, stats

@@ -42,12 +42,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
+	"github.com/locksim/locksim/shrink"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -596,7 +596,7 @@ func violation(v string) bool {
 // the result is the same on any machine.
 const shrinkBudget = 20_000
 
-// Shrink shrinks the found schedule's scenario (gen.Shrink, explore's
+// Shrink shrinks the found schedule's scenario (package shrink, explore's
 // shrinker: drop faults and clients, shorten and simplify, while the same
 // verdict holds, within shrinkBudget runs) and replays the result with
 // every checker, porcupine too. The scenario it returns
@@ -612,7 +612,7 @@ func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *judge.Outcome, trie
 		res.Release()
 		return err == nil && v.Verdict == f.Verdict
 	}
-	s, tries, _ = gen.Shrink(f.Scenario, fails, shrinkBudget)
+	s, tries, _ = shrink.Shrink(f.Scenario, fails, shrinkBudget)
 	s.Expect = f.Verdict
 	prep, err := s.PrepareWith(p.algo)
 	if err != nil {

@@ -1,6 +1,6 @@
-// Package gen draws random scenarios for the explorer and simplifies the
-// failing ones it finds: the search side of a scenario, apart from its file
-// format, validation and run step (package scenarios), which it only uses.
+// Package gen draws random scenarios for the explorer: the search side of a
+// scenario, apart from its file format, validation and run step (package
+// scenarios), which it only uses, and from shrinking (package shrink).
 // What a drawn scenario is depends only on rapid's bits, so its draws are
 // part of every explore digest: the order in which this package draws
 // anything must not change.
@@ -19,8 +19,8 @@ import (
 )
 
 // The generator is in this file, how each fault kind is drawn in
-// faultkinds.go, the bit-level draw helpers in draw.go, and the structural
-// shrinker (Shrink) in shrink.go and shrinksteps.go.
+// faultkinds.go, the bit-level draw helpers in draw.go. The shrinker is
+// package shrink.
 
 // Options choose what a generator draws.
 type Options struct {
@@ -68,6 +68,8 @@ const (
 
 // genBaseLatency is each way's latency when the net class is off: a little
 // jitter, so that commands of clients in step interleave in varied orders.
+// The shrinker's quiet network is the same (shrink.QuietLatency; a test
+// says so).
 var genBaseLatency = scenarios.Latency{Min: scenarios.Duration(500 * time.Microsecond), Max: scenarios.Duration(2500 * time.Microsecond)}
 
 // scenarioGen is everything a draw depends on, fixed when the generator is

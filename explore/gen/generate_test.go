@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/shrink"
 	"pgregory.net/rapid"
 )
 
@@ -203,5 +204,13 @@ func TestProbeCommands(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", name, cmds)
 		}
+	}
+}
+
+// The shrinker tries the generator's quiet network: a scenario drawn with
+// the net class off is already as quiet as shrinking makes it.
+func TestShrinkQuietLatencyIsTheGenerators(t *testing.T) {
+	if genBaseLatency != shrink.QuietLatency {
+		t.Errorf("generator's latency %+v, shrinker's quiet one %+v", genBaseLatency, shrink.QuietLatency)
 	}
 }

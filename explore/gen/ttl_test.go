@@ -84,27 +84,6 @@ release:
 	}
 }
 
-// Shrinking a scenario drawn with the lock's own TTL keeps that TTL; the
-// default shrink lowers it.
-func TestShrinkKeepTTL(t *testing.T) {
-	algo, _ := locks.Lookup("set-nx-px-token")
-	g, err := Generator(algo, Options{Classes: []string{"pause"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := g.Example(3)
-	// Any scenario "fails": the shrinker makes it as small as it may.
-	always := func(*scenarios.Scenario) bool { return true }
-	kept, _, _ := ShrinkWith(s, always, 2000, ShrinkOptions{KeepTTL: true})
-	if kept.Params.TTL.D() != 30*time.Second {
-		t.Errorf("KeepTTL: ttl %s, want 30s", kept.Params.TTL.D())
-	}
-	lowered, _, _ := Shrink(s, always, 2000)
-	if lowered.Params.TTL.D() >= 30*time.Second {
-		t.Errorf("the default shrink kept ttl %s", lowered.Params.TTL.D())
-	}
-}
-
 // The event cap is the fixed one up to the longest drawn TTL and grows in
 // proportion above it, rounded up to whole multiples, up to the engine's
 // ceiling.

@@ -1,4 +1,4 @@
-package gen
+package shrink
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -19,14 +20,14 @@ func big() *scenarios.Scenario {
 	node := 1
 	return &scenarios.Scenario{
 		Name: "big", Algorithm: "set-nx-px-token", Params: scenarios.Params{TTL: scenarios.Duration(2 * time.Second)},
-		Seed: 42, Duration: scenarios.Duration(30 * time.Second), MaxEvents: genMaxEvents,
+		Seed: 42, Duration: scenarios.Duration(30 * time.Second), MaxEvents: 100_000,
 		Clients: []scenarios.Client{
 			{Name: "c1", Iterations: 3, Start: scenarios.Duration(time.Second), Work: scenarios.Duration(400 * time.Millisecond)},
 			{Name: "c2", Iterations: 2, Think: scenarios.Duration(300 * time.Millisecond), Clock: scenarios.Clock{DriftPPM: 20_000}},
 			{Name: "c3", Iterations: 3, Work: scenarios.Duration(200 * time.Millisecond)},
 			{Name: "c4", Iterations: 1},
 		},
-		Network: scenarios.Network{Request: genBaseLatency, Reply: genBaseLatency, LossReply: 0.1, Timeout: scenarios.Duration(500 * time.Millisecond)},
+		Network: scenarios.Network{Request: QuietLatency, Reply: QuietLatency, LossReply: 0.1, Timeout: scenarios.Duration(500 * time.Millisecond)},
 		Faults: []scenarios.Fault{
 			{Kind: scenarios.FaultCrash, Client: "c1", At: scenarios.Duration(2 * time.Second)},
 			{Kind: scenarios.FaultPause, Client: "c3", On: &scenarios.Trigger{Client: "c3", Point: scenarios.PointSend, Command: "SET", N: 2}, For: scenarios.Duration(6 * time.Second)},
@@ -128,7 +129,7 @@ func TestShrinkGeneratedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Generator(algo, Options{Classes: []string{scenarios.ClassPause}})
+	g, err := gen.Generator(algo, gen.Options{Classes: []string{scenarios.ClassPause}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +150,27 @@ func TestShrinkGeneratedRun(t *testing.T) {
 		return
 	}
 	t.Fatal("no unsafe run in 200 seeds")
+}
+
+// Shrinking a scenario drawn with the lock's own TTL keeps that TTL; the
+// default shrink lowers it.
+func TestShrinkKeepTTL(t *testing.T) {
+	algo, _ := locks.Lookup("set-nx-px-token")
+	g, err := gen.Generator(algo, gen.Options{Classes: []string{"pause"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.Example(3)
+	// Any scenario "fails": the shrinker makes it as small as it may.
+	always := func(*scenarios.Scenario) bool { return true }
+	kept, _, _ := With(s, always, 2000, Options{KeepTTL: true})
+	if kept.Params.TTL.D() != 30*time.Second {
+		t.Errorf("KeepTTL: ttl %s, want 30s", kept.Params.TTL.D())
+	}
+	lowered, _, _ := Shrink(s, always, 2000)
+	if lowered.Params.TTL.D() >= 30*time.Second {
+		t.Errorf("the default shrink kept ttl %s", lowered.Params.TTL.D())
+	}
 }
 
 // Every length field of a fault is shrunk, whatever kind takes it: a new
@@ -175,7 +197,7 @@ func TestShrinkKeyIsTheFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Generator(a, Options{Classes: []string{"all"}})
+		g, err := gen.Generator(a, gen.Options{Classes: []string{"all"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package gen
+package shrink
 
 import (
 	"reflect"
@@ -32,7 +32,7 @@ func (sh *shrinker) numbers() bool {
 	}
 	changed = sh.edit(func(c *scenarios.Scenario) { c.Network.LossRequest = 0 }) || changed
 	changed = sh.edit(func(c *scenarios.Scenario) { c.Network.LossReply = 0 }) || changed
-	changed = sh.edit(func(c *scenarios.Scenario) { c.Network.Request, c.Network.Reply = genBaseLatency, genBaseLatency }) || changed
+	changed = sh.edit(func(c *scenarios.Scenario) { c.Network.Request, c.Network.Reply = QuietLatency, QuietLatency }) || changed
 	if sh.cur.Params.Nodes > 1 {
 		changed = sh.edit(func(c *scenarios.Scenario) {
 			c.Params.Nodes -= 2 // a majority needs an odd count
@@ -55,7 +55,7 @@ func (sh *shrinker) numbers() bool {
 		if f := sh.cur.Faults[i]; f.Client != "" && f.On != nil && f.On.Client == f.Client {
 			for j := range clientNumber(f.Client) {
 				if sh.edit(func(c *scenarios.Scenario) {
-					c.Faults[i].Client, c.Faults[i].On.Client = genClientName(j), genClientName(j)
+					c.Faults[i].Client, c.Faults[i].On.Client = clientName(j), clientName(j)
 				}) {
 					changed = true
 					break
@@ -63,14 +63,14 @@ func (sh *shrinker) numbers() bool {
 			}
 		}
 		for j := range clientNumber(sh.cur.Faults[i].Client) {
-			if sh.cur.Faults[i].Client != "" && sh.edit(func(c *scenarios.Scenario) { c.Faults[i].Client = genClientName(j) }) {
+			if sh.cur.Faults[i].Client != "" && sh.edit(func(c *scenarios.Scenario) { c.Faults[i].Client = clientName(j) }) {
 				changed = true
 				break
 			}
 		}
 		if on := sh.cur.Faults[i].On; on != nil {
 			for j := range clientNumber(on.Client) {
-				if sh.edit(func(c *scenarios.Scenario) { c.Faults[i].On.Client = genClientName(j) }) {
+				if sh.edit(func(c *scenarios.Scenario) { c.Faults[i].On.Client = clientName(j) }) {
 					changed = true
 					break
 				}

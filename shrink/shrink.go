@@ -1,4 +1,21 @@
-package gen
+// Package shrink makes a failing scenario smaller while it still fails: the
+// shrinker explore and prove use to turn a run that broke a lock into the
+// smallest counterexample they write out.
+//
+// It works on the scenario itself, not on the bits a generator drew it
+// from, so it shrinks any scenario (a generated run, a prove
+// counterexample, a hand-written file) and owns no state outside one call:
+// calls may run at the same time.
+//
+// Why our own and not rapid's: rapid v1.3.0 shrinks only inside
+// rapid.Check, which takes its seed, case count and time bound from
+// process-wide command-line flags, so driving it outside `go test` meant
+// rewriting those flags under a mutex (one shrink at a time, and a race
+// with any other rapid use in the process). Shrinking the structure is
+// also the better fit: dropping a client or a fault shifts every later draw
+// of the bit stream, which rapid's passes over bits handle badly, while
+// here a drop is one candidate.
+package shrink
 
 import (
 	"crypto/sha256"
@@ -8,22 +25,6 @@ import (
 
 	"github.com/locksim/locksim/scenarios"
 )
-
-// The scenario shrinker. It works on the scenario itself, not on the bits
-// the generator drew it from, so it shrinks any scenario (a generated run,
-// a prove counterexample, a hand-written file) and owns no state outside
-// one call: calls may run at the same time.
-//
-// Why our own and not rapid's: rapid v1.3.0 shrinks only inside
-// rapid.Check, which takes its seed, case count and time bound from
-// process-wide command-line flags, so driving it outside `go test` meant
-// rewriting those flags under a mutex (one shrink at a time, and a race
-// with any other rapid use in the process). Shrinking the structure is
-// also the better fit: dropping a client or a fault shifts every later draw
-// of the bit stream, which rapid's passes over bits handle badly (the old
-// path needed a structural pass after rapid anyway), while here a drop is
-// one candidate. rapid stays for generation (Generator.Example, which reads
-// rapid's flags and sets none) and for property tests.
 
 // Shrink returns a scenario with no more clients or faults than s for
 // which fails still holds, how many times it called fails, and whether it
@@ -38,43 +39,46 @@ import (
 // depends only on s, fails and budget (not the machine, the time or the
 // workers), provided fails is a pure function of its scenario. Each round:
 // drop a fault, drop a client (with the faults aimed at it or waiting for
-// it; generated names are renumbered c1, c2, …); a shorter TTL and run;
-// plain nodes (no clock, persistence or replicas), else true node clocks;
-// a quiet network (the generator's latencies, no loss); fewer nodes (a
-// fault on a node gone moves to the last left); per fault an earlier
-// client as target and trigger, the plainest trigger (a client's first
-// acquire or release, instead of a time or a later event), and every
-// length (each scenarios.Duration field of Fault, so a new fault kind
-// needs no change here) forwards, zero, or halved; every client plain at once, the story shifted to start at 0, then
-// per client fewer iterations, no start delay, work, think, watchdog or
-// reentry, a right clock; seed 0. Lengths are halved while fails holds, not
-// searched down to their boundary: a counterexample keeps a margin. When a
-// round keeps nothing, each drop is tried again with every event trigger
-// lowered by one and with scenario seeds 0 to shrinkReseeds-1 (other
-// network dice), and the rounds go on if one of those is kept.
+// it; generated names are renumbered c1, c2, …); merge two faults that act
+// as one (clock jumps of one clock at one instant: merge.go); a shorter
+// TTL and run; plain nodes (no clock, persistence or replicas), else true
+// node clocks; a quiet network (the generator's latencies, no loss); fewer
+// nodes (a fault on a node gone moves to the last left); per fault an
+// earlier client as target and trigger, the plainest trigger (a client's
+// first acquire or release, instead of a time or a later event), and every
+// length (each scenarios.Duration field of Fault, so a new fault kind needs
+// no change here) forwards, zero, or halved; every client plain at once,
+// the story shifted to start at 0, then per client fewer iterations, no
+// start delay, work, think, watchdog or reentry, a right clock; seed 0.
+// Lengths are halved while fails holds, not searched down to their
+// boundary: a counterexample keeps a margin. When a round keeps nothing,
+// each drop is tried again with every event trigger lowered by one and
+// with scenario seeds 0 to shrinkReseeds-1 (other network dice), and the
+// rounds go on if one of those is kept.
 //
 // A candidate equal to one already tried is not run again (the verdict is
 // a function of the scenario), and a candidate a scenario file could not
 // hold (loads) is not run: what Shrink returns always loads again.
 func Shrink(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int) (shrunk *scenarios.Scenario, tries int, capped bool) {
-	return ShrinkWith(s, fails, budget, ShrinkOptions{})
+	return With(s, fails, budget, Options{})
 }
 
-// ShrinkOptions change what Shrink may make smaller.
-type ShrinkOptions struct {
+// Options change what Shrink may make smaller.
+type Options struct {
 	// KeepTTL leaves the TTL as it is: a scenario drawn with the lock's
-	// own TTL (Options.DrawTTL unset) stays a scenario of that lock as
+	// own TTL (explore's Options.DrawTTL unset) stays a scenario of that lock as
 	// written.
 	KeepTTL bool
 	_       struct{} // grows: callers name the fields they set
 }
 
-// ShrinkWith is Shrink with options.
-func ShrinkWith(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int, o ShrinkOptions) (shrunk *scenarios.Scenario, tries int, capped bool) {
+// With is Shrink with options.
+func With(s *scenarios.Scenario, fails func(*scenarios.Scenario) bool, budget int, o Options) (shrunk *scenarios.Scenario, tries int, capped bool) {
 	sh := &shrinker{fails: fails, budget: budget, cur: s.Clone(), tried: map[[sha256.Size]byte]bool{}, keepTTL: o.KeepTTL}
 	sh.tried[sh.key(sh.cur)] = true
 	for round := 0; round < shrinkRounds && !sh.capped; round++ {
 		changed := sh.drops()
+		changed = sh.merges() || changed
 		changed = sh.numbers() || changed
 		if !changed && !sh.dropVariants() {
 			break
@@ -160,7 +164,7 @@ func appendKey(b []byte, v reflect.Value) []byte {
 		}
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
 	default:
-		panic("gen: shrink key: a scenario field of kind " + v.Kind().String())
+		panic("shrink: key: a scenario field of kind " + v.Kind().String())
 	}
 	return b
 }
@@ -280,7 +284,7 @@ func withoutClient(s *scenarios.Scenario, i int) *scenarios.Scenario {
 	c := s.Clone()
 	generated := true
 	for j, cl := range c.Clients {
-		generated = generated && cl.Name == genClientName(j)
+		generated = generated && cl.Name == clientName(j)
 	}
 	gone := c.Clients[i].Name
 	c.Clients = append(c.Clients[:i], c.Clients[i+1:]...)
@@ -297,8 +301,8 @@ func withoutClient(s *scenarios.Scenario, i int) *scenarios.Scenario {
 	}
 	rename := map[string]string{}
 	for j := range c.Clients {
-		rename[c.Clients[j].Name] = genClientName(j)
-		c.Clients[j].Name = genClientName(j)
+		rename[c.Clients[j].Name] = clientName(j)
+		c.Clients[j].Name = clientName(j)
 	}
 	for j := range c.Faults {
 		f := &c.Faults[j]
