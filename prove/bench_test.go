@@ -42,17 +42,17 @@ func benchProve(b *testing.B, o Options) {
 // assumptions, D=1, one worker.
 func BenchmarkProve3x2K1(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 3, Rounds: 2,
-		Classes: []string{ClassPause, ClassCrash, ClassClockStep}, MaxFaults: 1, MaxDelays: 1, Workers: 1})
+		Classes: []string{ClassShortPause, ClassCrash, ClassClientJump}, MaxFaults: 1, MaxDelays: 1, Workers: 1})
 }
 
 // BenchmarkProve2x2K2: 2 clients × 2 rounds, K=2, D=1, every core.
 func BenchmarkProve2x2K2(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 2, Rounds: 2,
-		Classes: []string{ClassPause, ClassCrash, ClassClockStep}, MaxFaults: 2, MaxDelays: 1})
+		Classes: []string{ClassShortPause, ClassCrash, ClassClientJump}, MaxFaults: 2, MaxDelays: 1})
 }
 
 // BenchmarkProveSmall is a small space for profiling one schedule's cost.
 func BenchmarkProveSmall(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 2, Rounds: 2,
-		Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1, Workers: 1})
+		Classes: []string{ClassShortPause, ClassCrash}, MaxFaults: 1, Workers: 1})
 }

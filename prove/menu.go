@@ -26,21 +26,24 @@ type choice struct {
 // acquired point it would lose the same command as at the next send point.
 func (c *choice) sendOnly() bool { return c.class == ClassNet }
 
-// Menu classes, as --faults takes them.
+// Menu classes, as --faults takes them: words of the one vocabulary
+// (scenarios.Vocabulary), each meaning the faults it means in explore,
+// sized here to the TTL.
 const (
-	ClassPause     = "pause"      // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
-	ClassLongPause = "long-pause" // a pause longer than the TTL: 3·TTL/2
-	ClassCrash     = "crash"      // the process dies, no restart
-	ClassClockStep = "clock-step" // the process's clock steps by ±TTL/2 from then on (explore's skew is drift)
-	ClassNet       = "net"        // the command being sent loses its request or its reply; the client times out
-	ClassRestart   = "restart"    // a node restarts empty, for a lock on several nodes (restartChoices)
-	ClassNodeJump  = "node-jump"  // a node's clock jumps forward by the TTL, for a lock on several nodes (nodeJumpChoices)
+	ClassShortPause = scenarios.ClassShortPause // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
+	ClassLongPause  = scenarios.ClassLongPause  // a pause longer than the TTL: 3·TTL/2
+	ClassCrash      = scenarios.ClassCrash      // the process dies, no restart
+	ClassClientJump = scenarios.ClassClientJump // the process's clock jumps by ±TTL/2 from then on
+	ClassNet        = scenarios.ClassNet        // the command being sent loses its request or its reply; the client times out
+	ClassRestart    = scenarios.ClassRestart    // a node restarts empty, for a lock on several nodes (restartChoices)
+	ClassNodeJump   = scenarios.ClassNodeJump   // a node's clock jumps forward by the TTL, for a lock on several nodes (nodeJumpChoices)
 )
 
 // Classes lists the menu classes in menu order; a new class goes last, so
 // that the order of the old ones' schedules, and so which counterexample
-// comes first, stays.
-var Classes = []string{ClassPause, ClassLongPause, ClassCrash, ClassClockStep, ClassNet, ClassRestart, ClassNodeJump}
+// comes first, stays. Every one is a word of scenarios.Vocabulary that
+// prove does not refuse (TestClassesAreTheVocabulary).
+var Classes = []string{ClassShortPause, ClassLongPause, ClassCrash, ClassClientJump, ClassNet, ClassRestart, ClassNodeJump}
 
 // nodeClasses are the classes whose choices act on a node: only for a lock
 // on several nodes (a single node's restart or clock jump loses any lock).
@@ -59,7 +62,7 @@ const roundTrip = 2 * time.Millisecond
 func lossTimeout(ttl time.Duration) time.Duration { return min(100*time.Millisecond, ttl/10) }
 
 var menu = []choice{
-	{ClassPause, "pause TTL/2K", func(ttl time.Duration, k int) scenarios.Fault {
+	{ClassShortPause, "pause TTL/2K", func(ttl time.Duration, k int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl / time.Duration(2*max(k, 1)))}
 	}},
 	{ClassLongPause, "pause 3·TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
@@ -68,10 +71,10 @@ var menu = []choice{
 	{ClassCrash, "crash", func(time.Duration, int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultCrash}
 	}},
-	{ClassClockStep, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+	{ClassClientJump, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(ttl / 2)}
 	}},
-	{ClassClockStep, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
+	{ClassClientJump, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-ttl / 2)}
 	}},
 	{ClassNet, "lost request", func(ttl time.Duration, _ int) scenarios.Fault {
@@ -100,7 +103,10 @@ var delays = []choice{
 	}},
 }
 
-// ParseClasses reads --faults: menu classes, comma-separated, or "all".
+// ParseClasses reads --faults: fault classes, comma-separated, or "all"
+// (every menu class). A class made of menu classes (pause, jump) is taken
+// as its parts; a class of the vocabulary prove cannot offer is refused,
+// saying why.
 func ParseClasses(list string) ([]string, error) {
 	if strings.TrimSpace(list) == "all" {
 		return slices.Clone(Classes), nil
@@ -108,20 +114,38 @@ func ParseClasses(list string) ([]string, error) {
 	var out []string
 	for _, w := range strings.Split(list, ",") {
 		w = strings.TrimSpace(w)
-		switch {
-		case w == "skew": // one word, one meaning: skew is explore's clock drift
-			return nil, fmt.Errorf("%q is explore's clock drift, not a prove fault class: a clock step of ±TTL/2 is %s", w, ClassClockStep)
-		case !slices.Contains(Classes, w):
-			return nil, fmt.Errorf("%q is not a prove fault class (%s, or all)", w, strings.Join(Classes, ", "))
+		words := []string{w}
+		if c := scenarios.ClassOf(w); c != nil && len(c.Parts) > 0 {
+			words = c.Parts
 		}
-		if !slices.Contains(out, w) {
-			out = append(out, w)
+		for _, w := range words {
+			switch c := scenarios.ClassOf(w); {
+			case c != nil && c.NotProved != "":
+				return nil, fmt.Errorf("fault class %q: %s", w, c.NotProved)
+			case !slices.Contains(Classes, w):
+				return nil, fmt.Errorf("%q is not a fault class (prove takes %s, or all)", w, strings.Join(Offered(), ", "))
+			}
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
 		}
 	}
 	// Menu order, whatever the order given: the enumeration's order (and so
 	// which counterexample comes first) does not depend on how it was typed.
 	slices.SortFunc(out, func(a, b string) int { return slices.Index(Classes, a) - slices.Index(Classes, b) })
 	return out, nil
+}
+
+// Offered lists, in the vocabulary's order, the classes --faults takes:
+// the menu classes and those made of them.
+func Offered() []string {
+	var out []string
+	for _, c := range scenarios.Vocabulary {
+		if c.NotProved == "" {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // restartChoices are the restart class's choices for a lock on nodes

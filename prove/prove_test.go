@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
@@ -48,9 +49,9 @@ func TestCountTinySpace(t *testing.T) {
 	}{
 		{[]string{ClassCrash}, 1, 0, 6},
 		{[]string{ClassCrash}, 2, 0, 6},
-		{[]string{ClassPause}, 2, 0, 16},
-		{[]string{ClassPause, ClassCrash}, 1, 0, 11},
-		{[]string{ClassPause}, 0, 1, 16},
+		{[]string{ClassShortPause}, 2, 0, 16},
+		{[]string{ClassShortPause, ClassCrash}, 1, 0, 11},
+		{[]string{ClassShortPause}, 0, 1, 16},
 		{[]string{ClassNet}, 1, 0, 5},
 	} {
 		r := run(t, Options{Algorithm: "set-nx-px-token", Clients: 1, Rounds: 1, Classes: c.classes, MaxFaults: c.k, MaxDelays: c.d})
@@ -71,11 +72,11 @@ func TestProvesReference(t *testing.T) {
 	if testing.Short() {
 		d = 0
 	}
-	without := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1, MaxDelays: d})
+	without := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassShortPause, ClassCrash}, MaxFaults: 1, MaxDelays: d})
 	if !without.Proved() || without.Explored < 40 {
 		t.Fatalf("not proved: found %+v, explored %d, incomplete %d", without.Found, without.Explored, without.Incomplete)
 	}
-	r := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash, ClassNet}, MaxFaults: 1, MaxDelays: d})
+	r := run(t, Options{Algorithm: "set-nx-px-token", Classes: []string{ClassShortPause, ClassCrash, ClassNet}, MaxFaults: 1, MaxDelays: d})
 	if !r.Proved() {
 		t.Fatalf("not proved: found %+v, explored %d, incomplete %d", r.Found, r.Explored, r.Incomplete)
 	}
@@ -207,7 +208,7 @@ func replay(t *testing.T, s *scenarios.Scenario, verdict, digest string) {
 // reference lock lets two holders in, and the shrunk counterexample,
 // written and read back as a file, replays to the same verdict and digest.
 func TestFindsOverlap(t *testing.T) {
-	p, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassLongPause, ClassCrash}, MaxFaults: 1, MaxDelays: 1})
+	p, err := New(Options{Algorithm: "set-nx-px-token", Classes: []string{ClassShortPause, ClassLongPause, ClassCrash}, MaxFaults: 1, MaxDelays: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestFindsDelRace(t *testing.T) {
 // TestShardsSplitTheSpace: the shards run the fault-free schedule each and
 // the rest once between them.
 func TestShardsSplitTheSpace(t *testing.T) {
-	o := Options{Algorithm: "set-nx-px-token", Classes: []string{ClassPause, ClassCrash}, MaxFaults: 1}
+	o := Options{Algorithm: "set-nx-px-token", Classes: []string{ClassShortPause, ClassCrash}, MaxFaults: 1}
 	whole := run(t, o).Explored
 	var sum int64
 	for i := range 3 {
@@ -299,15 +300,54 @@ func TestBadOptions(t *testing.T) {
 	if _, err := ParseClasses("pause,bogus"); err == nil {
 		t.Error("ParseClasses took bogus")
 	}
-	if c, err := ParseClasses("crash,pause"); err != nil || !slices.Equal(c, []string{ClassPause, ClassCrash}) {
-		t.Errorf("ParseClasses(crash,pause) = %v, %v", c, err)
+	// One vocabulary: a word means in prove what it means in explore. pause
+	// is both pauses and jump both clock jumps, in menu order whatever the
+	// order typed; a class prove cannot offer is refused by name, saying why.
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"crash,short-pause", []string{ClassShortPause, ClassCrash}},
+		{"crash,pause", []string{ClassShortPause, ClassLongPause, ClassCrash}},
+		{"node-jump,jump,short-pause", []string{ClassShortPause, ClassClientJump, ClassNodeJump}},
+		{"client-jump", []string{ClassClientJump}},
+		{"all", Classes},
+	} {
+		if got, err := ParseClasses(c.in); err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("ParseClasses(%s) = %v, %v; want %v", c.in, got, err, c.want)
+		}
 	}
-	// One word, one meaning: explore's skew is clock drift, so prove's step
-	// of ±TTL/2 is clock-step, and skew says where to look.
-	if c, err := ParseClasses("clock-step"); err != nil || !slices.Equal(c, []string{ClassClockStep}) {
-		t.Errorf("ParseClasses(clock-step) = %v, %v", c, err)
+	for _, c := range []struct{ in, why string }{
+		{"skew", "client-jump"}, {"crash,failover", "replicas"}, {"none", "--max-faults 0"}, {"clock-step", "prove takes"},
+	} {
+		if _, err := ParseClasses(c.in); err == nil || !strings.Contains(err.Error(), c.why) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ParseClasses(%s): %v, want a one-line refusal saying %q", c.in, err, c.why)
+		}
 	}
-	if _, err := ParseClasses("skew"); err == nil || !strings.Contains(err.Error(), "clock drift") || !strings.Contains(err.Error(), "clock-step") {
-		t.Errorf("ParseClasses(skew): %v, want an error naming clock-step", err)
+}
+
+// TestClassesAreTheVocabulary fails when prove's menu names a class the
+// vocabulary does not have, or refuses, or offers one it does not take.
+func TestClassesAreTheVocabulary(t *testing.T) {
+	for _, c := range Classes {
+		if k := scenarios.ClassOf(c); k == nil || k.NotProved != "" || len(k.Parts) > 0 {
+			t.Errorf("menu class %q is not a class of the vocabulary prove offers", c)
+		}
+	}
+	for _, c := range Offered() {
+		if _, err := ParseClasses(c); err != nil {
+			t.Errorf("offered %q, refused: %v", c, err)
+		}
+	}
+	// Each choice plans a kind its class plans, on the class's target: a
+	// client-jump steps a client's clock, a node-jump a node's.
+	for _, c := range menuOf(Classes, 0, 3) {
+		f := c.fault(time.Second, 1)
+		if k := scenarios.ClassOf(c.class); k == nil || !slices.Contains(k.Kinds, f.Kind) {
+			t.Errorf("%s (%s) plans %s, which its class does not", c.name, c.class, f.Kind)
+		}
+		if (c.class == ClassNodeJump || c.class == ClassRestart) != (f.Node != nil) {
+			t.Errorf("%s (%s): on a node %v", c.name, c.class, f.Node != nil)
+		}
 	}
 }

@@ -7,16 +7,11 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// faultDrawing is the reports' part of a fault kind (sim/faultkinds.go says
-// what a kind is): how it shows on the lane of its target. A process lane
-// draws life, mark and pauses; a node lane draws down, shifts and mark.
-type faultDrawing struct {
-	life   laneLife               // what the fault does to its process's lane
-	mark   func(e sim.Event) mark // a glyph at the fault, or nil
-	pauses bool                   // a pause bar for the event's Dur
-	down   bool                   // the key is gone and the node down for Dur
-	shifts bool                   // node time moves by Dur: a TTL ends Dur sooner in true time
-}
+// The reports draw a fault by the kind's facts (sim/faultkinds.go: Crashes,
+// Pauses, LosesData, ShiftsClock, Promotes, Mark...), never by its name, so
+// a new kind with the facts of an old one draws with no change here. A
+// process lane draws life, mark and pauses; a node lane draws down (the
+// key gone and the node down for Dur: LosesData), clock shifts and mark.
 
 // laneLife is what a fault does to the state a process lane shows.
 type laneLife uint8
@@ -27,32 +22,42 @@ const (
 	lifeOver                    // this life is over (a fresh one starts at its proc-start)
 )
 
-var faultDrawings = map[sim.FaultKind]faultDrawing{
-	sim.FaultPause: {pauses: true},
-	sim.FaultCrash: {life: lifeCrashed, mark: func(e sim.Event) mark { return mark{e.At, markCrash, "crash"} }},
-	sim.FaultRestart: {life: lifeOver, mark: func(e sim.Event) mark {
-		return mark{e.At, markRestart, fmt.Sprintf("restart as a fresh process (life %d)", e.Incarnation)}
-	}},
-	sim.FaultProcJump: {mark: jumpMark},
-	sim.FaultNodeJump: {mark: jumpMark, shifts: true},
-	sim.FaultNodeRestart: {down: true, mark: func(e sim.Event) mark {
-		return mark{e.At, markNodeRestart, "restart: " + model.RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur)}
-	}},
-	// The address answers nothing until the replica is promoted; the key
-	// there is then the replica's copy (its lane shows it).
-	sim.FaultFailover: {down: true, mark: func(e sim.Event) mark {
-		if e.Value == 0 { // no replica: an outage only, the key stays
-			return mark{e.At, markNodeRestart, fmt.Sprintf("failover: no replica to promote, down %v", e.Dur)}
-		}
-		return mark{e.At, markNodeRestart, fmt.Sprintf("failover: primary lost, a replica promoted after %v", e.Dur)}
-	}},
-	sim.FaultLoseRequest: {mark: func(e sim.Event) mark { return mark{e.At, markLost, "its next request is lost"} }},
-	sim.FaultLoseReply:   {mark: func(e sim.Event) mark { return mark{e.At, markLost, "its next reply is lost"} }},
+// faultLife is what fault event e does to its process's lane.
+func faultLife(e sim.Event) laneLife {
+	switch k := e.Fault; {
+	case k.Crashes():
+		return lifeCrashed
+	case k.EndsLife():
+		return lifeOver
+	}
+	return lifeSame
 }
 
-func jumpMark(e sim.Event) mark {
-	if e.Dur >= 0 {
-		return mark{e.At, markJumpFwd, "clock jumps +" + e.Dur.String()}
+// faultMark is the glyph and words at fault event e, completing the kind's
+// Mark from the event; false when the kind draws no mark.
+func faultMark(e sim.Event) (mark, bool) {
+	k, words := e.Fault, e.Fault.Mark()
+	switch {
+	case words == "":
+		return mark{}, false
+	case k.Crashes():
+		return mark{e.At, markCrash, words}, true
+	case k.EndsLife():
+		return mark{e.At, markRestart, fmt.Sprintf("%s (life %d)", words, e.Incarnation)}, true
+	case k.ShiftsClock() && e.Dur >= 0:
+		return mark{e.At, markJumpFwd, words + " +" + e.Dur.String()}, true
+	case k.ShiftsClock():
+		return mark{e.At, markJumpBack, words + " " + e.Dur.String()}, true
+	case k.Promotes() && e.Value == 0: // no replica: an outage only, the key stays
+		return mark{e.At, markNodeRestart, fmt.Sprintf("%s: no replica to promote, down %v", words, e.Dur)}, true
+	case k.Promotes():
+		// The address answers nothing until the replica is promoted; the
+		// key there is then the replica's copy (its lane shows it).
+		return mark{e.At, markNodeRestart, fmt.Sprintf("%s: primary lost, a replica promoted after %v", words, e.Dur)}, true
+	case k.LosesData():
+		return mark{e.At, markNodeRestart, words + ": " + model.RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur)}, true
+	case k.LosesCommand():
+		return mark{e.At, markLost, words}, true
 	}
-	return mark{e.At, markJumpBack, "clock jumps " + e.Dur.String()}
+	return mark{e.At, markLost, words}, true // a kind with words and no drawn fact: a plain mark
 }

@@ -6,30 +6,59 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// TestFaultKindsComplete fails when a fault kind has no drawing, or one that
-// contradicts what the kind does: a kind must show on the lane of its target,
-// end a life on the lane exactly when it ends the process's life, draw a
-// pause exactly when it pauses, and a node down exactly when it loses data.
+// TestFaultKindsComplete fails when a fault kind draws nothing, or its
+// facts contradict each other in a way the drawing would show wrong: a kind
+// must show on the lane of its target (a life, a pause bar or a lost command
+// on a process lane; a node down or a promotion on a node lane), and every
+// kind with a Mark draws a mark.
 func TestFaultKindsComplete(t *testing.T) {
 	for _, k := range sim.FaultKinds() {
-		d, ok := faultDrawings[k]
-		if !ok {
-			t.Errorf("%s: no entry in faultDrawings (reports/faultkinds.go)", k)
-			continue
+		e := sim.Event{Kind: sim.KindFault, Fault: k, Dur: -1}
+		life := faultLife(e)
+		_, marked := faultMark(e)
+		if marked != (k.Mark() != "") {
+			t.Errorf("%s: mark drawn %v, but Mark() = %q", k, marked, k.Mark())
 		}
-		if !d.pauses && !d.down && d.mark == nil && d.life == lifeSame && !d.shifts {
-			t.Errorf("%s: draws nothing", k)
+		if !k.Pauses() && !k.LosesData() && !marked && life == lifeSame && !k.ShiftsClock() {
+			t.Errorf("%s: draws nothing (give it a Mark in sim/faultkinds.go)", k)
 		}
-		if (d.life != lifeSame) != k.EndsLife() {
-			t.Errorf("%s: lane life %d, but EndsLife() = %v", k, d.life, k.EndsLife())
+		if (life != lifeSame) != k.EndsLife() {
+			t.Errorf("%s: lane life %d, but EndsLife() = %v", k, life, k.EndsLife())
 		}
-		if d.pauses != k.Pauses() || d.down != k.LosesData() {
-			t.Errorf("%s: pause bar %v / node down %v, but Pauses() = %v / LosesData() = %v", k, d.pauses, d.down, k.Pauses(), k.LosesData())
-		}
-		onProc := d.life != lifeSame || d.pauses
-		onNode := d.down || d.shifts
+		onProc := life != lifeSame || k.Pauses() || k.LosesCommand()
+		onNode := k.LosesData() || k.Promotes()
 		if (onProc && k.Target() != sim.TargetProc) || (onNode && k.Target() != sim.TargetNode) {
 			t.Errorf("%s: drawn on a lane that is not its target's (%d)", k, k.Target())
 		}
+	}
+}
+
+// TestFaultMarksSayWhatHappened pins the words each kind's mark draws, from
+// the facts alone: they must read as they did when reports kept a table of
+// kinds (the transcripts hold them too).
+func TestFaultMarksSayWhatHappened(t *testing.T) {
+	for _, c := range []struct {
+		e    sim.Event
+		kind markKind
+		want string
+	}{
+		{sim.Event{Fault: sim.FaultCrash}, markCrash, "crash"},
+		{sim.Event{Fault: sim.FaultRestart, Incarnation: 2}, markRestart, "restart as a fresh process (life 2)"},
+		{sim.Event{Fault: sim.FaultProcJump, Dur: 1500e6}, markJumpFwd, "clock jumps +1.5s"},
+		{sim.Event{Fault: sim.FaultNodeJump, Dur: -2e9}, markJumpBack, "clock jumps -2s"},
+		{sim.Event{Fault: sim.FaultNodeRestart, Node: 0, Dur: 1e9}, markNodeRestart, "restart: data lost, down 1s"},
+		{sim.Event{Fault: sim.FaultFailover, Node: 0, Dur: 1e9}, markNodeRestart, "failover: no replica to promote, down 1s"},
+		{sim.Event{Fault: sim.FaultFailover, Node: 0, Value: 3, Dur: 1e9}, markNodeRestart, "failover: primary lost, a replica promoted after 1s"},
+		{sim.Event{Fault: sim.FaultLoseRequest}, markLost, "its next request is lost"},
+		{sim.Event{Fault: sim.FaultLoseReply}, markLost, "its next reply is lost"},
+	} {
+		c.e.Kind = sim.KindFault
+		m, ok := faultMark(c.e)
+		if !ok || m.kind != c.kind || m.detail != c.want {
+			t.Errorf("%s: mark %v %d %q, want %d %q", c.e.Fault, ok, m.kind, m.detail, c.kind, c.want)
+		}
+	}
+	if _, ok := faultMark(sim.Event{Kind: sim.KindFault, Fault: sim.FaultPause, Dur: 1e9}); ok {
+		t.Error("a pause draws a mark; it draws a bar")
 	}
 }

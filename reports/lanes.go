@@ -277,17 +277,16 @@ func (p *picture) procLane(h *sim.History, i int, holds []model.Hold) procLane {
 		case sim.KindProcEnd:
 			alive, calling = false, false
 		case sim.KindFault:
-			d := faultDrawings[e.Fault]
-			switch d.life {
+			switch faultLife(e) {
 			case lifeCrashed:
 				alive, calling, crashed = false, false, true
 			case lifeOver:
 				alive, calling, crashed = false, false, false
 			}
-			if d.mark != nil {
-				l.marks = append(l.marks, d.mark(e))
+			if m, ok := faultMark(e); ok {
+				l.marks = append(l.marks, m)
 			}
-			if d.pauses {
+			if e.Fault.Pauses() {
 				l.pauses = append(l.pauses, pause{e.At, e.At + sim.Time(e.Dur), fmt.Sprintf("paused %v", e.Dur)})
 			}
 		}
@@ -354,7 +353,7 @@ func (p *picture) versionIndex(h *sim.History) {
 		letters[k] = v
 		// Where it was written: a command's node, or a node's reload; a
 		// replica's entry and a promotion wrote nothing there.
-		written := e.Kind == sim.KindCommand || e.Kind == sim.KindFault && e.Fault != sim.FaultFailover
+		written := e.Kind == sim.KindCommand || e.Kind == sim.KindFault && !e.Fault.Promotes()
 		if written && !slices.Contains(p.versions[v].nodes, wv.Lane) {
 			p.versions[v].nodes = append(p.versions[v].nodes, wv.Lane)
 		}
@@ -408,7 +407,7 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 		if promoted {
 			break
 		}
-		if e.Node != n && !(e.Kind == sim.KindFault && e.Fault == sim.FaultFailover) {
+		if e.Node != n && !(e.Kind == sim.KindFault && e.Fault.Promotes()) {
 			continue
 		}
 		if e.Node != n && e.Value != int64(n) {
@@ -434,17 +433,16 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			if e.Key.TTL > 0 {
 				expires = e.At + sim.Time(e.Key.TTL)
 			}
-		case e.Kind == sim.KindFault && e.Fault == sim.FaultFailover && e.Value == int64(n) && n > 0:
+		case e.Kind == sim.KindFault && e.Fault.Promotes() && e.Value == int64(n) && n > 0:
 			// This replica is the node's primary from now on: its copy of
 			// the key shows on the node's lane.
 			closeAt(e.At)
 			promoted = true
 		case e.Kind == sim.KindFault:
-			d := faultDrawings[e.Fault]
-			if d.down {
+			if e.Fault.LosesData() {
 				// A failover with no replica to promote is an outage only:
 				// the node keeps its key, which ages while it is down.
-				kept := present && e.Fault == sim.FaultFailover && e.Value == 0
+				kept := present && e.Fault.Promotes() && e.Value == 0
 				closeAt(e.At)
 				back := min(e.At+sim.Time(e.Dur), p.end)
 				l.spans = append(l.spans, keySpan{from: e.At, to: back, v: -1, down: true})
@@ -453,7 +451,7 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 					if expires < 0 || expires > back {
 						present, from = true, back
 					}
-				case e.Fault == sim.FaultFailover && e.Value > 0:
+				case e.Fault.Promotes() && e.Value > 0:
 					// The promoted replica's copy is the node's key once the
 					// node answers again.
 					if k, ok := p.lastReplicated(h, int(e.Value), e.At); ok && p.letterAt[k] >= 0 {
@@ -470,12 +468,12 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 					showAgain(e.Key, e.At, back)
 				}
 			}
-			if d.shifts && present && expires >= 0 {
+			if e.Fault.ShiftsClock() && present && expires >= 0 {
 				// Node time running ahead makes the TTL run out sooner in true time.
 				expires -= sim.Time(e.Dur)
 			}
-			if d.mark != nil {
-				l.marks = append(l.marks, d.mark(e))
+			if m, ok := faultMark(e); ok {
+				l.marks = append(l.marks, m)
 			}
 		}
 	}

@@ -15,8 +15,9 @@ func reloaded(e sim.Event) string {
 }
 
 // restartLegend explains the restart glyphs: a run whose restarts all lost
-// their data says so as it always did.
-func restartLegend(faults []sim.Event, failover bool) string {
+// their data says so as it always did; a fault that promotes a replica
+// draws the same glyph, and the legend names it by its mark ("failover").
+func restartLegend(faults []sim.Event) string {
 	x := "X restart (data lost)"
 	for _, e := range faults {
 		if reloaded(e) != "" {
@@ -24,8 +25,11 @@ func restartLegend(faults []sim.Event, failover bool) string {
 			break
 		}
 	}
-	if failover {
-		x += " or failover"
+	for _, e := range faults {
+		if e.Fault.Promotes() {
+			x += " or " + e.Fault.Mark()
+			break
+		}
 	}
 	return x + "  x down"
 }

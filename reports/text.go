@@ -290,7 +290,7 @@ func (w *eventWriter) event(e sim.Event) string {
 		if e.Node >= 0 {
 			target = fmt.Sprintf("node%d", e.Node)
 		}
-		if e.Fault == sim.FaultFailover && e.Value > 0 {
+		if e.Fault.Promotes() && e.Value > 0 {
 			return fmt.Sprintf("%-12s %-4s %s %s (%s promoted)", at, target, e.Fault, e.Dur, laneName(h, int(e.Value)))
 		}
 		if e.Dur != 0 {

@@ -383,7 +383,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 	}
 	parts = []string{key + ": A-Z its versions (below)", ". absent"}
 	if nodeUsed[glyphDown] {
-		parts = append(parts, restartLegend(p.faults, p.failover()))
+		parts = append(parts, restartLegend(p.faults))
 	}
 	if nodeUsed[glyphJumpFwd] || nodeUsed[glyphJumpBack] {
 		parts = append(parts, "> < clock jumps")
@@ -478,14 +478,4 @@ func quoteShort(s string, n int) string {
 		s = string(r[:n-3]) + "..."
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// failover says whether a failover is among the picture's faults.
-func (p *picture) failover() bool {
-	for _, e := range p.faults {
-		if e.Fault == sim.FaultFailover {
-			return true
-		}
-	}
-	return false
 }

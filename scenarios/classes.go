@@ -6,28 +6,106 @@ import (
 	"strings"
 )
 
-// The fault classes are the vocabulary the generator, the matrix's columns,
-// simtest and the CLI share; they live with the scenario so that reports
-// can name them without importing the search side (explore).
+// The fault classes are the one vocabulary of --faults: explore, the
+// matrix's columns, simtest and prove take the same words meaning the same
+// faults. A class is a named set of fault kinds (as files write them); how
+// large each fault is, each command decides (explore draws sizes at random,
+// prove offers a few fixed ones scaled to the TTL). A command that cannot
+// offer a class refuses it, saying why. They live with the scenario so
+// that reports and every command can name them without importing a search.
 
-// Fault classes: the kinds of trouble a generated scenario brings.
+// Fault classes: the kinds of trouble a scenario brings.
 const (
-	ClassNone     = "none"     // no faults: contention only
-	ClassCrash    = "crash"    // clients crash (at a time or on an event), some come back fresh
-	ClassPause    = "pause"    // clients stop for up to several TTLs (a GC pause, a VM migration)
-	ClassSkew     = "skew"     // client and node clocks start apart and drift
-	ClassJump     = "jump"     // client and node clocks jump forwards or backwards
-	ClassNet      = "net"      // latency, lost requests and replies, client timeouts
-	ClassRestart  = "restart"  // nodes restart and lose their data
-	ClassFailover = "failover" // nodes have replicas; a primary is lost and a replica promoted
+	ClassNone       = "none"        // no faults: contention only
+	ClassCrash      = "crash"       // clients crash (at a time or on an event), some come back fresh
+	ClassPause      = "pause"       // clients stop (a GC pause, a VM migration): short-pause and long-pause
+	ClassShortPause = "short-pause" // a client stops for less than the TTL
+	ClassLongPause  = "long-pause"  // a client stops for longer than the TTL
+	ClassSkew       = "skew"        // client and node clocks start apart and drift (never a jump)
+	ClassJump       = "jump"        // client and node clocks jump forwards or backwards: client-jump and node-jump
+	ClassClientJump = "client-jump" // a client's clock jumps (clock-jump on a client)
+	ClassNodeJump   = "node-jump"   // a node's clock jumps (clock-jump on a node)
+	ClassNet        = "net"         // requests or replies lost, the client times out (explore: latency too)
+	ClassRestart    = "restart"     // nodes restart and lose their data
+	ClassFailover   = "failover"    // nodes have replicas; a primary is lost and a replica promoted
 )
 
-// FaultClasses lists every fault class in a stable order.
+// A FaultClass is one word of the vocabulary and what each command does
+// with it.
+type FaultClass struct {
+	Name   string
+	Faults string // what the class brings, as simrun list says it
+	// Kinds are the fault kinds (as files write them) a command may plan
+	// under the class; none for a class that is all configuration (skew's
+	// drift; net's random latency and loss in explore).
+	Kinds []string
+	// Parts, when set, are the classes this one is made of: a command
+	// that offers the parts but not the whole takes the whole as its parts.
+	Parts []string
+	// NotExplored and NotProved say why explore (with the matrix and
+	// simtest) or prove cannot offer the class; "" when it does.
+	NotExplored, NotProved string
+}
+
+// Vocabulary lists every fault class, in the order simrun list prints
+// them: explore's classes in FaultClasses order, each followed by the
+// finer classes it is made of.
+var Vocabulary = []FaultClass{
+	{Name: ClassNone, Faults: "no faults: contention only",
+		NotProved: "prove always enumerates the delays; with --max-faults 0 it runs no fault"},
+	{Name: ClassCrash, Faults: "clients crash; in explore some come back as fresh processes",
+		Kinds: []string{FaultCrash}},
+	{Name: ClassPause, Faults: "clients stop, for less or more than the TTL (a GC pause, a VM migration)",
+		Kinds: []string{FaultPause}, Parts: []string{ClassShortPause, ClassLongPause}},
+	{Name: ClassShortPause, Faults: "a client stops for less than the TTL", Kinds: []string{FaultPause},
+		NotExplored: "explore's pause draws pauses of every length: use pause"},
+	{Name: ClassLongPause, Faults: "a client stops for longer than the TTL", Kinds: []string{FaultPause},
+		NotExplored: "explore's pause draws pauses of every length: use pause"},
+	{Name: ClassSkew, Faults: "client and node clocks start apart and drift",
+		NotProved: "clock drift is not a fault at one instant; prove's clock faults are client-jump and node-jump"},
+	{Name: ClassJump, Faults: "client and node clocks jump forwards or backwards",
+		Kinds: []string{FaultClockJump}, Parts: []string{ClassClientJump, ClassNodeJump}},
+	{Name: ClassClientJump, Faults: "a client's clock jumps", Kinds: []string{FaultClockJump},
+		NotExplored: "explore's jump draws client and node clock jumps together: use jump"},
+	{Name: ClassNodeJump, Faults: "a node's clock jumps", Kinds: []string{FaultClockJump},
+		NotExplored: "explore's jump draws client and node clock jumps together: use jump"},
+	{Name: ClassNet, Faults: "requests and replies are lost and the client times out; in explore latency varies too",
+		Kinds: []string{FaultLoseRequest, FaultLoseReply}},
+	{Name: ClassRestart, Faults: "nodes restart and lose their data", Kinds: []string{FaultNodeRestart}},
+	{Name: ClassFailover, Faults: "nodes have replicas; a primary is lost and a replica promoted",
+		Kinds:     []string{FaultFailover},
+		NotProved: "prove's nodes have no replicas; a node that loses its data is restart"},
+}
+
+// ClassNames lists the names of the Vocabulary, in its order.
+func ClassNames() []string {
+	out := make([]string, len(Vocabulary))
+	for i, c := range Vocabulary {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// ClassOf is the class named name, or nil.
+func ClassOf(name string) *FaultClass {
+	for i := range Vocabulary {
+		if Vocabulary[i].Name == name {
+			return &Vocabulary[i]
+		}
+	}
+	return nil
+}
+
+// FaultClasses lists the classes explore draws (and so the matrix's
+// columns, and simtest's), in a stable order: the order is part of every
+// explore digest, so a new class goes last.
 var FaultClasses = []string{ClassNone, ClassCrash, ClassPause, ClassSkew, ClassJump, ClassNet, ClassRestart, ClassFailover}
 
 // ParseClasses reads a comma-separated list of fault classes ("crash,pause")
-// or "all". The result is in the order of FaultClasses, without repeats;
-// "none" combined with other classes adds nothing.
+// or "all", for explore, the matrix and simtest. The result is in the order
+// of FaultClasses, without repeats; "none" combined with other classes adds
+// nothing. A class of the vocabulary explore does not draw is refused,
+// saying why.
 func ParseClasses(list string) ([]string, error) {
 	want := map[string]bool{}
 	for _, c := range strings.Split(list, ",") {
@@ -39,6 +117,8 @@ func ParseClasses(list string) ([]string, error) {
 			}
 		case slices.Contains(FaultClasses, c):
 			want[c] = true
+		case ClassOf(c) != nil:
+			return nil, fmt.Errorf("fault class %q: %s", c, ClassOf(c).NotExplored)
 		default:
 			return nil, fmt.Errorf("%q is not a fault class (valid: %s, all)", c, strings.Join(FaultClasses, ", "))
 		}

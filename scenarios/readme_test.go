@@ -38,7 +38,7 @@ func TestREADMEFaultKindFiles(t *testing.T) {
 	for _, f := range []struct{ path, table string }{{"sim/faultkinds.go", "faultSpecs"},
 		{"scenarios/faultkinds.go", "fileFaults"}, {"explore/gen/faultkinds.go", "genFaults"},
 		{"model/faultkinds.go", "faultWords"},
-		{"reports/faultkinds.go", "faultDrawings"}} {
+	} {
 		path := f.path
 		if !strings.Contains(section, "`"+path+"`") {
 			t.Errorf("the section does not name %s", path)

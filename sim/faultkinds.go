@@ -6,13 +6,14 @@ import (
 )
 
 // A fault kind is one entry of faultSpecs: its name, what it acts on, the
-// facts the checkers read (FaultKind's methods), and how both engines apply
-// it. The layers above keep their part of the kind in a table keyed by
-// FaultKind (scenarios/faultkinds.go: file field, validation;
-// explore/gen/faultkinds.go: generation; model/faultkinds.go: wording;
-// reports/faultkinds.go: drawing), and each
-// layer's TestFaultKindsComplete fails when a kind has no entry there. The
-// docs/development.md's "Adding a fault kind" lists the steps.
+// facts the checkers and the reports read (FaultKind's methods), and how
+// both engines apply it. The layers above keep their part of the kind in a
+// table keyed by FaultKind (scenarios/faultkinds.go: file field,
+// validation; explore/gen/faultkinds.go: generation; model/faultkinds.go:
+// wording), and each layer's TestFaultKindsComplete fails when a kind has
+// no entry there. The reports keep no table: they draw by the facts
+// (reports/faultkinds.go). The docs/development.md's "Adding a fault kind"
+// lists the steps.
 
 // FaultKind names a fault. The numbers are hashed into digests: a new kind
 // takes the next number, and no number is ever reused or renumbered.
@@ -53,6 +54,12 @@ type faultSpec struct {
 	endsLife  bool // the process's life is over at the event
 	pauses    bool // the process is stopped for Dur
 	losesData bool // the node forgets its keys (persist.go) and is down for Dur
+	// Facts the reports draw by, so that they name no kind.
+	crashes      bool   // the process is dead until a restart (endsLife too)
+	shiftsClock  bool   // the target's clock moves by Dur
+	promotes     bool   // a replica may be promoted: the event's Value is its lane, 0 for none
+	losesCommand bool   // the process's next request or reply is lost
+	mark         string // what a lane's mark at the event says first; "" for no mark
 	// before, when set, runs in Run before the event is recorded and
 	// completes it (a node restart: what the node kept, the delay; a
 	// failover: the lane it promotes and the key there).
@@ -76,7 +83,7 @@ var faultSpecs = [...]faultSpec{
 			s.pausedUntil = max(s.pausedUntil, r.now()+Time(f.Dur))
 			return nil
 		}},
-	FaultCrash: {name: "crash", target: TargetProc, planned: true, endsLife: true,
+	FaultCrash: {name: "crash", target: TargetProc, planned: true, endsLife: true, crashes: true, mark: "crash",
 		apply: func(r *runner, f *Fault) { r.crash(r.procs[f.Proc], f.Dur) },
 		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			// The process is abandoned: it unwinds at its next effect, or
@@ -94,14 +101,16 @@ var faultSpecs = [...]faultSpec{
 			}
 			return nil
 		}},
-	FaultRestart: {name: "restart", target: TargetProc, endsLife: true},
+	FaultRestart: {name: "restart", target: TargetProc, endsLife: true, mark: "restart as a fresh process"},
 	FaultProcJump: {name: "proc-clock-jump", target: TargetProc, planned: true, signed: true,
+		shiftsClock: true, mark: "clock jumps",
 		apply: func(r *runner, f *Fault) { r.procs[f.Proc].clock.jumped += f.Dur },
 		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			r.slots[f.Proc].jumped.Add(int64(f.Dur))
 			return nil
 		}},
 	FaultNodeJump: {name: "node-clock-jump", target: TargetNode, planned: true, signed: true,
+		shiftsClock: true, mark: "clock jumps",
 		apply: func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur },
 		// Only a wire whose servers' clocks it steps takes it (CheckRealWith).
 		applyReal: func(r *rtRunner, f *Fault) faultIO {
@@ -118,6 +127,7 @@ var faultSpecs = [...]faultSpec{
 			}
 		}},
 	FaultNodeRestart: {name: "node-restart", target: TargetNode, planned: true, losesData: true,
+		mark:   "restart",
 		before: restartNode,
 		apply: func(r *runner, f *Fault) {
 			// A restart while the node is still down keeps the later end:
@@ -141,6 +151,7 @@ var faultSpecs = [...]faultSpec{
 	// has: the checkers count it as losing data, which makes its next write
 	// of the key a new version and its Dur an outage.
 	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
+		promotes: true, mark: "failover",
 		before: failoverEvent,
 		apply:  func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) },
 		// The node answers nothing for Dur, as in simulation; with replicas
@@ -167,6 +178,7 @@ var faultSpecs = [...]faultSpec{
 	// random loss). The network's draws for that command are made as
 	// always, so no later latency changes.
 	FaultLoseRequest: {name: "lose-request", target: TargetProc, planned: true,
+		losesCommand: true, mark: "its next request is lost",
 		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur, r.firing} },
 		// The client side of the connection does it (rtProc.Do).
 		applyReal: func(r *rtRunner, f *Fault) faultIO {
@@ -174,6 +186,7 @@ var faultSpecs = [...]faultSpec{
 			return nil
 		}},
 	FaultLoseReply: {name: "lose-reply", target: TargetProc, planned: true,
+		losesCommand: true, mark: "its next reply is lost",
 		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} },
 		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			r.slots[f.Proc].lose = lossPlan{kind: FaultLoseReply, timeout: f.Dur}
@@ -232,3 +245,25 @@ func (f FaultKind) Pauses() bool { return f.spec().pauses }
 // event's Dur: every key, unless the node persists them (persist.go), when
 // the event's Key is the watched key as the restart left it.
 func (f FaultKind) LosesData() bool { return f.spec().losesData }
+
+// Crashes reports whether the process is dead from the event until a
+// restart starts it again (a restart ends a life too, but starts the next).
+func (f FaultKind) Crashes() bool { return f.spec().crashes }
+
+// ShiftsClock reports whether the target's clock moves by the event's Dur
+// (negative: backwards).
+func (f FaultKind) ShiftsClock() bool { return f.spec().shiftsClock }
+
+// Promotes reports whether the fault may promote one of the node's
+// replicas: the event's Value is the promoted replica's lane, 0 when the
+// node had none (an outage only, the key stays).
+func (f FaultKind) Promotes() bool { return f.spec().promotes }
+
+// LosesCommand reports whether the process's next request or reply is
+// lost; the client waits the event's Dur (0: the network's timeout).
+func (f FaultKind) LosesCommand() bool { return f.spec().losesCommand }
+
+// Mark is the words a drawing of the event starts with ("crash", "clock
+// jumps"), which the reports complete from the event; "" when the kind
+// draws no mark (a pause draws a bar instead).
+func (f FaultKind) Mark() string { return f.spec().mark }

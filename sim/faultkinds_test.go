@@ -45,3 +45,31 @@ func TestFaultKindsComplete(t *testing.T) {
 		t.Error("an unknown kind must be unknown, target nothing and not be planned")
 	}
 }
+
+// TestFaultFactsAgree fails when the facts the reports draw by contradict
+// what the engine does with the kind: a crash ends a life, a promotion
+// happens on a node that goes down, a clock shift may go backwards, a lost
+// command is a process's, and every kind draws something.
+func TestFaultFactsAgree(t *testing.T) {
+	for _, k := range FaultKinds() {
+		s := k.spec()
+		if s.crashes && !s.endsLife {
+			t.Errorf("%s: crashes but does not end a life", k)
+		}
+		if s.promotes && (!s.losesData || s.target != TargetNode) {
+			t.Errorf("%s: promotes a replica but is not a node going down", k)
+		}
+		if s.shiftsClock && !s.signed {
+			t.Errorf("%s: shifts a clock, which may go backwards, but its Dur is unsigned", k)
+		}
+		if s.losesCommand && s.target != TargetProc {
+			t.Errorf("%s: loses a command but targets no process", k)
+		}
+		if s.mark == "" && !s.pauses {
+			t.Errorf("%s: no mark and no pause bar: the reports would not draw it", k)
+		}
+	}
+	if FaultKind(200).Mark() != "" || FaultKind(200).Promotes() {
+		t.Error("an unknown kind has facts")
+	}
+}

@@ -19,8 +19,19 @@ type listJSON struct {
 	Faults     []string       `json:"fault_classes"` // explore's and matrix's --faults
 	// ProveFaults is prove's --faults menu: a word in both lists names the
 	// same kind of fault (prove's are sized to the TTL).
-	ProveFaults []string  `json:"prove_fault_classes"`
-	Documents   []docJSON `json:"documents"` // what a source id cites
+	ProveFaults []string `json:"prove_fault_classes"`
+	// Classes is the whole vocabulary of --faults: every class, and
+	// whether explore (with matrix) and prove take it.
+	Classes   []classJSON `json:"fault_vocabulary"`
+	Documents []docJSON   `json:"documents"` // what a source id cites
+}
+
+type classJSON struct {
+	Name    string   `json:"name"`
+	Faults  string   `json:"faults"`
+	Parts   []string `json:"parts,omitempty"` // the classes it is made of
+	Explore bool     `json:"explore"`
+	Prove   bool     `json:"prove"`
 }
 
 type docJSON struct {
@@ -64,6 +75,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		l.Scenarios = append(l.Scenarios, scenarioJSON{s.Name, s.Algorithm, s.Expect, s.Source, s.Summary})
 	}
 	l.Faults, l.ProveFaults = scenarios.FaultClasses, prove.Classes
+	for _, c := range scenarios.Vocabulary {
+		l.Classes = append(l.Classes, classJSON{c.Name, c.Faults, c.Parts, c.NotExplored == "", c.NotProved == ""})
+	}
 	for _, d := range locks.Documents {
 		l.Documents = append(l.Documents, docJSON{d.ID, d.Title, d.English, d.Author, d.Site, d.Year})
 	}
@@ -93,10 +107,16 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	b.WriteString("\n")
 	table(b, []string{"SOURCE", "DOCUMENT"}, docs)
 	b.WriteString("\n")
-	table(b, []string{"COMMAND", "FAULT CLASSES (--faults)"}, [][]string{
-		{"explore, matrix", strings.Join(l.Faults, ", ")},
-		{"prove", strings.Join(l.ProveFaults, ", ")},
-	})
+	yes := map[bool]string{true: "yes", false: "-"}
+	var classes [][]string
+	for _, c := range l.Classes {
+		faults := c.Faults
+		if len(c.Parts) > 0 {
+			faults += ": " + strings.Join(c.Parts, " and ")
+		}
+		classes = append(classes, []string{c.Name, yes[c.Explore], yes[c.Prove], faults})
+	}
+	table(b, []string{"FAULT CLASS", "EXPLORE", "PROVE", "FAULTS (--faults; a size is each command's own)"}, classes)
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return fail(stderr, "list", err)
 	}

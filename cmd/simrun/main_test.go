@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -180,16 +181,46 @@ func TestListJSON(t *testing.T) {
 	if len(l.Algorithms) != 15 || len(l.Scenarios) == 0 || len(l.Faults) != 8 {
 		t.Fatalf("list: %d algorithms, %d scenarios, %d fault classes", len(l.Algorithms), len(l.Scenarios), len(l.Faults))
 	}
-	// list names the classes prove --help names, and a word in both lists
-	// means the same fault there (skew is explore's drift only).
+	// list and prove --help name the same classes, the one vocabulary: the
+	// help names each class list says prove takes among those it takes, and
+	// each it refuses among those it refuses; a word means one thing (skew
+	// is explore's drift only, so prove refuses it).
 	_, help, _ := simrun("prove", "--help")
 	help = strings.Join(strings.Fields(help), " ")
-	if !strings.Contains(help, strings.Join(l.ProveFaults, ", ")) || !slices.Contains(l.ProveFaults, "clock-step") || slices.Contains(l.ProveFaults, "skew") {
-		t.Errorf("list's prove classes %v; prove --help:\n%s", l.ProveFaults, help)
+	_, faultsHelp, _ := strings.Cut(help, "--faults VALUE ")
+	takes, refuses, ok := strings.Cut(faultsHelp, "; not ")
+	refuses, _, _ = strings.Cut(refuses, "(see simrun list)")
+	if !ok || len(l.Classes) == 0 {
+		t.Fatalf("prove --help's --faults has no '; not ' list, or list no vocabulary:\n%s", help)
+	}
+	words := func(s string) []string {
+		return strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,():", r) })
+	}
+	var listTakes, listRefuses []string
+	for _, c := range l.Classes {
+		if c.Prove {
+			listTakes = append(listTakes, c.Name)
+		} else {
+			listRefuses = append(listRefuses, c.Name)
+		}
+		if c.Explore != slices.Contains(l.Faults, c.Name) {
+			t.Errorf("list: %s explore %v, but fault_classes %v", c.Name, c.Explore, l.Faults)
+		}
+	}
+	helpTakes := words(strings.TrimPrefix(takes, "fault classes, comma-separated, or all"))
+	slices.Sort(listTakes)
+	slices.Sort(helpTakes)
+	if !slices.Equal(helpTakes, listTakes) || !slices.Equal(words(refuses), listRefuses) {
+		t.Errorf("prove --help takes %v, refuses %v; list says %v, %v", helpTakes, words(refuses), listTakes, listRefuses)
+	}
+	if !slices.Contains(listRefuses, "skew") || slices.Contains(l.ProveFaults, "skew") {
+		t.Errorf("prove takes skew, explore's clock drift: %v", l.ProveFaults)
 	}
 	_, text, _ := simrun("list")
-	if !strings.Contains(text, strings.Join(l.ProveFaults, ", ")) || !strings.Contains(text, strings.Join(l.Faults, ", ")) {
-		t.Errorf("list's text does not name both commands' classes:\n%s", text)
+	for _, c := range l.Classes {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c.Name) + ` `).MatchString(text) {
+			t.Errorf("list's text has no row for the class %s:\n%s", c.Name, text)
+		}
 	}
 	for _, a := range l.Algorithms {
 		if a.Name == "" || a.Source == "" || a.Summary == "" {

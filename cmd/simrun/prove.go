@@ -18,6 +18,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/prove"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
 
@@ -62,7 +63,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	af := addAlgoFlags(fs, "the algorithm to prove (see 'simrun list'); this or --algo-file is required")
 	clients := fs.Int("clients", 2, "`N` clients")
 	rounds := fs.Int("rounds", 2, "`R` acquire → critical section → release rounds per client")
-	faults := fs.String("faults", "all", "the fault menu, comma-separated: "+strings.Join(prove.Classes, ", ")+", or all")
+	faults := fs.String("faults", "all", proveFaultsHelp())
 	maxFaults := fs.Int("max-faults", 1, "at most `K` faults in one schedule")
 	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
@@ -387,4 +388,29 @@ func pathBefore(a, b []int) bool {
 		return len(a) < len(b)
 	}
 	return slices.Compare(a, b) < 0
+}
+
+// proveFaultsHelp is --faults' help: every class of the one vocabulary,
+// those prove takes (a class made of others with its parts) and those it
+// refuses, as simrun list shows them.
+func proveFaultsHelp() string {
+	var taken, refused []string
+	isPart := map[string]bool{}
+	for _, c := range scenarios.Vocabulary {
+		for _, p := range c.Parts {
+			isPart[p] = true
+		}
+	}
+	for _, c := range scenarios.Vocabulary {
+		switch {
+		case c.NotProved != "":
+			refused = append(refused, c.Name)
+		case len(c.Parts) > 0:
+			taken = append(taken, c.Name+" ("+strings.Join(c.Parts, ", ")+")")
+		case !isPart[c.Name]:
+			taken = append(taken, c.Name)
+		}
+	}
+	return "fault classes, comma-separated, or all: " + strings.Join(taken, ", ") +
+		"; not " + strings.Join(refused, ", ") + " (see simrun list)"
 }

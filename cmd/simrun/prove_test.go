@@ -16,7 +16,7 @@ import (
 func TestProveProvedAndCounterexample(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.yaml")
-	code, out, errOut := simrun("prove", "--algo", "set-nx-px-token", "--clients", "1", "--rounds", "1", "--faults", "pause,crash", "--max-delays", "0", "-o", file)
+	code, out, errOut := simrun("prove", "--algo", "set-nx-px-token", "--clients", "1", "--rounds", "1", "--faults", "short-pause,crash", "--max-delays", "0", "-o", file)
 	if code != exitOK || !strings.Contains(out, "proved within bounds") || !strings.Contains(out, "11 explored") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -92,7 +92,7 @@ func TestProveShardLine(t *testing.T) {
 // Shards merged give what one machine gives: the same first schedule.
 func TestProveMerge(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"prove", "--algo", "set-nx-px-token", "--faults", "pause,long-pause", "--max-delays", "0"}
+	args := []string{"prove", "--algo", "set-nx-px-token", "--faults", "pause", "--max-delays", "0"}
 	code, whole, errOut := simrun(append(args, "--json", "-o", filepath.Join(dir, "whole.yaml"))...)
 	if code != exitViolation {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -148,7 +148,7 @@ func TestProveAlgoFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := simrun("prove", "--algo-file", lock, "--faults", "pause,crash", "--max-delays", "0", "-o", file)
+	code, out, errOut := simrun("prove", "--algo-file", lock, "--faults", "short-pause,crash", "--max-delays", "0", "-o", file)
 	if code != exitOK || !strings.Contains(out, "proved within bounds") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}

@@ -13,7 +13,7 @@ import (
 // nodes has an entry for each.
 type genFault struct {
 	kind   string // as a file writes it: a scenarios.Fault* constant
-	class  string // the fault class that switches it on
+	class  string // the fault class that switches it on; its Kinds (scenarios.Vocabulary) hold kind
 	onNode bool   // aimed at a node (else a client); drawnInside says whether it is drawn inside the TTL
 	// draw sets Kind and the length fields. It must draw the same values
 	// in the same order for ever: explore's digests depend on it.

@@ -37,6 +37,10 @@ func TestFaultKindsComplete(t *testing.T) {
 			t.Errorf("%s genFaults[%d]: class %q is not a fault class, or no draw", g.kind, j, g.class)
 			continue
 		}
+		// The class is the vocabulary's, and the vocabulary says it plans this kind.
+		if c := scenarios.ClassOf(g.class); c == nil || !slices.Contains(c.Kinds, g.kind) {
+			t.Errorf("%s genFaults[%d]: the vocabulary's class %q does not plan it (scenarios/classes.go)", g.kind, j, g.class)
+		}
 		fg := faultGen{ttl: time.Second, pauseMax: 3 * time.Second, clients: 2, nodes: 3}
 		rapid.Check(t, func(rt *rapid.T) {
 			f := g.draw(fg, rt)
