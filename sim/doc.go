@@ -34,14 +34,16 @@
 // CheckRealWith refuse a plan the wire cannot. The engine knows nothing of
 // sockets: package realtime/realredis implements Wire over RESP and starts
 // servers, and package realtime runs scenarios and searches over them. The
-// runner itself (realtime.go, realtime_proc.go) still lives here, because it
-// is a worker and shares the fault plan's firing and the recorder, which are
-// unexported.
+// runner itself (realtime.go, realtime_proc.go) still lives here: its
+// processes are workers, it records through the engine's recorder, and each
+// fault kind's entry in the fault table (faultkinds.go) carries how the kind
+// fires in real time (applyReal) or why it cannot (realRefusal). Moving it out
+// means exporting that contract, not only Wire.
 //
 // # A third backend
 //
-// Real Go lock libraries in simulated time (testing/synctest) plug in at the
-// same two points: a process type that implements worker over a bubble's
-// fake clock, and a Wire whose connections reach the simulated nodes, so the
-// workload, faults and history stay one.
+// Real Go lock libraries in simulated time (testing/synctest) are to plug in
+// at the same two points: a process type that implements worker over a
+// bubble's fake clock, and connections that reach the simulated nodes, so
+// that the workload, the fault plan and the history stay one.
 package sim
