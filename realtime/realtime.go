@@ -13,9 +13,9 @@ import (
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/realredis"
 )
 
 // Start, given as the address, makes Execute start what the scenario

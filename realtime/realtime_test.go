@@ -16,9 +16,9 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/realtime"
+	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/realredis"
 )
 
 // TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
@@ -97,7 +97,7 @@ func TestNodeRestartOnStartedServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var o *judge.Outcome
-	for i := 1; i <= 3; i++ { // real time: see TestAgreement in sim/realredis
+	for i := 1; i <= 3; i++ { // real time: see TestAgreement in realtime/realredis
 		if o, err = realtime.Execute(s, p, realtime.Start); err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 // simulated engine, not inside it: Run's event loop is untouched and pays
 // nothing for it; the two share the workload (workload.go), the clocks, the
 // fault plan and the history types. Wire is the seam to the servers; the
-// engine knows nothing of sockets (sim/realredis implements it over RESP).
+// engine knows nothing of sockets (realtime/realredis implements it over RESP).
 
 // Wire reaches the real nodes.
 type Wire interface {
@@ -81,7 +81,7 @@ type Conn interface {
 	// Exec runs one command and, when key is not "", reads key's state
 	// right after it, atomically with it where the server allows, Fresh
 	// when the command began a new version as far as the connection can
-	// tell (sim/realredis says how).
+	// tell (realtime/realredis says how).
 	Exec(args []string, key string) (Reply, KeyState, error)
 	Close() error
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // memWire is a Wire over in-process nodes driven by the wall clock: the
-// real-time engine tested without a server (sim/realredis's tests use one).
+// real-time engine tested without a server (realtime/realredis's tests use one).
 type memWire struct {
 	mu       sync.Mutex
 	nodes    []*node.Node

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/realredis"
 )
 
 // The replication differential: scripted sequences of writes, waits, WAITs

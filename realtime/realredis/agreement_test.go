@@ -13,9 +13,9 @@ import (
 	"github.com/locksim/locksim/internal/redistest"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/realredis"
 )
 
 // longEnv runs the built-ins that take more than longCut of wall time too.
