@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/locksim/locksim/internal/strictyaml"
@@ -748,9 +747,6 @@ func anyUses(ts []template, name string) bool {
 	return false
 }
 
-// supportNode answers which commands a node runs; one is enough for all.
-var supportNode = sync.OnceValue(func() *node.Node { return node.New(0) })
-
 func (v *validator) command(field string, nodes []yaml.Node) []template {
 	if len(nodes) == 0 {
 		v.fail(field, "empty: want the command and its arguments, such as [SET, \"{key}\", \"{token}\", NX]")
@@ -768,7 +764,7 @@ func (v *validator) command(field string, nodes []yaml.Node) []template {
 	switch {
 	case !ok:
 		v.fail(field+"[0]", "the command name cannot be a placeholder")
-	case !supportNode().Supported(name) && !node.RunByEngine(name):
+	case !node.Supported(name) && !node.RunByEngine(name):
 		v.fail(field+"[0]", "%s is not a command locksim's Redis (miniredis) runs", strconv.Quote(name))
 	}
 	return args
@@ -810,7 +806,7 @@ func (v *validator) script(field string, f *stepFile) []template {
 		return nil
 	}
 	for _, m := range scriptCall.FindAllStringSubmatch(src, -1) {
-		if !supportNode().Supported(m[1]) {
+		if !node.Supported(m[1]) {
 			line := strings.Count(src[:strings.Index(src, m[0])], "\n") + 1
 			v.fail(field, "%s:%d: %s is not a command locksim's Redis (miniredis) runs", name, line, strconv.Quote(m[1]))
 			return nil
