@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/internal/fuzzing"
 )
 
 // FuzzParseFile: no algorithm file, however hostile, panics the loader, and
 // every error is one line naming the file. The examples are the seed corpus.
 func FuzzParseFile(f *testing.F) {
+	fuzzing.ShortMinimize(f)
 	paths, _ := filepath.Glob("../examples/*.yaml")
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
