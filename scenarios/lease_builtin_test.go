@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -150,7 +151,7 @@ func TestReentrantAlgoFileUnderNone(t *testing.T) {
 
 func loadExample(t *testing.T, name string) locks.Algorithm {
 	t.Helper()
-	a, err := locks.LoadFile(filepath.Join("..", "examples", name))
+	a, err := algofile.LoadFile(filepath.Join("..", "examples", name))
 	if err != nil {
 		t.Fatal(err)
 	}
