@@ -18,7 +18,7 @@ const MinimizeBudget = "1000x"
 // in the input: on a YAML or JSON file of a few kilobytes, each new input
 // took the whole budget, so a 60 s run explored for its first few seconds and
 // then minimised (0 execs/s shown) until the end.
-func ShortMinimize(f *testing.F) {
+func ShortMinimize(tb testing.TB) {
 	const name = "test.fuzzminimizetime"
 	set := false
 	flag.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
@@ -26,6 +26,6 @@ func ShortMinimize(f *testing.F) {
 		return
 	}
 	if err := flag.Set(name, MinimizeBudget); err != nil {
-		f.Fatalf("-%s %s: %v", name, MinimizeBudget, err)
+		tb.Fatalf("-%s %s: %v", name, MinimizeBudget, err)
 	}
 }
