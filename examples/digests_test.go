@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/judge"
-	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -29,7 +29,7 @@ var digestFiles = []string{"hash-reentrant.yaml", "php-eval.yaml", "set-nx-px-to
 func TestExampleDigests(t *testing.T) {
 	var b strings.Builder
 	for _, name := range digestFiles {
-		file, err := locks.LoadFile(name)
+		file, err := algofile.LoadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/explore"
-	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 )
 
@@ -31,7 +31,7 @@ func TestVerdictsDoNotDependOnTheKeysEncoding(t *testing.T) {
 		{"hash-never-deletes.yaml", model.VerdictStale},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			algo, err := locks.LoadFile(filepath.Join("testdata", "encodings", c.file))
+			algo, err := algofile.LoadFile(filepath.Join("testdata", "encodings", c.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestVerdictsDoNotDependOnTheKeysEncoding(t *testing.T) {
 // node recorded a hash's content (it read as ""), the checker saw no new
 // version and called this lock stuck at run 157 of seed 1.
 func TestHashLocksOrphanedAcquiresAreLeases(t *testing.T) {
-	algo, err := locks.LoadFile(filepath.Join("testdata", "encodings", "hash-per-try.yaml"))
+	algo, err := algofile.LoadFile(filepath.Join("testdata", "encodings", "hash-per-try.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -42,7 +43,7 @@ func run(t *testing.T, s *scenarios.Scenario, algo locks.Algorithm) (*judge.Outc
 // file and with the built-in it reproduces: same verdict, same digest.
 func TestExamplesMatchBuiltins(t *testing.T) {
 	for _, pc := range parity {
-		file, err := locks.LoadFile(pc.file)
+		file, err := algofile.LoadFile(pc.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestExamplesMatchBuiltinsUnderFaults(t *testing.T) {
 	}
 	errorsSeen := map[string]int{}
 	for _, pc := range parity {
-		file, err := locks.LoadFile(pc.file)
+		file, err := algofile.LoadFile(pc.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func TestReadmeExample(t *testing.T) {
 		t.Fatal("README.md has no yaml block")
 	}
 	extend := "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end\nreturn 0"
-	a, err := locks.ParseFile("README.md", []byte(src), func(string) ([]byte, error) { return []byte(extend), nil })
+	a, err := algofile.ParseFile("README.md", []byte(src), func(string) ([]byte, error) { return []byte(extend), nil })
 	if err != nil {
 		t.Fatal(err)
 	}

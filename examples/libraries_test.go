@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -166,7 +167,7 @@ var libraryVerdicts = []struct {
 func TestLibraryFiles(t *testing.T) {
 	var algos []locks.Algorithm
 	for _, f := range libraryFiles {
-		a, err := locks.LoadFile(f)
+		a, err := algofile.LoadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestPythonRedisLockSilentRenewal(t *testing.T) {
 	for _, c := range []struct {
 		src, broke string
 	}{{string(data), model.BrokeLostUpdate}, {told, model.BrokeOverlap}} {
-		a, err := locks.ParseFile("python-redis-lock.yaml", []byte(c.src), read)
+		a, err := algofile.ParseFile("python-redis-lock.yaml", []byte(c.src), read)
 		if err != nil {
 			t.Fatal(err)
 		}

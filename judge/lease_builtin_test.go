@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -151,7 +152,7 @@ func TestReentrantAlgoFileUnderNone(t *testing.T) {
 
 func loadExample(t *testing.T, name string) locks.Algorithm {
 	t.Helper()
-	a, err := locks.LoadFile(filepath.Join("..", "examples", name))
+	a, err := algofile.LoadFile(filepath.Join("..", "examples", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/judge"
-	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -43,7 +43,7 @@ release:
 // An algorithm file that sends WAIT gets the replicas' answer: 1 where the
 // replica keeps up (failover-wait, safe), 0 where it lags (unsafe).
 func TestWaitFromAlgorithmFile(t *testing.T) {
-	algo, err := locks.ParseFile("wait.yaml", []byte(waitFile), nil)
+	algo, err := algofile.ParseFile("wait.yaml", []byte(waitFile), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

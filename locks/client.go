@@ -61,10 +61,10 @@ func bulk(algo, step string, r sim.Reply) (s string, ok bool, err error) {
 	return "", false, clientErr(algo, step, "want a string or nil reply, got %s", r)
 }
 
-// stamp is the local clock as an integer count of res since the Unix epoch,
+// Stamp is the local clock as an integer count of res since the Unix epoch,
 // truncated as the documents truncate: int(time.time()) and PHP's time() for
 // time.Second, System.currentTimeMillis() for time.Millisecond.
-func stamp(t time.Time, res time.Duration) int64 {
+func Stamp(t time.Time, res time.Duration) int64 {
 	if res <= 0 {
 		res = time.Second // Validate rejects it; never divide by zero
 	}
@@ -76,8 +76,8 @@ func stamp(t time.Time, res time.Duration) int64 {
 	return q
 }
 
-// units is d counted in res, rounded up: LOCK_TIMEOUT = 3 s in seconds is 3.
-func units(d, res time.Duration) int64 {
+// Units is d counted in res, rounded up: LOCK_TIMEOUT = 3 s in seconds is 3.
+func Units(d, res time.Duration) int64 {
 	if res <= 0 {
 		res = time.Second
 	}
@@ -86,17 +86,17 @@ func units(d, res time.Duration) int64 {
 
 // seconds and millis are a TTL as EXPIRE and PX take it, rounded up and at
 // least 1 (EXPIRE 0 would delete the key at once).
-func seconds(d time.Duration) string { return strconv.FormatInt(max(units(d, time.Second), 1), 10) }
-func millis(d time.Duration) string  { return strconv.FormatInt(max(units(d, time.Millisecond), 1), 10) }
+func seconds(d time.Duration) string { return strconv.FormatInt(max(Units(d, time.Second), 1), 10) }
+func millis(d time.Duration) string  { return strconv.FormatInt(max(Units(d, time.Millisecond), 1), 10) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// lastTry reports whether try (1-based) is the last one Retries allows.
-func lastTry(try, retries int) bool { return retries != Forever && try >= retries }
+// LastTry reports whether try (1-based) is the last one Retries allows.
+func LastTry(try, retries int) bool { return retries != Forever && try >= retries }
 
-// token is a random lock value from the process's own source: 20 bytes in
+// RandomToken is a random lock value from the process's own source: 20 bytes in
 // hex, as redis.io's distlock page suggests.
-func token(p sim.Proc) string {
+func RandomToken(p sim.Proc) string {
 	r := p.Rand()
 	// fmt.Sprintf("%016x%016x%08x", ...) without fmt: a token per acquire
 	// attempt made fmt a sixth of explore's time.
@@ -116,9 +116,9 @@ func putHex(dst []byte, v uint64) {
 	}
 }
 
-// jitter is a random delay with mean d, uniform in [d/2, 3d/2): "retry after
+// Jitter is a random delay with mean d, uniform in [d/2, 3d/2): "retry after
 // a random delay in order to try to desynchronize multiple clients".
-func jitter(p sim.Proc, d time.Duration) time.Duration {
+func Jitter(p sim.Proc, d time.Duration) time.Duration {
 	if d <= 1 {
 		return d
 	}

@@ -96,10 +96,10 @@ func (l *hashReentrant) Acquire(p sim.Proc) (sim.Lease, error) {
 		if err == nil && r.Kind == node.Nil {
 			return sim.Lease{Held: true, Token: owner}, nil
 		}
-		if lastTry(try, l.p.Retries) {
+		if LastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
-		p.Sleep(jitter(p, l.p.RetrySleep))
+		p.Sleep(Jitter(p, l.p.RetrySleep))
 	}
 }
 

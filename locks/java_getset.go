@@ -38,7 +38,7 @@ type javaGetset struct {
 func (l *javaGetset) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		lease, err := l.lock(p)
-		if err != nil || lease.Held || lastTry(try, l.p.Retries) {
+		if err != nil || lease.Held || LastTry(try, l.p.Retries) {
 			return lease, err
 		}
 		p.Sleep(l.p.RetrySleep)
@@ -49,7 +49,7 @@ func (l *javaGetset) Acquire(p sim.Proc) (sim.Lease, error) {
 func (l *javaGetset) lock(p sim.Proc) (sim.Lease, error) {
 	key := l.p.Key
 	// String expireTime = String.valueOf(System.currentTimeMillis() + LOCK_TIMEOUT * 1000);
-	expireTime := itoa(stamp(p.Now(), l.p.Resolution) + units(l.p.TTL, l.p.Resolution))
+	expireTime := itoa(Stamp(p.Now(), l.p.Resolution) + Units(l.p.TTL, l.p.Resolution))
 	// "setnx 返回1 … 也就是get锁": SETNX returned 1, we hold the lock.
 	r, err := call(p, l.name, "redisClient.setnx(key, expireTime)", 0, "SETNX", key, expireTime)
 	if err != nil {
@@ -84,7 +84,7 @@ func (l *javaGetset) lock(p sim.Proc) (sim.Lease, error) {
 		return sim.Lease{}, clientErr(l.name, "Long.parseLong(redisClient.get(key))",
 			"NumberFormatException: For input string: %q", current)
 	}
-	if expiry < stamp(p.Now(), l.p.Resolution) {
+	if expiry < Stamp(p.Now(), l.p.Resolution) {
 		r, err = call(p, l.name, "redisClient.getSet(key, expireTime)", 0, "GETSET", key, expireTime)
 		if err != nil {
 			return sim.Lease{}, err

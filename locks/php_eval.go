@@ -41,7 +41,7 @@ var phpEvalAlgorithm = register(Algorithm{
 	},
 	Defaults: Params{Key: "lock_goods:300", TTL: 3 * time.Second, Retries: 3, RetrySleep: 300 * time.Millisecond, Resolution: time.Second},
 	// The key's TTL, LOCK_EXPIRE + 1, bounds it; the timestamp agrees.
-	lifetime: func(p Params) time.Duration { return time.Duration(units(p.TTL, time.Second)+1) * time.Second },
+	lifetime: func(p Params) time.Duration { return time.Duration(Units(p.TTL, time.Second)+1) * time.Second },
 	check: func(p Params) error {
 		if p.Resolution != time.Second {
 			return fmt.Errorf("php-eval: resolution %s: the script hands LOCK_EXPIRE to EXPIRE, so timestamps are PHP's time(), whole seconds", p.Resolution)
@@ -67,9 +67,9 @@ type phpEval struct {
 // 1, $this->lockKey, time()+self::LOCK_EXPIRE+1, self::LOCK_EXPIRE, time());
 func (l *phpEval) acquire(p sim.Proc) (int64, error) {
 	const step = "eval(getLockScript())"
-	expire := units(l.p.TTL, time.Second)
-	expired := stamp(p.Now(), time.Second) + expire + 1 // time()+self::LOCK_EXPIRE+1
-	now := stamp(p.Now(), time.Second)                  // time(), read again
+	expire := Units(l.p.TTL, time.Second)
+	expired := Stamp(p.Now(), time.Second) + expire + 1 // time()+self::LOCK_EXPIRE+1
+	now := Stamp(p.Now(), time.Second)                  // time(), read again
 	r, err := call(p, l.name, step, 0, "EVAL", phpEvalLockScript, "1", l.p.Key, itoa(expired), itoa(expire), itoa(now))
 	if err != nil {
 		return 0, err
@@ -102,7 +102,7 @@ func (l *phpEval) Acquire(p sim.Proc) (sim.Lease, error) {
 // Release is public function unlock(): $this->client->eval($this->getUnLockScript(),
 // 1, $this->lockKey, time()); its reply is not looked at.
 func (l *phpEval) Release(p sim.Proc, _ sim.Lease) error {
-	now := stamp(p.Now(), time.Second)
+	now := Stamp(p.Now(), time.Second)
 	_, err := call(p, l.name, "eval(getUnLockScript())", 0, "EVAL", phpEvalUnlockScript, "1", l.p.Key, itoa(now))
 	return err
 }

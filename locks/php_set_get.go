@@ -41,7 +41,7 @@ type phpSetGet struct {
 func (l *phpSetGet) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		lease, err := l.getLock(p)
-		if err != nil || lease.Held || lastTry(try, l.p.Retries) {
+		if err != nil || lease.Held || LastTry(try, l.p.Retries) {
 			return lease, err
 		}
 		p.Sleep(l.p.RetrySleep) // "等待获得锁": wait for the lock
@@ -51,8 +51,8 @@ func (l *phpSetGet) Acquire(p sim.Proc) (sim.Lease, error) {
 // getLock is private function _getLock($resourceId).
 func (l *phpSetGet) getLock(p sim.Proc) (sim.Lease, error) {
 	key := l.p.Key
-	now := stamp(p.Now(), l.p.Resolution)               // $now = time();
-	value := itoa(now + units(l.p.TTL, l.p.Resolution)) // "设置锁过期时间为当前系统时间 + 30秒"
+	now := Stamp(p.Now(), l.p.Resolution)               // $now = time();
+	value := itoa(now + Units(l.p.TTL, l.p.Resolution)) // "设置锁过期时间为当前系统时间 + 30秒"
 	// $success = (int)$this->redis->setnx($key, $value);
 	// if ($success > 0) { return true; } — "无锁状态": nobody held it.
 	r, err := l.do(p, "$this->redis->setnx($key, $value)", "SETNX", key, value)

@@ -50,8 +50,8 @@ func (l *pythonSetnx) Acquire(p sim.Proc) (sim.Lease, error) {
 	key := l.p.Key
 	lock := false // lock = 0
 	for try := 1; !lock; try++ {
-		now := stamp(p.Now(), l.p.Resolution)                    // now = int(time.time())
-		l.lockTimeout = now + units(l.p.TTL, l.p.Resolution) + 1 // lock_timeout = now + LOCK_TIMEOUT + 1
+		now := Stamp(p.Now(), l.p.Resolution)                    // now = int(time.time())
+		l.lockTimeout = now + Units(l.p.TTL, l.p.Resolution) + 1 // lock_timeout = now + LOCK_TIMEOUT + 1
 		// lock = redis_client.setnx(lock_key, lock_timeout)
 		r, err := call(p, l.name, "redis_client.setnx(lock_key, lock_timeout)", 0, "SETNX", key, itoa(l.lockTimeout))
 		if err != nil {
@@ -80,7 +80,7 @@ func (l *pythonSetnx) Acquire(p sim.Proc) (sim.Lease, error) {
 				break
 			}
 		}
-		if lastTry(try, l.p.Retries) {
+		if LastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
 		p.Sleep(l.p.RetrySleep) // time.sleep(0.001)
@@ -111,7 +111,7 @@ func (l *pythonSetnx) int(p sim.Proc, step string, args ...string) (int64, error
 func (l *pythonSetnx) Release(p sim.Proc, _ sim.Lease) error {
 	// now = int(time.time())
 	// if now < lock_timeout: redis_client.delete(lock_key)
-	if now := stamp(p.Now(), l.p.Resolution); now < l.lockTimeout {
+	if now := Stamp(p.Now(), l.p.Resolution); now < l.lockTimeout {
 		_, err := call(p, l.name, "redis_client.delete(lock_key)", 0, "DEL", l.p.Key)
 		return err
 	}

@@ -53,7 +53,7 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		// "It gets the current time in milliseconds." One token for all nodes.
 		start := p.Now()
-		tok := token(p)
+		tok := RandomToken(p)
 		granted := 0
 		// "It tries to acquire the lock in all the N instances sequentially,
 		// using the same key name and random value in all the instances."
@@ -72,13 +72,13 @@ func (l *redlock) Acquire(p sim.Proc) (sim.Lease, error) {
 		// "If the client failed to acquire the lock for some reason ... it
 		// will try to unlock all the instances."
 		l.unlockAll(p, tok)
-		if lastTry(try, l.p.Retries) {
+		if LastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
 		// "retry after a random delay in order to try to desynchronize
 		// multiple clients trying to acquire the lock for the same resource
 		// at the same time"
-		p.Sleep(jitter(p, l.p.RetrySleep))
+		p.Sleep(Jitter(p, l.p.RetrySleep))
 	}
 }
 

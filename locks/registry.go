@@ -2,6 +2,8 @@
 // algorithm, each reproducing its document (Documents) step by step with
 // the document's constants and bugs, plus three reference algorithms that
 // come from no document. A registry maps stable names to constructors.
+// Locks written as algorithm files are read by package locks/algofile into
+// the same Algorithm, which runs like a built-in.
 package locks
 
 import (
@@ -62,6 +64,15 @@ type Algorithm struct {
 	lifetime  func(Params) time.Duration
 	multiNode bool
 	check     func(Params) error // limits of this algorithm, beyond the common ones
+}
+
+// Custom completes a defined outside this package (an algorithm file) with
+// what the registry's own constructors set: its lifetime for given
+// parameters, whether it runs on Params.Nodes nodes (else on one), and its
+// limits beyond the common ones (nil: none).
+func Custom(a Algorithm, lifetime func(Params) time.Duration, multiNode bool, check func(Params) error) Algorithm {
+	a.lifetime, a.multiNode, a.check = lifetime, multiNode, check
+	return a
 }
 
 // With merges overrides into the defaults: zero fields keep the defaults.

@@ -66,10 +66,10 @@ func (l *setNXPXToken) Acquire(p sim.Proc) (sim.Lease, error) {
 				return lease, nil
 			}
 		}
-		if lastTry(try, l.p.Retries) {
+		if LastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
-		p.Sleep(jitter(p, l.p.RetrySleep))
+		p.Sleep(Jitter(p, l.p.RetrySleep))
 	}
 }
 

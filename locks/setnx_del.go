@@ -32,7 +32,7 @@ type setnxDel struct {
 func (l *setnxDel) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		// "SETNX lock.foo <current UNIX time + lock timeout + 1>"
-		value := itoa(stamp(p.Now(), l.p.Resolution) + units(l.p.TTL, l.p.Resolution) + 1)
+		value := itoa(Stamp(p.Now(), l.p.Resolution) + Units(l.p.TTL, l.p.Resolution) + 1)
 		r, err := call(p, l.name, "SETNX "+l.p.Key, 0, "SETNX", l.p.Key, value)
 		if err != nil {
 			return sim.Lease{}, err
@@ -48,7 +48,7 @@ func (l *setnxDel) Acquire(p sim.Proc) (sim.Lease, error) {
 		// "If SETNX returns 0 the key is already locked by some other
 		// client. We can either return to the caller if it's a non blocking
 		// lock, or enter a loop retrying to hold the lock until we succeed"
-		if lastTry(try, l.p.Retries) {
+		if LastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
 		p.Sleep(l.p.RetrySleep)

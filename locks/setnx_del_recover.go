@@ -35,7 +35,7 @@ type setnxDelRecover struct {
 }
 
 func (l *setnxDelRecover) value(p sim.Proc) string {
-	return itoa(stamp(p.Now(), l.p.Resolution) + units(l.p.TTL, l.p.Resolution) + 1)
+	return itoa(Stamp(p.Now(), l.p.Resolution) + Units(l.p.TTL, l.p.Resolution) + 1)
 }
 
 func (l *setnxDelRecover) setnx(p sim.Proc, value string) (bool, error) {
@@ -51,7 +51,7 @@ func (l *setnxDelRecover) setnx(p sim.Proc, value string) (bool, error) {
 func (l *setnxDelRecover) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		lease, wait, err := l.attempt(p)
-		if err != nil || lease.Held || lastTry(try, l.p.Retries) {
+		if err != nil || lease.Held || LastTry(try, l.p.Retries) {
 			return lease, err
 		}
 		if wait {
@@ -84,7 +84,7 @@ func (l *setnxDelRecover) attempt(p sim.Proc) (lease sim.Lease, wait bool, err e
 	}
 	// "If such a timestamp is <= the current Unix time the lock is no
 	// longer valid." Still valid: wait, then start over.
-	if ts > stamp(p.Now(), l.p.Resolution) {
+	if ts > Stamp(p.Now(), l.p.Resolution) {
 		return sim.Lease{}, true, nil
 	}
 	// "C1 sends DEL lock.foo"

@@ -23,7 +23,7 @@ var setnxExpireAlgorithm = register(Algorithm{
 	Source:   "toymoban-java",
 	Summary:  "SETNX then a separate EXPIRE 60 (the non-atomic pair the post warns of): a crash between them deadlocks",
 	Defaults: Params{Key: "foo.lock", TTL: 60 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Millisecond},
-	lifetime: func(p Params) time.Duration { return time.Duration(units(p.TTL, time.Second)) * time.Second },
+	lifetime: func(p Params) time.Duration { return time.Duration(Units(p.TTL, time.Second)) * time.Second },
 }, func(name string, p Params) sim.Locker { return &setnxExpire{name: name, p: p} })
 
 type setnxExpire struct {
@@ -36,7 +36,7 @@ func (l *setnxExpire) Acquire(p sim.Proc) (sim.Lease, error) {
 	key := l.p.Key
 	for try := 1; ; try++ {
 		// expireTime = System.currentTimeMillis() + LOCK_TIMEOUT * 1000
-		expireTime := itoa(stamp(p.Now(), l.p.Resolution) + units(l.p.TTL, l.p.Resolution))
+		expireTime := itoa(Stamp(p.Now(), l.p.Resolution) + Units(l.p.TTL, l.p.Resolution))
 		r, err := call(p, l.name, "setnx(key, expireTime)", 0, "SETNX", key, expireTime)
 		if err != nil {
 			return sim.Lease{}, err
@@ -53,7 +53,7 @@ func (l *setnxExpire) Acquire(p sim.Proc) (sim.Lease, error) {
 			l.locked = true
 			return sim.Lease{Held: true, Token: expireTime}, nil
 		}
-		if lastTry(try, l.p.Retries) {
+		if LastTry(try, l.p.Retries) {
 			return sim.Lease{}, nil
 		}
 		p.Sleep(l.p.RetrySleep)

@@ -38,13 +38,13 @@ type setnxGetset struct {
 }
 
 func (l *setnxGetset) value(now int64) string {
-	return itoa(now + units(l.p.TTL, l.p.Resolution) + 1)
+	return itoa(now + Units(l.p.TTL, l.p.Resolution) + 1)
 }
 
 func (l *setnxGetset) Acquire(p sim.Proc) (sim.Lease, error) {
 	for try := 1; ; try++ {
 		lease, wait, err := l.attempt(p)
-		if err != nil || lease.Held || lastTry(try, l.p.Retries) {
+		if err != nil || lease.Held || LastTry(try, l.p.Retries) {
 			return lease, err
 		}
 		if wait {
@@ -56,7 +56,7 @@ func (l *setnxGetset) Acquire(p sim.Proc) (sim.Lease, error) {
 func (l *setnxGetset) attempt(p sim.Proc) (lease sim.Lease, wait bool, err error) {
 	key := l.p.Key
 	// "C4 sends SETNX lock.foo in order to acquire the lock"
-	value := l.value(stamp(p.Now(), l.p.Resolution))
+	value := l.value(Stamp(p.Now(), l.p.Resolution))
 	r, err := call(p, l.name, "SETNX "+key, 0, "SETNX", key, value)
 	if err != nil {
 		return sim.Lease{}, false, err
@@ -82,7 +82,7 @@ func (l *setnxGetset) attempt(p sim.Proc) (lease sim.Lease, wait bool, err error
 	// "If not it will sleep one second (for instance) and retry from the
 	// start." Expired means "the UNIX time at lock.foo is older than the
 	// current UNIX time".
-	now := stamp(p.Now(), l.p.Resolution)
+	now := Stamp(p.Now(), l.p.Resolution)
 	if !(ts < now) {
 		return sim.Lease{}, true, nil
 	}

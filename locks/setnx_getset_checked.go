@@ -33,7 +33,7 @@ func (l *setnxGetsetChecked) Release(p sim.Proc, lease sim.Lease) error {
 	if err != nil {
 		return clientErr(l.name, "check timeout before DEL", "lease token %q is not a timestamp", lease.Token)
 	}
-	if until <= stamp(p.Now(), l.p.Resolution) {
+	if until <= Stamp(p.Now(), l.p.Resolution) {
 		return nil // expired: another client may hold it now
 	}
 	_, err = call(p, l.name, "DEL "+l.p.Key, 0, "DEL", l.p.Key)

@@ -18,13 +18,13 @@ type tokenSource struct {
 }
 
 // next is the token for the next try: drawn now, or the call's kept one.
-// The draw is the same one token() makes, so scope try leaves every run's
+// The draw is the same one RandomToken makes, so scope try leaves every run's
 // random stream, and digest, as it was.
 func (s *tokenSource) next(p sim.Proc) string {
 	if s.scope == TokenAcquire && s.tok != "" {
 		return s.tok
 	}
-	s.tok = token(p)
+	s.tok = RandomToken(p)
 	return s.tok
 }
 

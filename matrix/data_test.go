@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/locksim/locksim/internal/fuzzing"
 	"os"
 	"reflect"
 	"regexp"
@@ -251,6 +252,7 @@ func TestMatrixDiff(t *testing.T) {
 // Read never panics, and what it reads from Markdown it writes back
 // and reads again the same.
 func FuzzReadMatrix(f *testing.F) {
+	fuzzing.ShortMinimize(f) // long inputs: see internal/fuzzing
 	var md, js bytes.Buffer
 	_ = WriteMarkdown(&md, sample())
 	_ = WriteJSON(&js, sample())

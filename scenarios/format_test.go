@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/internal/fuzzing"
 )
 
 const minimal = `
@@ -146,6 +148,7 @@ func TestHostileInput(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
+	fuzzing.ShortMinimize(f)
 	f.Add([]byte(minimal))
 	for _, lock := range []string{"", "go_lock: TestX\n", "algorithm_file: {path: ../a.yaml, sha256: " + sum + "}\n"} {
 		f.Add([]byte(withLock(lock)))

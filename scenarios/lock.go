@@ -25,7 +25,7 @@ type AlgorithmFile struct {
 	// Path is the file, relative to the scenario file's folder with '/'
 	// between names (as written on any system), or absolute.
 	Path string `yaml:"path"`
-	// SHA256 is the sum locks.LoadFileSum gives: the hex sha256 of the file
+	// SHA256 is the sum algofile.LoadFileSum gives: the hex sha256 of the file
 	// followed by the script files it reads.
 	SHA256 string `yaml:"sha256"`
 }

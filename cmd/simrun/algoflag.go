@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -19,7 +20,7 @@ import (
 type algoFlags struct {
 	Name string // --algo
 	File string // --algo-file
-	sum  string // the file's, once resolve loaded it (locks.LoadFileSum)
+	sum  string // the file's, once resolve loaded it (algofile.LoadFileSum)
 }
 
 // addAlgoFlags registers --algo (with its command's usage) and --algo-file.
@@ -65,9 +66,9 @@ func loadAlgoFile(path string) (locks.Algorithm, error) {
 	return a, err
 }
 
-// loadAlgoFileSum is loadAlgoFile with the file's sum (locks.LoadFileSum).
+// loadAlgoFileSum is loadAlgoFile with the file's sum (algofile.LoadFileSum).
 func loadAlgoFileSum(path string) (locks.Algorithm, string, error) {
-	a, sum, err := locks.LoadFileSum(path)
+	a, sum, err := algofile.LoadFileSum(path)
 	if err != nil {
 		if _, serr := scenarios.Load(path); serr == nil {
 			return a, sum, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
@@ -82,7 +83,7 @@ func loadAlgoFileSum(path string) (locks.Algorithm, string, error) {
 func resolveScenario(arg string) (*scenarios.Scenario, error) {
 	s, err := scenarios.Resolve(arg)
 	if err != nil && isFile(arg) {
-		if _, aerr := locks.LoadFile(arg); aerr == nil {
+		if _, aerr := algofile.LoadFile(arg); aerr == nil {
 			return nil, fmt.Errorf("%s is an algorithm file, not a scenario: pass it with --algo-file "+
 				"('simrun run SCENARIO --algo-file %s')", arg, shellWord(arg))
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -14,7 +15,7 @@ import (
 // file's, and sizes the workload, the faults and the event cap by it;
 // DrawTTL draws the TTL from 0.5 to 4 s.
 func TestOwnTTL(t *testing.T) {
-	file, err := locks.ParseFile("long.yaml", []byte(`
+	file, err := algofile.ParseFile("long.yaml", []byte(`
 name: long-lock
 key: k
 ttl: 60s

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -88,15 +89,35 @@ func TestRefused(t *testing.T) {
 }
 
 func TestSupported(t *testing.T) {
-	n := New(1)
 	for cmd, want := range map[string]bool{
 		"GET": true, "get": true, "Eval": true, "EVALSHA": true, "SCRIPT": true,
 		"XREAD": true, "MULTI": true,
 		"BLPOP": false, "blpop": false, "WAIT": false, "HELLO": false, "QUIT": false,
 		"SUBSCRIBE": false, "NOPE": false, "WAITAOF": false,
 	} {
-		if got := n.Supported(cmd); got != want {
+		if got := Supported(cmd); got != want {
 			t.Errorf("Supported(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// TestCommandTableIsMiniredis: the static table Supported reads holds
+// exactly the commands a node's miniredis registers, read from its private
+// table, so a miniredis upgrade that adds or drops one fails here.
+func TestCommandTableIsMiniredis(t *testing.T) {
+	n := New(1)
+	registered := reflect.ValueOf(n.srv).Elem().FieldByName("cmds").MapKeys()
+	if len(registered) != len(miniredisCommands) {
+		t.Errorf("miniredis registers %d commands, the table has %d", len(registered), len(miniredisCommands))
+	}
+	for _, k := range registered {
+		if !commandTable[k.String()] {
+			t.Errorf("miniredis registers %s, the table lacks it", k.String())
+		}
+	}
+	for _, name := range miniredisCommands {
+		if !n.srv.IsRegisteredCommand(name) {
+			t.Errorf("the table has %s, miniredis does not register it", name)
 		}
 	}
 }

@@ -61,8 +61,3 @@ func blocks(opts []string) bool {
 	}
 	return false
 }
-
-// Supported reports whether the node runs the command name, in any case.
-func (n *Node) Supported(cmd string) bool {
-	return !unsimulated[strings.ToUpper(cmd)] && n.srv.IsRegisteredCommand(cmd)
-}

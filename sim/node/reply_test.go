@@ -1,6 +1,10 @@
 package node
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/locksim/locksim/internal/fuzzing"
+)
 
 func TestParseReply(t *testing.T) {
 	tests := []struct {
@@ -57,6 +61,7 @@ func TestReplyString(t *testing.T) {
 }
 
 func FuzzParseReply(f *testing.F) {
+	fuzzing.ShortMinimize(f)
 	for _, s := range []string{"+OK\r\n", "*2\r\n:1\r\n$-1\r\n", "%1\r\n+k\r\n:1\r\n", "$3\r\nabc\r\n"} {
 		f.Add([]byte(s))
 	}

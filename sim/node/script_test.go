@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/internal/fuzzing"
 )
 
 // TestGlobalsProtected checks that scripts cannot create or change globals,
@@ -328,6 +330,7 @@ func TestFormatNumber(t *testing.T) {
 }
 
 func FuzzCompile(f *testing.F) {
+	fuzzing.ShortMinimize(f)
 	for _, s := range []string{releaseScript, phpAcquireScript, "if then", "local s = 'abc"} {
 		f.Add(s)
 	}
@@ -343,21 +346,25 @@ func FuzzCompile(f *testing.F) {
 // FuzzEval runs arbitrary scripts: none may crash or hang the node, or leave
 // anything behind for the next script. The budget counts VM instructions,
 // not work inside library calls, and gopher-lua's gsub is quadratic: scripts
-// that could build or scan long strings are left out.
+// that could build or scan long strings are left out. One node runs them
+// all, Reset between scripts as between runs: New per script cost a
+// millisecond, and a reused Lua state is what a run's scripts share.
 func FuzzEval(f *testing.F) {
+	fuzzing.ShortMinimize(f)
 	for _, s := range []string{releaseScript, "x = 1", "rawset(_G, 'redis', 1)", "while true do end",
 		"table.insert(string, 1)", "setfenv(0, {})", "return redis.call('SET', KEYS[1], ARGV[1])"} {
 		f.Add(s)
 	}
 	probe := eval("return {type(redis.call), type(string.format), #KEYS, #ARGV, type(rawget(_G, 'x'))}", nil)
 	want := array(bulk("function"), bulk("function"), integer(0), integer(0), bulk("nil"))
+	n := New(1)
 	f.Fuzz(func(t *testing.T, script string) {
 		for _, slow := range []string{"rep", "sub", "find", "match", "format", "concat", ".."} {
 			if strings.Contains(script, slow) {
 				t.Skip()
 			}
 		}
-		n := New(1)
+		n.Reset(1)
 		n.ScriptBudget = 10_000
 		n.Exec(0, t0, eval(script, []string{"k"}, "v"))
 		if got := n.Exec(0, t0, probe); !sameReply(got, want) {

@@ -1,9 +1,11 @@
-package locks
+package algofile
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/locks"
 )
 
 // tokenFile is a file whose acquire takes a SET NX with {token} and retries
@@ -50,7 +52,7 @@ func TestFileTokenShapes(t *testing.T) {
 			w := newWorld(t, 1)
 			w.exec(0, "SET", "k", "taken")
 			p := w.proc("c1", 0)
-			mustFail(t, a.New(Params{}), p)
+			mustFail(t, a.New(locks.Params{}), p)
 			vals := setValues(w.log)
 			if len(vals) != 3 {
 				t.Fatalf("sent %q", w.log)
@@ -67,7 +69,7 @@ func TestFileTokenShapes(t *testing.T) {
 			// from anywhere else.
 			w2 := newWorld(t, 1)
 			w2.exec(0, "SET", "k", "taken")
-			mustFail(t, a.New(Params{}), w2.proc("c1", 0))
+			mustFail(t, a.New(locks.Params{}), w2.proc("c1", 0))
 			if strings.Join(setValues(w2.log), " ") != strings.Join(vals, " ") {
 				t.Errorf("a second run drew %q, the first %q", setValues(w2.log), vals)
 			}
@@ -82,7 +84,7 @@ func TestFileTokenScopes(t *testing.T) {
 	a := mustParse(t, tokenFile("token: {uuid: true, format: \"{token}:{pid}\", scope: process}"), nil)
 	w := newWorld(t, 1)
 	p := w.proc("c1", 0)
-	l := a.New(Params{})
+	l := a.New(locks.Params{})
 	first := mustAcquire(t, l, p)
 	mustRelease(t, l, p, first)
 	second := mustAcquire(t, l, p)
@@ -91,7 +93,7 @@ func TestFileTokenScopes(t *testing.T) {
 	}
 	// A new incarnation draws its own.
 	w2 := newWorld(t, 1)
-	again := mustAcquire(t, a.New(Params{}), w2.proc("c1", 5))
+	again := mustAcquire(t, a.New(locks.Params{}), w2.proc("c1", 5))
 	if again.Token == first.Token {
 		t.Errorf("another process source drew the same token %q", again.Token)
 	}
@@ -99,7 +101,7 @@ func TestFileTokenScopes(t *testing.T) {
 	b := mustParse(t, tokenFile("token: {hex: 8, scope: acquire}"), nil)
 	w3 := newWorld(t, 1)
 	w3.exec(0, "SET", "k", "taken")
-	mustFail(t, b.New(Params{TokenScope: TokenTry}), w3.proc("c1", 0))
+	mustFail(t, b.New(locks.Params{TokenScope: locks.TokenTry}), w3.proc("c1", 0))
 	if v := setValues(w3.log); v[0] == v[1] {
 		t.Errorf("token_scope try over the file's acquire: tries sent %q", v)
 	}

@@ -1,16 +1,23 @@
-package locks
+package algofile
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/internal/fuzzing"
+	"github.com/locksim/locksim/locks"
 )
 
 // FuzzParseFile: no algorithm file, however hostile, panics the loader, and
 // every error is one line naming the file. The examples are the seed corpus.
 func FuzzParseFile(f *testing.F) {
-	paths, _ := filepath.Glob("../examples/*.yaml")
+	fuzzing.ShortMinimize(f)
+	paths, _ := filepath.Glob("../../examples/*.yaml")
+	if len(paths) == 0 {
+		f.Fatal("no example files to seed from")
+	}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -23,7 +30,7 @@ func FuzzParseFile(f *testing.F) {
 		if strings.Contains(path, "bad") {
 			return []byte("if then"), nil
 		}
-		return os.ReadFile(filepath.Join("../examples", filepath.Clean("/"+path)))
+		return os.ReadFile(filepath.Join("../../examples", filepath.Clean("/"+path)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := ParseFile("f.yaml", data, read)
@@ -34,7 +41,7 @@ func FuzzParseFile(f *testing.F) {
 			}
 			return
 		}
-		if a.New == nil || a.Defaults.TTL <= 0 || a.Defaults.Key == "" || a.Lifetime(Params{}) < 0 {
+		if a.New == nil || a.Defaults.TTL <= 0 || a.Defaults.Key == "" || a.Lifetime(locks.Params{}) < 0 {
 			t.Fatalf("accepted an algorithm it cannot run: %+v", a)
 		}
 	})

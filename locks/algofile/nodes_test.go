@@ -1,8 +1,10 @@
-package locks
+package algofile
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/locks"
 )
 
 func quorumFile(nodes string) string {
@@ -25,18 +27,18 @@ func TestFileQuorum(t *testing.T) {
 		{"nodes: 3\nquorum: 1\n", []int{1, 2}, true},
 	} {
 		a := mustParse(t, quorumFile(c.nodes), nil)
-		if err := a.Validate(Params{}); err != nil {
+		if err := a.Validate(locks.Params{}); err != nil {
 			t.Fatal(err)
 		}
-		if a.NodesNeeded(Params{}) != 3 {
-			t.Fatalf("needs %d nodes", a.NodesNeeded(Params{}))
+		if a.NodesNeeded(locks.Params{}) != 3 {
+			t.Fatalf("needs %d nodes", a.NodesNeeded(locks.Params{}))
 		}
 		w := newWorld(t, 3)
 		for _, n := range c.down {
 			w.down[n] = true
 		}
 		p := w.proc("c1", 0)
-		l := a.New(Params{})
+		l := a.New(locks.Params{})
 		lease, err := l.Acquire(p)
 		if err != nil || lease.Held != c.held {
 			t.Errorf("%q down %v: %+v %v after %q", c.nodes, c.down, lease, err, w.log)
@@ -80,14 +82,14 @@ func TestFileQuorumErrors(t *testing.T) {
 	}
 	// A scenario's nodes override: refused in one line where it cannot run.
 	one := mustParse(t, quorumFile(""), nil)
-	if err := one.Validate(Params{Nodes: 5}); err == nil || !strings.Contains(err.Error(), "mine: nodes 5: this algorithm file runs on one node (give it nodes: and quorum: to run on several)") {
+	if err := one.Validate(locks.Params{Nodes: 5}); err == nil || !strings.Contains(err.Error(), "mine: nodes 5: this algorithm file runs on one node (give it nodes: and quorum: to run on several)") {
 		t.Errorf("nodes 5 on a one-node file: %v", err)
 	}
 	three := mustParse(t, quorumFile("nodes: 3\nquorum: 3\n"), nil)
-	if err := three.Validate(Params{Nodes: 2}); err == nil || !strings.Contains(err.Error(), "mine: nodes 2: fewer than the file's quorum of 3") {
+	if err := three.Validate(locks.Params{Nodes: 2}); err == nil || !strings.Contains(err.Error(), "mine: nodes 2: fewer than the file's quorum of 3") {
 		t.Errorf("quorum 3 of 2: %v", err)
 	}
-	if err := mustParse(t, quorumFile("nodes: 3\n"), nil).Validate(Params{Nodes: 7}); err != nil {
+	if err := mustParse(t, quorumFile("nodes: 3\n"), nil).Validate(locks.Params{Nodes: 7}); err != nil {
 		t.Errorf("a majority of 7: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package locks
+package algofile
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
@@ -38,7 +39,7 @@ release:
   command: [DEL, "{key}"]
 `
 
-func parse(t *testing.T, src string, sc scripts) (Algorithm, error) {
+func parse(t *testing.T, src string, sc scripts) (locks.Algorithm, error) {
 	t.Helper()
 	if sc == nil {
 		sc = scripts{}
@@ -46,7 +47,7 @@ func parse(t *testing.T, src string, sc scripts) (Algorithm, error) {
 	return ParseFile("a.yaml", []byte(src), sc.read)
 }
 
-func mustParse(t *testing.T, src string, sc scripts) Algorithm {
+func mustParse(t *testing.T, src string, sc scripts) locks.Algorithm {
 	t.Helper()
 	a, err := parse(t, src, sc)
 	if err != nil {
@@ -149,7 +150,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"token never set", "name: mine\nkey: k\nttl: 1s\nacquire: {command: [SET, k, v], success: ok}\nrelease: {command: [DEL, k, \"{token}\"]}\n", nil,
 			"a.yaml: release: uses {token}, which the acquire never sets"},
 		{"label with token", withAcquire("  command: [GET, k]\n  label: '{token}'\n  success: ok"), nil, "a.yaml: acquire.label: cannot use {token}"},
-		{"too big", strings.Repeat(" ", MaxAlgoFileSize+1), nil, "a.yaml: file is 1048577 bytes"},
+		{"too big", strings.Repeat(" ", MaxFileSize+1), nil, "a.yaml: file is 1048577 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,7 +201,7 @@ func TestLoadFileSum(t *testing.T) {
 		}
 		return hex.EncodeToString(h.Sum(nil))
 	}
-	ex := filepath.Join("..", "examples")
+	ex := filepath.Join("..", "..", "examples")
 	for _, c := range []struct {
 		file  string
 		parts []string
@@ -239,7 +240,7 @@ func must(t *testing.T, err error) {
 func TestTemplateExpand(t *testing.T) {
 	// 2026-01-01T00:00:05.250Z on the local clock.
 	now := sim.Epoch.Add(5250 * time.Millisecond)
-	p := Params{Key: "lock:{x}", TTL: 2500 * time.Millisecond, Resolution: time.Second}
+	p := locks.Params{Key: "lock:{x}", TTL: 2500 * time.Millisecond, Resolution: time.Second}
 	s := now.Unix()
 	cases := []struct{ in, want string }{
 		{"{key}", "lock:{x}"},
@@ -348,16 +349,16 @@ func TestFileAcquire(t *testing.T) {
 			if c.drop != "" {
 				p.drop = map[string]bool{c.drop: true}
 			}
-			lease, err := a.New(Params{}).Acquire(p)
+			lease, err := a.New(locks.Params{}).Acquire(p)
 			switch {
 			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 				t.Fatalf("error %v, want %q", err, c.err)
 			case c.err == "" && err != nil:
 				t.Fatalf("error %v", err)
 			case err != nil:
-				var ce *ClientError
+				var ce *locks.ClientError
 				if !errors.As(err, &ce) {
-					t.Errorf("%T is not a *ClientError", err)
+					t.Errorf("%T is not a *locks.ClientError", err)
 				}
 			}
 			if lease.Held != c.held || lease.Fence != c.fence {
@@ -392,7 +393,7 @@ release:
 	for _, l := range []struct {
 		name string
 		lk   sim.Locker
-	}{{"file", a.New(Params{})}, {"built-in", locker(t, "set-nx-px-token", Params{Retries: 4})}} {
+	}{{"file", a.New(locks.Params{})}, {"built-in", locker(t, "set-nx-px-token", locks.Params{Retries: 4})}} {
 		w := newWorld(t, 1)
 		w.exec(0, "SET", "resource_name", "taken")
 		p := w.proc("c1", 0)
@@ -423,12 +424,12 @@ release:
 `, scripts{})
 	w := newWorld(t, 1)
 	p := w.proc("c1", 0)
-	lease := mustAcquire(t, a.New(Params{}), p)
+	lease := mustAcquire(t, a.New(locks.Params{}), p)
 	second := fmt.Sprint(p.Now().Add(-2*time.Millisecond).UnixMilli() + 3000) // before GETSET's round trip
 	if lease.Token != second {
 		t.Errorf("lease token %q, want GETSET's value %q (log %q)", lease.Token, second, w.log)
 	}
-	mustRelease(t, a.New(Params{}), p, lease)
+	mustRelease(t, a.New(locks.Params{}), p, lease)
 	if last := w.log[len(w.log)-1]; last != "c1 0 DEL k "+second {
 		t.Errorf("release sent %q", last)
 	}
@@ -448,7 +449,7 @@ func TestFileExtend(t *testing.T) {
 `, nil)
 	w := newWorld(t, 1)
 	p := w.proc("c1", 0)
-	l := a.New(Params{}).(extendingLocker)
+	l := a.New(locks.Params{}).(extendingLocker)
 	lease := mustAcquire(t, l, p)
 	w.advance(5 * time.Second)
 	if ok, err := l.Extend(p, lease); !ok || err != nil {
@@ -460,7 +461,7 @@ func TestFileExtend(t *testing.T) {
 	if ok, err := l.Extend(p, sim.Lease{Held: true, Token: "other"}); ok || err != nil {
 		t.Errorf("extend with another token: %v %v", ok, err)
 	}
-	if _, ok := mustParse(t, minimal, nil).New(Params{}).(sim.Extender); ok {
+	if _, ok := mustParse(t, minimal, nil).New(locks.Params{}).(sim.Extender); ok {
 		t.Errorf("a file without extend is a sim.Extender: renew_every would report its lock lost")
 	}
 }
@@ -468,14 +469,14 @@ func TestFileExtend(t *testing.T) {
 // Scenario params override the file's constants; a file runs on one node.
 func TestFileParams(t *testing.T) {
 	a := mustParse(t, minimal+"retry: {attempts: forever, sleep: 1s}\nresolution: 1ms\nlifetime: '{ttl_s+1}s'\n", nil)
-	want := Params{Key: "k", TTL: 10 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Millisecond}
+	want := locks.Params{Key: "k", TTL: 10 * time.Second, Retries: locks.Forever, RetrySleep: time.Second, Resolution: time.Millisecond}
 	if a.Defaults != want {
 		t.Errorf("defaults %+v, want %+v", a.Defaults, want)
 	}
-	if got := a.Lifetime(Params{TTL: 2500 * time.Millisecond}); got != 4*time.Second {
+	if got := a.Lifetime(locks.Params{TTL: 2500 * time.Millisecond}); got != 4*time.Second {
 		t.Errorf("lifetime %s, want 4s", got)
 	}
-	if err := a.Validate(Params{Nodes: 5}); err == nil || !strings.Contains(err.Error(), "one node") {
+	if err := a.Validate(locks.Params{Nodes: 5}); err == nil || !strings.Contains(err.Error(), "one node") {
 		t.Errorf("nodes 5: %v", err)
 	}
 	for _, c := range []struct {
@@ -486,7 +487,7 @@ func TestFileParams(t *testing.T) {
 		if c.lifetime != "" {
 			src += "lifetime: " + c.lifetime + "\n"
 		}
-		if got := mustParse(t, src, nil).Lifetime(Params{}); got != c.want {
+		if got := mustParse(t, src, nil).Lifetime(locks.Params{}); got != c.want {
 			t.Errorf("lifetime %q: %s, want %s", c.lifetime, got, c.want)
 		}
 	}
@@ -516,13 +517,13 @@ acquire:
 			Nodes:     make([]sim.NodeSpec, 1),
 			Procs:     []sim.ProcSpec{{Name: "c1", Iterations: 2}, {Name: "c2", Iterations: 2}},
 			Network:   sim.Network{Request: sim.Latency{Min: time.Millisecond, Max: time.Millisecond}, Reply: sim.Latency{Min: time.Millisecond, Max: time.Millisecond}, Timeout: time.Second},
-			NewLocker: func(int) sim.Locker { return a.New(Params{}) },
+			NewLocker: func(int) sim.Locker { return a.New(locks.Params{}) },
 			WatchKey:  "k",
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := model.Check(res.History, model.Options{TTL: a.Lifetime(Params{})})
+		v := model.Check(res.History, model.Options{TTL: a.Lifetime(locks.Params{})})
 		if v.Verdict != model.VerdictClientError {
 			t.Errorf("errors %q: verdict %s, want client-error", errorsPolicy, v.Verdict)
 		}
@@ -577,7 +578,7 @@ func TestFileRelease(t *testing.T) {
 			if c.drop != "" {
 				p.drop = map[string]bool{c.drop: true}
 			}
-			err := a.New(Params{}).Release(p, sim.Lease{Held: true, Token: "mine"})
+			err := a.New(locks.Params{}).Release(p, sim.Lease{Held: true, Token: "mine"})
 			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 				t.Errorf("error %v, want %q", err, c.err)
 			}
@@ -590,12 +591,12 @@ func TestFileRelease(t *testing.T) {
 
 // The interpreter against the Go built-in it mirrors, on the real engine.
 func BenchmarkFileVsBuiltin(b *testing.B) {
-	file, err := LoadFile("../examples/setnx-getset.yaml")
+	file, err := LoadFile("../../examples/setnx-getset.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
-	builtin, _ := Lookup("setnx-getset")
-	for _, a := range []Algorithm{builtin, file} {
+	builtin, _ := locks.Lookup("setnx-getset")
+	for _, a := range []locks.Algorithm{builtin, file} {
 		b.Run(a.Name, func(b *testing.B) {
 			procs := []sim.ProcSpec{{Name: "c1", Iterations: 5, Work: 10 * time.Millisecond},
 				{Name: "c2", Iterations: 5, Work: 10 * time.Millisecond}, {Name: "c3", Iterations: 5, Work: 10 * time.Millisecond}}
@@ -603,7 +604,7 @@ func BenchmarkFileVsBuiltin(b *testing.B) {
 			for b.Loop() {
 				if _, err := sim.Run(sim.Config{Seed: 1, Duration: time.Hour, Nodes: make([]sim.NodeSpec, 1), Procs: procs,
 					Network: sim.Network{Request: lat, Reply: lat, Timeout: time.Second}, WatchKey: "lock.foo",
-					NewLocker: func(int) sim.Locker { return a.New(Params{}) }}); err != nil {
+					NewLocker: func(int) sim.Locker { return a.New(locks.Params{}) }}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,10 +1,11 @@
-package locks
+package algofile
 
 import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 	"go.yaml.in/yaml/v3"
 )
@@ -18,7 +19,7 @@ import (
 type tokenShape uint8
 
 const (
-	shapeBuiltin   tokenShape = iota // token(): 20 bytes as 40 hex digits
+	shapeBuiltin   tokenShape = iota // locks.RandomToken: 20 bytes as 40 hex digits
 	shapeHex                         // n bytes as 2n hex digits (redis-py's uuid1().hex is 16)
 	shapeBase64URL                   // n bytes, unpadded base64url (bsm/redislock: 16 bytes, 22 characters)
 	shapeBase64                      // n bytes, padded standard base64 (redsync: 16 bytes, 24 characters)
@@ -97,7 +98,7 @@ func (v *validator) tokenFile(n *yaml.Node) tokenSpec {
 			spec.format = &t
 		case "scope":
 			switch val.Value {
-			case TokenTry, TokenAcquire, tokenProcess:
+			case locks.TokenTry, locks.TokenAcquire, tokenProcess:
 				spec.scope = val.Value
 			default:
 				v.fail(f, "%q: want try (a fresh draw each try), acquire (one per acquire call) or process (one per process incarnation)", val.Value)
@@ -136,7 +137,7 @@ func (s *tokenSpec) draw(p sim.Proc) string {
 		b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
 		return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 	}
-	return token(p)
+	return locks.RandomToken(p)
 }
 
 // randomBytes is n bytes, eight from each draw.

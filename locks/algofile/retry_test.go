@@ -1,4 +1,4 @@
-package locks
+package algofile
 
 import (
 	"crypto/sha1"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/locks"
 )
 
 // retryFile is a file whose SET NX always finds the key taken, with retry
@@ -32,7 +34,7 @@ func sleepsOf(t *testing.T, retry string) ([]time.Duration, int) {
 	w := newWorld(t, 1)
 	w.exec(0, "SET", "k", "taken")
 	p := &sleepProc{proc: w.proc("c1", 0)}
-	lease, err := a.New(Params{}).Acquire(p)
+	lease, err := a.New(locks.Params{}).Acquire(p)
 	if err != nil || lease.Held {
 		t.Fatalf("acquire: %+v %v", lease, err)
 	}
@@ -67,7 +69,7 @@ func TestFileRetry(t *testing.T) {
 	a := mustParse(t, retryFileWith("{attempts: forever, sleep: 300ms, for: ttl}"), nil)
 	w := newWorld(t, 1)
 	w.exec(0, "SET", "k", "taken")
-	mustFail(t, a.New(Params{TTL: time.Second}), w.proc("c1", 0))
+	mustFail(t, a.New(locks.Params{TTL: time.Second}), w.proc("c1", 0))
 	if len(w.log) != 4 {
 		t.Errorf("for: ttl with ttl 1s: %d tries, want 4", len(w.log))
 	}
@@ -111,7 +113,7 @@ func TestFileRetryErrors(t *testing.T) {
 // itself: a lost reply followed by a resend that answers is the answer, not
 // a failed try; resends stop at the first answer and at N.
 func TestFileResend(t *testing.T) {
-	file := func(resend string) Algorithm {
+	file := func(resend string) locks.Algorithm {
 		return mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", \"{token}\", NX]\n  success: ok\n"+resend+
 			"release:\n  command: [DEL, \"{key}\"]\n  resend: 2\n", nil)
 	}
@@ -121,7 +123,7 @@ func TestFileResend(t *testing.T) {
 	p.drop = map[string]bool{}
 	p.before("SET", 1, func() { p.drop["SET"] = true })
 	p.before("SET", 2, func() { p.drop["SET"] = false })
-	lease := mustAcquire(t, file("  resend: 3\n").New(Params{}), p)
+	lease := mustAcquire(t, file("  resend: 3\n").New(locks.Params{}), p)
 	if len(w.log) != 2 || w.log[0] != w.log[1] || !strings.Contains(w.log[0], lease.Token) {
 		t.Errorf("sent %q, want the same SET twice with the lease's token %s", w.log, lease.Token)
 	}
@@ -129,14 +131,14 @@ func TestFileResend(t *testing.T) {
 	w = newWorld(t, 1)
 	p = w.proc("c1", 0)
 	p.drop = map[string]bool{"SET": true}
-	if _, err := file("").New(Params{}).Acquire(p); err == nil || len(w.log) != 1 {
+	if _, err := file("").New(locks.Params{}).Acquire(p); err == nil || len(w.log) != 1 {
 		t.Errorf("no resend: %v after %q", err, w.log)
 	}
 	// Every resend lost: 1 + N sends, then the step's error.
 	w = newWorld(t, 1)
 	p = w.proc("c1", 0)
 	p.drop = map[string]bool{"SET": true}
-	if _, err := file("  resend: 3\n").New(Params{}).Acquire(p); err == nil || !strings.Contains(err.Error(), "timeout") || len(w.log) != 4 {
+	if _, err := file("  resend: 3\n").New(locks.Params{}).Acquire(p); err == nil || !strings.Contains(err.Error(), "timeout") || len(w.log) != 4 {
 		t.Errorf("all lost: %v after %d sends, want a timeout after 4", err, len(w.log))
 	}
 	// An error reply is an answer: not resent.
@@ -144,7 +146,7 @@ func TestFileResend(t *testing.T) {
 	w.exec(0, "LPUSH", "k", "x")
 	p = w.proc("c1", 0)
 	a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [INCR, \"{key}\"]\n  success: integer\n  resend: 3\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
-	if _, err := a.New(Params{}).Acquire(p); err == nil || len(w.log) != 1 {
+	if _, err := a.New(locks.Params{}).Acquire(p); err == nil || len(w.log) != 1 {
 		t.Errorf("error reply: %v after %d sends, want 1", err, len(w.log))
 	}
 
@@ -178,7 +180,7 @@ func TestFileResendBackoff(t *testing.T) {
 	w := newWorld(t, 1)
 	p := &sleepProc{proc: w.proc("c1", 0)}
 	p.drop = map[string]bool{"SET": true}
-	if _, err := a.New(Params{}).Acquire(p); err == nil || len(w.log) != 11 || len(p.each) != 10 {
+	if _, err := a.New(locks.Params{}).Acquire(p); err == nil || len(w.log) != 11 || len(p.each) != 10 {
 		t.Fatalf("%v after %d sends and %d pauses", err, len(w.log), len(p.each))
 	}
 	for k, d := range p.each {
@@ -206,7 +208,7 @@ func TestFileEvalsha(t *testing.T) {
 			"  keys: [\"{key}\"]\n  args: [\"{token}\"]\n  evalsha: "+c.mode+"\n  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
 		w := newWorld(t, 1)
 		p := w.proc("c1", 0)
-		l := a.New(Params{})
+		l := a.New(locks.Params{})
 		lease := mustAcquire(t, l, p)
 		mustRelease(t, l, p, lease)
 		mustAcquire(t, l, p) // the node has the script now (EVAL caches it too)

@@ -1,10 +1,11 @@
-package locks
+package algofile
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -39,7 +40,7 @@ func TestFileRenewEvery(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := mustParse(t, extendFile(c.every), nil)
-		l, ok := a.New(Params{TTL: c.ttl}).(sim.SelfRenewing)
+		l, ok := a.New(locks.Params{TTL: c.ttl}).(sim.SelfRenewing)
 		if !ok {
 			t.Fatalf("%q: not a sim.SelfRenewing", c.every)
 		}
@@ -71,7 +72,7 @@ func TestFileExtendCheckValid(t *testing.T) {
 	a := mustParse(t, extendFile("  check_valid: true\nvalid_if: {drift_factor: 0.01, drift: 2ms}\n"), nil)
 	w := newWorld(t, 1)
 	p := w.proc("c1", 0)
-	l := a.New(Params{}).(extendingLocker)
+	l := a.New(locks.Params{}).(extendingLocker)
 	lease := mustAcquire(t, l, p)
 	// Valid until 10s − 102ms after the acquire began.
 	w.advance(9800 * time.Millisecond)
@@ -88,7 +89,7 @@ func TestFileExtendCheckValid(t *testing.T) {
 	b := mustParse(t, extendFile(""), nil)
 	w = newWorld(t, 1)
 	p = w.proc("c1", 0)
-	lb := b.New(Params{}).(extendingLocker)
+	lb := b.New(locks.Params{}).(extendingLocker)
 	lease = mustAcquire(t, lb, p)
 	w.advance(9800 * time.Millisecond)
 	if ok, _ := lb.Extend(p, lease); !ok {
@@ -130,7 +131,7 @@ release:
 `, nil)
 	w := newWorld(t, 1)
 	p := w.proc("c1", 0)
-	l := a.New(Params{Key: "lock:users"})
+	l := a.New(locks.Params{Key: "lock:users"})
 	lease := mustAcquire(t, l, p)
 	if ok, v, _ := w.key(0, "lock:users"); !ok || v != lease.Token {
 		t.Errorf("the lock key lock:users holds %q, want the token", v)
@@ -152,7 +153,7 @@ func TestFileExtendSilent(t *testing.T) {
 		want  bool
 	}{{"", false}, {"  silent: true\n", true}, {"  silent: false\n", false}} {
 		a := mustParse(t, extendFile(c.extra), nil)
-		s, ok := a.New(Params{}).(sim.SilentRenewal)
+		s, ok := a.New(locks.Params{}).(sim.SilentRenewal)
 		if !ok || s.RenewalFailsSilently() != c.want {
 			t.Errorf("%q: a sim.SilentRenewal %v, silent want %v", c.extra, ok, c.want)
 		}

@@ -1,4 +1,4 @@
-package locks
+package algofile
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -184,7 +185,7 @@ func (t template) literal() (string, bool) {
 // once, when the step begins, so a step's command and its rules see the same
 // {now}; {token} is asked of tok only when the template uses it.
 type env struct {
-	p   Params
+	p   locks.Params
 	now time.Time
 	tok func() string
 	// owner gives {owner} (drawn by ownerID at first use); nil, outside a
@@ -223,23 +224,23 @@ func (e *env) number(name string) int64 {
 	res := e.p.Resolution
 	switch name {
 	case phTTL:
-		return max(units(e.p.TTL, res), 1)
+		return max(locks.Units(e.p.TTL, res), 1)
 	case phTTLms:
-		return max(units(e.p.TTL, time.Millisecond), 1)
+		return max(locks.Units(e.p.TTL, time.Millisecond), 1)
 	case phTTLs:
-		return max(units(e.p.TTL, time.Second), 1)
+		return max(locks.Units(e.p.TTL, time.Second), 1)
 	case phNow:
-		return stamp(e.now, res)
+		return locks.Stamp(e.now, res)
 	case phNowMs:
-		return stamp(e.now, time.Millisecond)
+		return locks.Stamp(e.now, time.Millisecond)
 	case phNowS:
-		return stamp(e.now, time.Second)
+		return locks.Stamp(e.now, time.Second)
 	case phExpireAt:
-		return stamp(e.now, res) + max(units(e.p.TTL, res), 1)
+		return locks.Stamp(e.now, res) + max(locks.Units(e.p.TTL, res), 1)
 	case phExpireAtMs:
-		return stamp(e.now, time.Millisecond) + max(units(e.p.TTL, time.Millisecond), 1)
+		return locks.Stamp(e.now, time.Millisecond) + max(locks.Units(e.p.TTL, time.Millisecond), 1)
 	case phExpireAtS:
-		return stamp(e.now, time.Second) + max(units(e.p.TTL, time.Second), 1)
+		return locks.Stamp(e.now, time.Second) + max(locks.Units(e.p.TTL, time.Second), 1)
 	}
 	return 0 // parseTemplate admits no other name
 }

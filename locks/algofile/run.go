@@ -1,4 +1,4 @@
-package locks
+package algofile
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
@@ -16,7 +17,7 @@ import (
 // policy, each try runs the acquire steps; all on node 0.
 type fileLocker struct {
 	a     *fileAlgo
-	p     Params
+	p     locks.Params
 	owner string // {owner}: drawn at its first use, kept for the incarnation
 	pid   string // {pid}: likewise
 	kept  string // a token drawn for the incarnation (token scope process)
@@ -47,7 +48,7 @@ func (l *fileLocker) scope() string {
 	case l.a.token.scope != "":
 		return l.a.token.scope
 	}
-	return TokenTry
+	return locks.TokenTry
 }
 
 // ownerID is {owner}: the process's name and a random part, as Redisson's
@@ -81,7 +82,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	for n := 1; ; n++ {
 		t := &try{l: l, p: p}
-		if scope != TokenTry {
+		if scope != locks.TokenTry {
 			t.random = kept
 		}
 		tryStart := p.Now()
@@ -114,7 +115,7 @@ func (l *fileLocker) Acquire(p sim.Proc) (sim.Lease, error) {
 				return sim.Lease{}, err
 			}
 		}
-		last := out == outFail || lastTry(n, l.p.Retries)
+		last := out == outFail || locks.LastTry(n, l.p.Retries)
 		var d time.Duration
 		if !last && out == outRetry {
 			d = l.a.retry.sleep(p, l.p.RetrySleep, n)
@@ -287,7 +288,7 @@ func (t *try) run(op *operation) (outcome, error) {
 				out, ruled := s.decideFailure(err)
 				switch {
 				case refused(err) || ruled && out == outError || !ruled && op.errors == outError:
-					return outNone, &ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
+					return outNone, &locks.ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
 				case !ruled:
 					return op.errors, nil
 				case out == outNext:
@@ -306,7 +307,7 @@ func (t *try) run(op *operation) (outcome, error) {
 		}
 		out, err := s.decide(reply, e)
 		if err != nil {
-			return outNone, &ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
+			return outNone, &locks.ClientError{Algorithm: t.l.a.name, Step: label, Err: err}
 		}
 		switch out {
 		case outNext:
@@ -544,7 +545,7 @@ func (r *retryPolicy) sleep(p sim.Proc, base time.Duration, n int) time.Duration
 	}
 	switch {
 	case r.jitter:
-		d = jitter(p, d)
+		d = locks.Jitter(p, d)
 	case r.spread > 0:
 		d = max(d+time.Duration(p.Rand().Int64N(int64(2*r.spread)))-r.spread, 0)
 	}
@@ -557,4 +558,8 @@ func (r *retryPolicy) limitFor(ttl time.Duration) time.Duration {
 		return ttl
 	}
 	return r.limit
+}
+
+func clientErr(algo, step string, format string, args ...any) error {
+	return &locks.ClientError{Algorithm: algo, Step: step, Err: fmt.Errorf(format, args...)}
 }

@@ -1,10 +1,12 @@
-package locks
+package algofile
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/locks"
 )
 
 // onFile is a file with acquire's step body given, 3 tries, a release that
@@ -69,7 +71,7 @@ func TestFileFailureRules(t *testing.T) {
 			if c.drop != "" {
 				p.drop = map[string]bool{c.drop: true}
 			}
-			lease, err := a.New(Params{}).Acquire(p)
+			lease, err := a.New(locks.Params{}).Acquire(p)
 			switch {
 			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 				t.Fatalf("error %v, want %q", err, c.err)
@@ -91,14 +93,14 @@ func TestFileGiveUpAndCleanup(t *testing.T) {
 		a := mustParse(t, onFile(set, extra), nil)
 		w := newWorld(t, 1)
 		w.exec(0, "SET", "k", "taken")
-		_, err := a.New(Params{}).Acquire(w.proc("c1", 0))
+		_, err := a.New(locks.Params{}).Acquire(w.proc("c1", 0))
 		return err, w.log
 	}
 	if err, log := run(""); err != nil || len(log) != 3 {
 		t.Errorf("default: %v after %q", err, log)
 	}
 	err, log := run("retry: {attempts: 3, exhausted: error}\n")
-	var ce *ClientError
+	var ce *locks.ClientError
 	if !errors.As(err, &ce) || err.Error() != "mine: acquire: not acquired after 3 tries: the library throws" || len(log) != 3 {
 		t.Errorf("exhausted error: %v after %q", err, log)
 	}
@@ -131,7 +133,7 @@ func TestFileValidIf(t *testing.T) {
 		a := mustParse(t, "name: mine\nkey: k\nttl: 100ms\nretry: {attempts: 2}\nvalid_if: {drift_factor: 0.5, drift: "+c.plus+"}\n"+
 			"acquire:\n  command: [SET, \"{key}\", \"{token}\", NX, PX, \"{ttl_ms}\"]\n  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
 		w := newWorld(t, 1)
-		lease, err := a.New(Params{}).Acquire(w.proc("c1", 0))
+		lease, err := a.New(locks.Params{}).Acquire(w.proc("c1", 0))
 		if err != nil || lease.Held != c.held {
 			t.Errorf("drift %s: %+v %v after %q", c.plus, lease, err, w.log)
 		}
@@ -182,7 +184,7 @@ func TestFileValidIfWithCleanup(t *testing.T) {
 		"acquire:\n  command: [SET, \"{key}\", \"{token}\", NX, PX, \"{ttl_ms}\"]\n  success: ok\n"+
 		"cleanup:\n  after: try\n  command: [DEL, \"{key}\", cleanup]\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
 	w := newWorld(t, 1)
-	lease, err := a.New(Params{}).Acquire(w.proc("c1", 0))
+	lease, err := a.New(locks.Params{}).Acquire(w.proc("c1", 0))
 	if err != nil || lease.Held || len(w.log) != 4 || !strings.HasSuffix(w.log[1], "DEL k cleanup") || !strings.HasSuffix(w.log[3], "DEL k cleanup") {
 		t.Errorf("%+v %v after %q", lease, err, w.log)
 	}

@@ -1,0 +1,26 @@
+package fuzzing
+
+import (
+	"flag"
+	"testing"
+)
+
+// TestShortMinimize: ShortMinimize leaves the budget the fuzzer reads at
+// MinimizeBudget, unless the command line gave one (go test
+// -fuzzminimizetime 5s ./internal/fuzzing checks that side).
+func TestShortMinimize(t *testing.T) {
+	fl := flag.Lookup("test.fuzzminimizetime")
+	if fl == nil {
+		t.Fatal("the testing package has no -test.fuzzminimizetime flag")
+	}
+	given := false
+	flag.Visit(func(v *flag.Flag) { given = given || v == fl })
+	before := fl.Value.String()
+	ShortMinimize(t)
+	switch got := fl.Value.String(); {
+	case given && got != before:
+		t.Errorf("-fuzzminimizetime %s given, ShortMinimize made it %s", before, got)
+	case !given && got != MinimizeBudget:
+		t.Errorf("minimise budget %s, want %s", got, MinimizeBudget)
+	}
+}
