@@ -11,6 +11,9 @@ import (
 // columns (the trace is folded to the terminal's width, here 100): the
 // README promises it, and a longer line wraps and breaks the columns.
 func TestBuiltinRunsFit100Columns(t *testing.T) {
+	if n := len(scenarios.Names()); n < 30 {
+		t.Fatalf("%d built-ins, want the catalogue's 30 or more", n)
+	}
 	for _, name := range scenarios.Names() {
 		o := builtin(t, name)
 		var b strings.Builder

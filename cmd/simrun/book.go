@@ -26,7 +26,7 @@ import (
 // algorithm's code) and has package book render it into a directory.
 func cmdBook(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("book", flag.ContinueOnError)
-	out := fs.String("o", "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
+	out := addOutFlag(fs, "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
 	runs, seed, workers := addMatrixFlags(fs, "site")
 	shrinkTries := fs.Int("shrink-tries", matrix.DefaultShrinkTries, "shrink each failing cell with at most `N` runs")
 	pos, code, ok := parseFlags(fs, args, stderr)

@@ -55,7 +55,7 @@ func commands() []command {
 				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [--out DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
 		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: proved within bounds, or the first counterexample, shrunk", cmdProve,
 			"Enumerates every schedule of a bounded space on the lock's own code: N clients × R rounds on a fixed network, " +
 				"and at every choice point of every client (about to send a command, a reply arrived, the lock acquired) " +
@@ -64,7 +64,7 @@ func commands() []command {
 				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D. Schedules run level by level, fewest choices first. " +
 				"Prints 'proved within bounds' (exit 0), or the worst verdict met (it stops only at unsafe) at its first schedule, shrunk and written to -o FILE, which " +
 				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See docs/prove.md."},
-		{"merge", "merge [--json] [--out DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
+		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
 			"Writes a static, self-contained site into DIR for teaching and review: index.html ties the five documents " +
@@ -177,7 +177,13 @@ func commandHelp(w io.Writer, fs *flag.FlagSet) {
 		case "string", "value":
 			arg = "VALUE"
 		}
+		if isOutAlias(fs, f.Name) {
+			return // printed with --out
+		}
 		name := dashed(f.Name)
+		if f.Name == "out" && isOutAlias(fs, "o") {
+			name = "-o, --out"
+		}
 		if arg != "" {
 			name += " " + arg
 		}
@@ -284,4 +290,20 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, in
 func fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "simrun %s: %s\n", cmd, text.FirstLine(err.Error()))
 	return exitUsage
+}
+
+// addOutFlag registers --out and its short form -o, one value under two
+// names: every command that writes a file or a directory takes both, so a
+// user need not remember which command spells it which way.
+func addOutFlag(fs *flag.FlagSet, value, usage string) *string {
+	out := fs.String("out", value, usage)
+	fs.StringVar(out, "o", value, "short for --out")
+	return out
+}
+
+// isOutAlias says whether name is the -o that addOutFlag made short for
+// --out, which help prints on --out's line.
+func isOutAlias(fs *flag.FlagSet, name string) bool {
+	o, out := fs.Lookup("o"), fs.Lookup("out")
+	return name == "o" && o != nil && out != nil && o.Value == out.Value
 }

@@ -63,7 +63,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	shrinkTries := fs.Int("shrink-tries", matrix.DefaultShrinkTries, "shrink each failing cell with at most `N` runs (0: do not shrink)")
 	af := addAlgoFlags(fs, "one row: this registered algorithm (default: every one)")
 	asJSON := fs.Bool("json", false, "print the matrix as JSON instead of Markdown")
-	out := fs.String("o", "", "write the matrix to `FILE` instead of standard output")
+	out := addOutFlag(fs, "", "write the matrix to `FILE` instead of standard output")
 	check := fs.String("check", "", "compare the verdicts with a matrix `FILE` made earlier (its seed and runs); exit 1 naming each cell that changed")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
@@ -179,7 +179,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *out != "":
 		if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
-			return bad("o", err)
+			return bad("out", err)
 		}
 		failing := 0
 		for _, c := range got.Cells {

@@ -125,7 +125,7 @@ func TestMatrixBadInput(t *testing.T) {
 		{[]string{"matrix", "--check", "main.go"}, "--check: main.go: not a matrix"},
 		{[]string{"matrix", "--check", good, "--runs", "60"}, "--runs: 60: " + good + " was made with --runs 50"},
 		{[]string{"matrix", "--check", good, "--seed", "2"}, "--seed: 2: " + good + " was made with --seed 1"},
-		{[]string{"matrix", "-o", filepath.Join(dir, "no", "such", "dir.md"), "--runs", "1", "--shrink-tries", "0"}, "--o:"},
+		{[]string{"matrix", "-o", filepath.Join(dir, "no", "such", "dir.md"), "--runs", "1", "--shrink-tries", "0"}, "--out:"},
 	} {
 		code, _, errOut := simrun(c.args...)
 		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "simrun matrix: "+c.want) {

@@ -24,7 +24,7 @@ var mergeStdin io.Reader = os.Stdin
 func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout instead of the YAML")
-	out := fs.String("out", "", "write the winning counterexample.yaml and its reports to `DIR` (without it: the YAML on stdout)")
+	out := addOutFlag(fs, "", "write the winning counterexample.yaml and its reports to `DIR` (without it: the YAML on stdout)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -90,7 +90,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		err = writeExploreSummary(stderr, r, *out)
 	}
 	if err == nil && r.Found && r.Counterexample == nil && yaml != "" && !*asJSON {
-		_, err = fmt.Fprintln(stderr, "printed    the counterexample's YAML on stdout (--out DIR writes it and its reports)")
+		_, err = fmt.Fprintln(stderr, "printed    the counterexample's YAML on stdout (-o/--out DIR writes it and its reports)")
 	}
 	if err != nil {
 		return fail(stderr, "merge", err)

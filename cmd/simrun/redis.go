@@ -18,34 +18,10 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// executeReal runs s (given on the command line as arg) against real Redis
-// at addrs in wall-clock time (run --redis): the same preparation as a
-// simulated run, another backend.
-func executeReal(s *scenarios.Scenario, arg, algo, algoFile, addrs string) (*judge.Outcome, error) {
-	var p *scenarios.Prepared
-	var err error
-	switch {
-	case algoFile != "":
-		a, err := loadAlgoFile(algoFile)
-		if err != nil {
-			return nil, err
-		}
-		p, err = s.PrepareWith(a)
-		if err != nil {
-			return nil, err
-		}
-	case algo != "":
-		if _, err := (&algoFlags{Name: algo}).resolve(); err != nil {
-			return nil, err
-		}
-		if p, err = s.Prepare(algo); err != nil {
-			return nil, err
-		}
-	default: // the scenario's own lock
-		if p, err = prepareOwn(s, arg); err != nil {
-			return nil, err
-		}
-	}
+// executeReal runs the prepared s against real Redis at addrs in wall-clock
+// time (run --redis): the same preparation as a simulated run, another
+// backend.
+func executeReal(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*judge.Outcome, error) {
 	if addrs == realtime.Start {
 		defer stopServersOnSignal()()
 	}

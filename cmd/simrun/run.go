@@ -15,8 +15,7 @@ import (
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	algo := fs.String("algo", "", "replay the scenario's fault plan against the built-in algorithm `NAME` (listed below)")
-	algoFile := fs.String("algo-file", "", "replay the scenario's fault plan against the algorithm defined in `FILE` (see examples/README.md)")
+	algo := addAlgoFlags(fs, "replay the scenario's fault plan against the built-in algorithm `NAME` (listed below)")
 	seed := fs.Uint64("seed", 0, "run with seed `N` instead of the scenario's (0: keep it)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	porc := fs.String("porcupine", "", "write porcupine's HTML visualisation of the lock history to `FILE`")
@@ -31,8 +30,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return fail(stderr, "run", fmt.Errorf("want one scenario name or file, got %d (see 'simrun list')", len(pos)))
 	}
-	if *algo != "" && *algoFile != "" {
-		return fail(stderr, "run", fmt.Errorf("--algo and --algo-file are mutually exclusive: give one"))
+	if algo.Name != "" && algo.File != "" {
+		return fail(stderr, "run", errAlgoBoth)
 	}
 	s, err := resolveScenario(pos[0])
 	if err != nil {
@@ -41,15 +40,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *seed != 0 {
 		s.Seed = *seed
 	}
+	p, err := prepareRun(s, pos[0], algo)
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
 	var o *judge.Outcome
 	if *redis != "" {
-		o, err = executeReal(s, pos[0], *algo, *algoFile, *redis)
-	} else if *algoFile != "" {
-		o, err = executeFile(s, *algoFile)
-	} else if *algo != "" {
-		o, err = executeNamed(s, *algo)
+		o, err = executeReal(s, p, *redis)
 	} else {
-		o, err = executeOwn(s, pos[0])
+		o, err = judge.Prepared(s, p, model.Options{})
 	}
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -78,25 +77,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return runExit(o, *strict, stderr)
 }
 
-// executeNamed replays s against the built-in algorithm name.
-func executeNamed(s *scenarios.Scenario, name string) (*judge.Outcome, error) {
-	if _, err := (&algoFlags{Name: name}).resolve(); err != nil {
-		return nil, err
+// prepareRun prepares s, given on the command line as arg, with the lock the
+// flags name (looked up or loaded once), or else with the lock s names itself.
+func prepareRun(s *scenarios.Scenario, arg string, algo *algoFlags) (*scenarios.Prepared, error) {
+	if algo.Name == "" && algo.File == "" {
+		return prepareOwn(s, arg)
 	}
-	return judge.Run(s, name, model.Options{})
-}
-
-// executeFile replays s against the algorithm defined in an algorithm file.
-func executeFile(s *scenarios.Scenario, path string) (*judge.Outcome, error) {
-	a, err := loadAlgoFile(path)
+	a, err := algo.resolve()
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.PrepareWith(a)
-	if err != nil {
-		return nil, err
-	}
-	return judge.Prepared(s, p, model.Options{})
+	return s.PrepareWith(a)
 }
 
 // colorOK says whether to colour output to w: only a terminal, and never
