@@ -1,0 +1,268 @@
+// Package golock runs a real Go lock library, unmodified, inside locksim's
+// simulation in simulated time: each simulated process gets go-redis v9
+// clients whose connections are locksim connections to the simulated nodes,
+// and the whole run is inside a testing/synctest bubble whose clock the
+// engine moves from event to event, so the library's time.Now, timers,
+// context deadlines and read deadlines follow the simulation.
+//
+// The user writes how the library acquires (NewLock); Check explores the
+// lock under fault classes, as simtest.Check does for a lock written against
+// sim.Proc, and Run runs one scenario of the catalogue or a file:
+//
+//	func TestRedsync(t *testing.T) {
+//		golock.Check(t, func(env *golock.Env) golock.Acquire {
+//			rs := redsync.New(goredis.NewPool(env.Clients[0]))
+//			m := rs.NewMutex(env.Key, redsync.WithExpiry(env.TTL),
+//				redsync.WithGenValueFunc(env.Token))
+//			return func(ctx context.Context) (*golock.Lease, error) {
+//				if err := m.LockContext(ctx); err != nil {
+//					return nil, err
+//				}
+//				return &golock.Lease{Token: m.Value(), Release: func(ctx context.Context) error {
+//					_, err := m.UnlockContext(ctx)
+//					return err
+//				}}, nil
+//			}
+//		}, simtest.Faults("pause"))
+//	}
+//
+// This package lives in its own module (examples/golibs) so that locksim's
+// module does not depend on go-redis: locksim gives a net.Conn-level seam
+// (sim.Library), and the go-redis glue is here.
+package golock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/simtest"
+)
+
+// Env is what one process incarnation's lock is made with.
+type Env struct {
+	Key string
+	TTL time.Duration
+	// Clients are go-redis clients, one per node of the run (Clients[i]
+	// talks to node i); Clients[0] is the one a single-node lock takes. A
+	// *redis.Client is a redis.UniversalClient.
+	Clients []*redis.Client
+	// Rand is the process's deterministic random source. A library that
+	// draws from crypto/rand or the unseeded math/rand (redsync's tokens
+	// and retry delays, bsm/redislock's tokens) makes runs that do not
+	// replay: give it Token and Rand where it takes a function.
+	Rand *rand.Rand
+}
+
+// Token is a 22-character random token from Rand, the shape of redsync's
+// and bsm/redislock's own (16 random bytes, base64), for their options
+// that take a token or a token function.
+func (e *Env) Token() (string, error) {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	b := make([]byte, 22)
+	for i := range b {
+		b[i] = chars[e.Rand.IntN(len(chars))]
+	}
+	return string(b), nil
+}
+
+// Lease is a lock the library says it holds.
+type Lease struct {
+	Token   string                          // for reports; "" if the library hides it
+	Release func(ctx context.Context) error // required
+}
+
+// Acquire takes the lock once, with the library's own retry policy: a
+// lease when it holds it; an error (or a nil lease) when it does not. Any
+// error counts as not held: real libraries report a lock held by someone
+// else as an error (redsync.ErrFailed, redislock.ErrNotObtained).
+type Acquire func(ctx context.Context) (*Lease, error)
+
+// NewLock makes the lock for one process incarnation: the engine calls it
+// for every process and again when a crashed one restarts, with fresh
+// clients, so what it makes is that process's memory.
+type NewLock func(env *Env) Acquire
+
+// Locker makes newLock a sim.Locker factory for simtest and scenarios. Its
+// lockers work only inside a synctest bubble (Check and Run make one).
+func Locker(newLock NewLock) simtest.NewLocker {
+	return func(p simtest.Params) sim.Locker {
+		return &locker{newLock: newLock, key: p.Key, ttl: p.TTL}
+	}
+}
+
+// locker is one incarnation's lock: the library's objects are made on its
+// first Acquire, when the run's Library for the process exists.
+type locker struct {
+	newLock NewLock
+	key     string
+	ttl     time.Duration
+	lib     *sim.Library
+	acquire Acquire
+	held    *Lease
+}
+
+func (l *locker) setup(p sim.Proc) error {
+	if l.lib != nil {
+		return nil
+	}
+	lib, err := sim.LibraryFor(p, synctest.Wait)
+	if err != nil {
+		return err
+	}
+	env := &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
+	for i := range p.Nodes() {
+		env.Clients = append(env.Clients, newClient(lib, i))
+	}
+	l.lib = lib
+	lib.Call(p, func() { l.acquire = l.newLock(env) })
+	if l.acquire == nil {
+		return errors.New("golock: NewLock returned no Acquire")
+	}
+	return nil
+}
+
+// newClient is a go-redis client whose connections are the run's to node
+// i. RESP2 and no CLIENT SETINFO: locksim's nodes speak RESP2, and the
+// identity commands would only add traffic; every other option is
+// go-redis's default (3 s read and write timeouts, 3 retries).
+func newClient(lib *sim.Library, i int) *redis.Client {
+	return redis.NewClient(&redis.Options{
+		Addr:            "node" + strconv.Itoa(i) + ":6379",
+		Protocol:        2,
+		DisableIdentity: true,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return lib.Dial(i)
+		},
+	})
+}
+
+func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
+	if err := l.setup(p); err != nil {
+		return sim.Lease{}, err
+	}
+	var lease *Lease
+	var err error
+	l.lib.Call(p, func() { lease, err = l.acquire(context.Background()) })
+	if err != nil || lease == nil {
+		return sim.Lease{}, nil
+	}
+	if lease.Release == nil {
+		return sim.Lease{}, errors.New("golock: a Lease without Release")
+	}
+	l.held = lease
+	return sim.Lease{Held: true, Token: lease.Token}, nil
+}
+
+// Release runs the lease's Release. An error ends the process as a client
+// error, as a caller that panics on a failed unlock (redsync's README) or
+// returns it: a Release that does not want that returns nil.
+func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
+	lease := l.held
+	if lease == nil {
+		return errors.New("golock: Release without a held lease")
+	}
+	l.held = nil
+	var err error
+	l.lib.Call(p, func() { err = lease.Release(context.Background()) })
+	return err
+}
+
+// Check explores the lock under the options' fault classes, as
+// simtest.Check does, inside a synctest bubble: one worker (the bubble's
+// clock is one), and shrinking bounded by its count of runs only (the
+// bubble's clock is not the wall clock).
+func Check(t *testing.T, newLock NewLock, opts ...simtest.Option) bool {
+	t.Helper()
+	ok := false
+	synctest.Test(t, func(t *testing.T) {
+		opts := append(append([]simtest.Option(nil), opts...), simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
+		ok = simtest.Check(t, Locker(newLock), opts...)
+	})
+	return ok
+}
+
+// Explore is Check returning what it found instead of failing t: the
+// shrunk failure, or nil.
+func Explore(t *testing.T, newLock NewLock, opts ...simtest.Option) (f *simtest.Failure, err error) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		opts := append(append([]simtest.Option(nil), opts...), simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
+		f, err = simtest.Explore(Locker(newLock), opts...)
+	})
+	return f, err
+}
+
+// Run runs one scenario (a catalogue name or a file) against the lock
+// inside a bubble, with every checker, and returns its outcome.
+func Run(t *testing.T, newLock NewLock, scenario string) (o *scenarios.Outcome, err error) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		o, err = RunInBubble(newLock, scenario)
+	})
+	return o, err
+}
+
+// RunInBubble is Run for a caller already inside a synctest bubble (one
+// that runs several scenarios in one).
+func RunInBubble(newLock NewLock, scenario string) (*scenarios.Outcome, error) {
+	s, err := scenarios.Resolve(scenario)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseClientClocks(s); err != nil {
+		return nil, err
+	}
+	a := algorithm(newLock, s)
+	p, err := s.PrepareWith(a)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", scenario, err)
+	}
+	return s.ExecutePrepared(p, model.Options{})
+}
+
+// algorithm makes newLock a locks.Algorithm a scenario can run: its key and
+// TTL are the scenario's, else "lock" and 30 s.
+func algorithm(newLock NewLock, s *scenarios.Scenario) locks.Algorithm {
+	a := locks.Algorithm{
+		Name:     "go-lock",
+		Source:   "Go code checked by golock",
+		Summary:  "a real Go lock library",
+		Defaults: locks.Params{Key: "lock", TTL: 30 * time.Second, Resolution: time.Millisecond},
+	}
+	newLocker := Locker(newLock)
+	a.New = func(o locks.Params) sim.Locker {
+		p := a.With(o)
+		return newLocker(simtest.Params{Key: p.Key, TTL: p.TTL})
+	}
+	return a
+}
+
+// refuseClientClocks refuses a scenario whose clients' clocks differ from
+// true time: a library reads time.Now, which is the bubble's, one clock for
+// every goroutine. Node clocks (their offsets, drifts and jumps) apply.
+func refuseClientClocks(s *scenarios.Scenario) error {
+	for _, c := range s.Clients {
+		if c.Clock != (scenarios.Clock{}) {
+			return fmt.Errorf("clients: %s: clock: a Go library reads time.Now, the run's one clock: client clock skew cannot reach it", c.Name)
+		}
+	}
+	for i, f := range s.Faults {
+		if f.Kind == "proc-clock-jump" {
+			return fmt.Errorf("faults[%d]: proc-clock-jump: a Go library reads time.Now, the run's one clock: a client clock jump cannot reach it", i)
+		}
+	}
+	return nil
+}
