@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,6 +60,8 @@ type Library struct {
 	// wakeAt is the end of the pause an evLibrary event is already
 	// scheduled for.
 	wakeAt Time
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // bubble is a run's state for the libraries in it; nil for a run with none.
@@ -118,6 +121,7 @@ func LibraryFor(p Proc, wait func()) (l *Library, err error) {
 		}
 	}
 	l = &Library{b: r.bub, home: h, inc: h.inc}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
 	r.bub.ports = append(r.bub.ports, l)
 	return l, nil
 }
@@ -193,14 +197,55 @@ func (b *bubble) signal() {
 	}
 }
 
-// close closes every connection of the incarnation.
+// Context is the incarnation's life: cancelled when it crashes or the run
+// ends, so that a library call waiting on it (a retry loop, a timer)
+// unwinds. Pass it to the library's calls.
+func (l *Library) Context() context.Context { return l.ctx }
+
+// close closes every connection of the incarnation and cancels its
+// context.
 func (l *Library) close() {
 	l.b.mu.Lock()
-	defer l.b.mu.Unlock()
 	l.dead = true
 	for _, c := range l.conns {
 		c.closeLocked()
 	}
+	l.b.mu.Unlock()
+	l.cancel()
+}
+
+// drain lets the goroutines of the run's library calls end before the run
+// returns: the bubble ends only when every goroutine in it has, and a
+// later run in the same bubble must not share it with this one's. Their
+// connections are closed and their contexts cancelled; a call that still
+// waits on a timer gets up to an hour of the bubble's time. One that never
+// ends is the library's own leak: the bubble reports it when it ends.
+func (b *bubble) drain() {
+	for range 64 {
+		b.wait()
+		if b.callsDone() {
+			return
+		}
+		t := time.NewTimer(time.Minute)
+		select {
+		case <-b.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (b *bubble) callsDone() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.ports {
+		for _, c := range l.calls {
+			if !c.done {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // loopInBubble is the engine's loop once a library is in the run: before
@@ -212,6 +257,7 @@ func (r *runner) loopInBubble() {
 		for _, l := range b.ports {
 			l.close()
 		}
+		b.drain()
 	}()
 	for r.live > 0 {
 		r.settle()

@@ -5,6 +5,7 @@ go 1.26.8
 replace github.com/locksim/locksim => ../..
 
 require (
+	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.18.1
 	github.com/locksim/locksim v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0

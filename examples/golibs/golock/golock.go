@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -135,14 +136,18 @@ func (l *locker) setup(p sim.Proc) error {
 }
 
 // newClient is a go-redis client whose connections are the run's to node
-// i. RESP2 and no CLIENT SETINFO: locksim's nodes speak RESP2, and the
-// identity commands would only add traffic; every other option is
-// go-redis's default (3 s read and write timeouts, 3 retries).
+// i. RESP2, no CLIENT SETINFO and no maintenance notifications: locksim's
+// nodes speak RESP2, the identity commands would only add traffic, and the
+// notifications' set-up resolves the address (a DNS look-up from inside
+// the bubble, which the bubble forbids); the address is an IP literal for
+// the same reason. Every other option is go-redis's default (3 s read and
+// write timeouts, 3 retries).
 func newClient(lib *sim.Library, i int) *redis.Client {
 	return redis.NewClient(&redis.Options{
-		Addr:            "node" + strconv.Itoa(i) + ":6379",
-		Protocol:        2,
-		DisableIdentity: true,
+		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
+		Protocol:                 2,
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return lib.Dial(i)
 		},
@@ -155,7 +160,7 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	var lease *Lease
 	var err error
-	l.lib.Call(p, func() { lease, err = l.acquire(context.Background()) })
+	l.lib.Call(p, func() { lease, err = l.acquire(l.lib.Context()) })
 	if err != nil || lease == nil {
 		return sim.Lease{}, nil
 	}
@@ -176,7 +181,7 @@ func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
 	}
 	l.held = nil
 	var err error
-	l.lib.Call(p, func() { err = lease.Release(context.Background()) })
+	l.lib.Call(p, func() { err = lease.Release(l.lib.Context()) })
 	return err
 }
 
