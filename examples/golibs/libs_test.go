@@ -14,7 +14,8 @@ import (
 
 // redsyncLock is redsync v4 as its README uses it (NewMutex, Lock,
 // Unlock), one pool per node the run has (pools ≤ 0) or the first pools
-// nodes, with NewMutex's defaults but two: the value and the retry delay
+// nodes, with the run's TTL as its expiry (WithExpiry) and NewMutex's
+// other defaults but two: the value and the retry delay
 // come from the process's deterministic source instead of crypto/rand and
 // the unseeded math/rand, in the same shapes (22 base64 characters; 50 to
 // 250 ms). A failed Unlock is an error, as the README's caller panics.
@@ -29,6 +30,7 @@ func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 			ps = append(ps, goredis.NewPool(c))
 		}
 		all := append([]redsync.Option{
+			redsync.WithExpiry(env.TTL),
 			redsync.WithGenValueFunc(env.Token),
 			redsync.WithRetryDelayFunc(func(int) time.Duration {
 				return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond

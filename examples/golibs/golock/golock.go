@@ -140,13 +140,16 @@ func (l *locker) setup(p sim.Proc) error {
 // nodes speak RESP2, the identity commands would only add traffic, and the
 // notifications' set-up resolves the address (a DNS look-up from inside
 // the bubble, which the bubble forbids); the address is an IP literal for
-// the same reason. Every other option is go-redis's default (3 s read and
-// write timeouts, 3 retries).
+// the same reason. A command go-redis retries is retried at once: its
+// backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
+// and runs with it would not replay. Every other option is go-redis's
+// default (3 s read and write timeouts, 3 retries).
 func newClient(lib *sim.Library, i int) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
 		Protocol:                 2,
 		DisableIdentity:          true,
+		MinRetryBackoff:          -1,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return lib.Dial(i)
@@ -188,64 +191,139 @@ func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
 // Check explores the lock under the options' fault classes, as
 // simtest.Check does, inside a synctest bubble: one worker (the bubble's
 // clock is one), and shrinking bounded by its count of runs only (the
-// bubble's clock is not the wall clock).
-func Check(t *testing.T, newLock NewLock, opts ...simtest.Option) bool {
+// bubble's clock is not the wall clock). Client clock classes (skew, jump)
+// are refused: a library reads time.Now, the run's one clock. A
+// counterexample is replayed twice before it is reported: a lock whose
+// runs do not replay (it reads crypto/rand or the unseeded math/rand, or
+// races) fails the test as nondeterministic instead.
+func Check(t *testing.T, newLock NewLock, opts ...Option) bool {
 	t.Helper()
-	ok := false
-	synctest.Test(t, func(t *testing.T) {
-		opts := append(append([]simtest.Option(nil), opts...), simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
-		ok = simtest.Check(t, Locker(newLock), opts...)
-	})
-	return ok
+	f, err := Explore(t, newLock, opts...)
+	switch {
+	case err != nil:
+		t.Errorf("golock: %v", err)
+		return false
+	case f != nil:
+		t.Errorf("%s", f.Message)
+		return false
+	}
+	return true
 }
 
 // Explore is Check returning what it found instead of failing t: the
-// shrunk failure, or nil.
-func Explore(t *testing.T, newLock NewLock, opts ...simtest.Option) (f *simtest.Failure, err error) {
+// shrunk failure, or nil; ErrNondeterministic when the failure does not
+// replay.
+func Explore(t *testing.T, newLock NewLock, opts ...Option) (f *simtest.Failure, err error) {
 	t.Helper()
+	all := []simtest.Option{simtest.Faults(DefaultFaults...)}
+	for _, o := range opts {
+		if o.err != nil {
+			return nil, o.err
+		}
+		all = append(all, o.o)
+	}
+	// One worker: the bubble has one clock. Shrinking is bounded by its
+	// count of runs: the bubble's clock is not the wall clock.
+	all = append(all, simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
 	synctest.Test(t, func(t *testing.T) {
-		opts := append(append([]simtest.Option(nil), opts...), simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
-		f, err = simtest.Explore(Locker(newLock), opts...)
+		if f, err = simtest.Explore(Locker(newLock), all...); err != nil || f == nil {
+			return
+		}
+		err = replays(newLock, f.YAML, f.Outcome.Digest)
 	})
 	return f, err
 }
 
+// DefaultFaults are the fault classes Check explores unless Faults says
+// otherwise: those that reach a library (no client clocks).
+var DefaultFaults = []string{scenarios.ClassCrash, scenarios.ClassPause, scenarios.ClassNet}
+
+// Option is one of Check's options: Faults, or any simtest option (With).
+type Option struct {
+	o   simtest.Option
+	err error
+}
+
+// With passes a simtest option (Runs, Seed, FailOn, Key, Name, SaveTo,
+// Resolution) to the exploration. Workers and ShrinkTime are Check's own.
+func With(o simtest.Option) Option { return Option{o: o} }
+
+// Faults are the fault classes to explore (simtest.Faults). The client
+// clock classes, skew and jump, are refused: a library reads time.Now, the
+// run's one clock, which no client's skew or jump can reach. Node clocks
+// do move, in scenarios that set them.
+func Faults(classes ...string) Option {
+	for _, c := range classes {
+		if c == scenarios.ClassSkew || c == scenarios.ClassJump || c == "all" {
+			return Option{err: fmt.Errorf("golock.Faults(%q): %s: a Go library reads time.Now, the run's one clock: client clock skew and jumps cannot reach it", classes, c)}
+		}
+	}
+	return Option{o: simtest.Faults(classes...)}
+}
+
+// ErrNondeterministic is what a lock whose runs do not replay gets.
+var ErrNondeterministic = errors.New("nondeterministic: the same scenario and seed gave two histories")
+
 // Run runs one scenario (a catalogue name or a file) against the lock
-// inside a bubble, with every checker, and returns its outcome.
+// inside a bubble, with every checker, twice: a second history that
+// differs from the first is ErrNondeterministic, not a verdict.
 func Run(t *testing.T, newLock NewLock, scenario string) (o *scenarios.Outcome, err error) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		o, err = RunInBubble(newLock, scenario)
+		var s *scenarios.Scenario
+		if s, err = scenarios.Resolve(scenario); err != nil {
+			return
+		}
+		if o, err = RunInBubble(newLock, s); err != nil {
+			return
+		}
+		var again *scenarios.Outcome
+		if again, err = RunInBubble(newLock, s); err == nil && again.Digest != o.Digest {
+			err = fmt.Errorf("%s: %w (digests %.12s and %.12s): does the library read crypto/rand or the unseeded math/rand? Give it Env.Token and Env.Rand",
+				scenario, ErrNondeterministic, o.Digest, again.Digest)
+		}
 	})
 	return o, err
 }
 
-// RunInBubble is Run for a caller already inside a synctest bubble (one
-// that runs several scenarios in one).
-func RunInBubble(newLock NewLock, scenario string) (*scenarios.Outcome, error) {
-	s, err := scenarios.Resolve(scenario)
+// replays runs a counterexample again and compares its digest.
+func replays(newLock NewLock, yaml []byte, digest string) error {
+	s, err := scenarios.Parse("counterexample", yaml)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	o, err := RunInBubble(newLock, s)
+	if err != nil {
+		return err
+	}
+	if o.Digest != digest {
+		return fmt.Errorf("the counterexample found did not replay: %w (digests %.12s and %.12s): does the library read crypto/rand or the unseeded math/rand? Give it Env.Token and Env.Rand",
+			ErrNondeterministic, digest, o.Digest)
+	}
+	return nil
+}
+
+// RunInBubble runs one scenario against the lock, once, for a caller
+// already inside a synctest bubble.
+func RunInBubble(newLock NewLock, s *scenarios.Scenario) (*scenarios.Outcome, error) {
 	if err := refuseClientClocks(s); err != nil {
 		return nil, err
 	}
-	a := algorithm(newLock, s)
-	p, err := s.PrepareWith(a)
+	p, err := s.PrepareWith(algorithm(newLock))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", scenario, err)
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return s.ExecutePrepared(p, model.Options{})
 }
 
 // algorithm makes newLock a locks.Algorithm a scenario can run: its key and
-// TTL are the scenario's, else "lock" and 30 s.
-func algorithm(newLock NewLock, s *scenarios.Scenario) locks.Algorithm {
+// TTL are the scenario's, else "lock" and 8 s (redsync's default expiry).
+func algorithm(newLock NewLock) locks.Algorithm {
 	a := locks.Algorithm{
 		Name:     "go-lock",
 		Source:   "Go code checked by golock",
 		Summary:  "a real Go lock library",
-		Defaults: locks.Params{Key: "lock", TTL: 30 * time.Second, Resolution: time.Millisecond},
+		Defaults: locks.Params{Key: "lock", TTL: 8 * time.Second, Resolution: time.Millisecond},
 	}
 	newLocker := Locker(newLock)
 	a.New = func(o locks.Params) sim.Locker {
