@@ -332,11 +332,31 @@ func (r *runner) settle() {
 				}
 				continue
 			}
-			if r.libCalls(l) || r.libReplies(l) || r.libSends(l) {
+			if r.libDeadlines(l) || r.libCalls(l) || r.libReplies(l) || r.libSends(l) {
 				moved = true
 			}
 		}
 	}
+}
+
+// libDeadlines times out the reads whose deadline has come. The engine
+// does it, after every goroutine has run at this instant, not the reader's
+// own timer: a library that sets its read deadline to its context's (as
+// go-redis does) would otherwise see the timeout before or after the
+// context's cancellation as the Go scheduler happens to run them.
+func (r *runner) libDeadlines(l *Library) bool {
+	b := l.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now, moved := time.Now(), false
+	for _, c := range l.conns {
+		if c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
+			c.expired = true
+			c.notify()
+			moved = true
+		}
+	}
+	return moved
 }
 
 // libCalls resumes the coroutines whose calls ended, in the order the calls
@@ -479,6 +499,10 @@ type libConn struct {
 	closed bool
 	broken error // a malformed write: the connection is unusable
 	rdl    time.Time
+	// reading: a Read waits; expired: the engine says its deadline came
+	// (libDeadlines); alarm wakes the engine at the deadline.
+	reading, expired bool
+	alarm            *time.Timer
 }
 
 func (c *libConn) notify() {
@@ -497,34 +521,41 @@ func (c *libConn) closeLocked() {
 
 func (c *libConn) Read(p []byte) (int, error) {
 	b := c.l.b
+	b.mu.Lock()
+	defer func() {
+		c.reading = false
+		if c.alarm != nil {
+			c.alarm.Stop()
+			c.alarm = nil
+		}
+		b.mu.Unlock()
+	}()
+	armed := time.Time{}
 	for {
-		b.mu.Lock()
-		if len(c.rbuf) > 0 {
+		switch {
+		case len(c.rbuf) > 0:
 			n := copy(p, c.rbuf)
 			c.rbuf = c.rbuf[n:]
-			b.mu.Unlock()
 			return n, nil
-		}
-		if c.closed {
-			b.mu.Unlock()
+		case c.closed:
 			return 0, io.EOF
-		}
-		dl := c.rdl
-		b.mu.Unlock()
-		if dl.IsZero() {
-			<-c.ready
-			continue
-		}
-		d := time.Until(dl)
-		if d <= 0 {
+		case c.expired:
+			c.expired = false
 			return 0, os.ErrDeadlineExceeded
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-c.ready:
-			t.Stop()
-		case <-t.C:
+		c.reading = true
+		if !c.rdl.IsZero() && !c.rdl.Equal(armed) {
+			// The engine times the read out (libDeadlines); this only
+			// wakes it then, should it sleep past the deadline.
+			if c.alarm != nil {
+				c.alarm.Stop()
+			}
+			armed = c.rdl
+			c.alarm = time.AfterFunc(max(time.Until(armed), 0), b.signal)
 		}
+		b.mu.Unlock()
+		<-c.ready
+		b.mu.Lock()
 	}
 }
 
@@ -577,7 +608,7 @@ func (c *libConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
 func (c *libConn) SetReadDeadline(t time.Time) error {
 	b := c.l.b
 	b.mu.Lock()
-	c.rdl = t
+	c.rdl, c.expired = t, false
 	b.mu.Unlock()
 	c.notify() // a Read waiting on the old deadline looks again
 	return nil

@@ -2,6 +2,7 @@ package golibs_test
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -12,13 +13,22 @@ import (
 	"github.com/locksim/locksim/examples/golibs/golock"
 )
 
-// redsyncLock is redsync v4 as its README uses it (NewMutex, Lock,
-// Unlock), one pool per node the run has (pools ≤ 0) or the first pools
-// nodes, with the run's TTL as its expiry (WithExpiry) and NewMutex's
-// other defaults but two: the value and the retry delay
-// come from the process's deterministic source instead of crypto/rand and
-// the unseeded math/rand, in the same shapes (22 base64 characters; 50 to
-// 250 ms). A failed Unlock is an error, as the README's caller panics.
+// The two libraries as their READMEs use them, the same uses that
+// examples/redsync.yaml and examples/bsm-redislock.yaml write as algorithm
+// files, so that verdicts compare.
+
+// redsyncLock is redsync v4's README:
+//
+//	mutex := rs.NewMutex("test-redsync")
+//	if err := mutex.Lock(); err != nil { panic(err) }
+//	if ok, err := mutex.Unlock(); !ok || err != nil { panic("unlock failed") }
+//
+// with one pool per node the run has (pools ≤ 0) or the first pools nodes,
+// the run's TTL as its expiry (WithExpiry; 8 s, NewMutex's own, unless the
+// scenario sets one) and NewMutex's other defaults but two: the value and
+// the retry delay come from the process's deterministic source instead of
+// crypto/rand and the unseeded math/rand, in the same shapes (22 base64
+// characters; 50 to 250 ms).
 func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
 		n := len(env.Clients)
@@ -39,18 +49,20 @@ func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 		m := redsync.New(ps...).NewMutex(env.Key, all...)
 		return func(ctx context.Context) (*golock.Lease, error) {
 			if err := m.LockContext(ctx); err != nil {
-				return nil, err
+				return nil, golock.Fatal(err) // panic(err)
 			}
 			return &golock.Lease{Token: m.Value(), Release: func(ctx context.Context) error {
-				_, err := m.UnlockContext(ctx)
-				return err
+				if ok, err := m.UnlockContext(ctx); !ok || err != nil {
+					return errors.Join(errors.New("unlock failed"), err) // panic("unlock failed")
+				}
+				return nil
 			}}, nil
 		}
 	}
 }
 
 // redsyncDefaults is redsync with every default of NewMutex, crypto/rand
-// values and math/rand delays included: runs that do not replay.
+// values and math/rand retry delays included: runs that do not replay.
 func redsyncDefaults(env *golock.Env) golock.Acquire {
 	m := redsync.New(goredis.NewPool(env.Clients[0])).NewMutex(env.Key)
 	return func(ctx context.Context) (*golock.Lease, error) {
@@ -64,21 +76,29 @@ func redsyncDefaults(env *golock.Env) golock.Acquire {
 	}
 }
 
-// bsmLock is bsm/redislock as its README uses it: Obtain with the run's
-// TTL and a linear 100 ms backoff (its README's example), the token from
-// the process's deterministic source (redislock.Options.Token) instead of
-// crypto/rand; Release. Obtain without a deadline gets one of TTL.
+// bsmLock is bsm/redislock v0.9's README:
+//
+//	backoff := redislock.LimitRetry(redislock.LinearBackoff(100*time.Millisecond), 3)
+//	lock, err := locker.Obtain(ctx, "my-key", 30*time.Second, &redislock.Options{RetryStrategy: backoff})
+//	if err == redislock.ErrNotObtained { fmt.Println("Could not obtain lock!") } else if err != nil { log.Fatalln(err) }
+//	defer lock.Release(ctx)
+//
+// with the run's TTL and the token from the process's deterministic source
+// (Options.Token, the shape of its own) instead of crypto/rand.
 func bsmLock(env *golock.Env) golock.Acquire {
 	client := redislock.New(env.Clients[0])
 	return func(ctx context.Context) (*golock.Lease, error) {
 		token, _ := env.Token()
-		l, err := client.Obtain(ctx, env.Key, env.TTL, &redislock.Options{
-			RetryStrategy: redislock.LinearBackoff(100 * time.Millisecond),
-			Token:         token,
-		})
-		if err != nil {
-			return nil, err
+		backoff := redislock.LimitRetry(redislock.LinearBackoff(100*time.Millisecond), 3)
+		lock, err := client.Obtain(ctx, env.Key, env.TTL, &redislock.Options{RetryStrategy: backoff, Token: token})
+		if errors.Is(err, redislock.ErrNotObtained) {
+			return nil, err // "Could not obtain lock!"
+		} else if err != nil {
+			return nil, golock.Fatal(err) // log.Fatalln(err)
 		}
-		return &golock.Lease{Token: l.Token(), Release: l.Release}, nil
+		return &golock.Lease{Token: lock.Token(), Release: func(ctx context.Context) error {
+			_ = lock.Release(ctx) // defer lock.Release(ctx): its error is dropped
+			return nil
+		}}, nil
 	}
 }

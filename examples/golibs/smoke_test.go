@@ -2,27 +2,35 @@ package golibs_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
-	"github.com/locksim/locksim/simtest"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/scenarios"
 )
 
-func TestExploreSmoke(t *testing.T) {
-	for _, l := range []struct {
-		name string
-		nl   golock.NewLock
-	}{{"redsync1", redsyncLock(1)}, {"bsm", bsmLock}} {
-		for _, c := range []string{"none", "crash", "pause", "net", "restart", "failover"} {
-			start := time.Now()
-			f, err := golock.Explore(t, l.nl, golock.Faults(c), golock.With(simtest.Runs(1000)))
-			v := "pass"
-			if f != nil {
-				v = f.Verdict + " run " + itoa(f.Run)
+func TestTable(t *testing.T) {
+	for _, s := range scenarios.Builtins() {
+		for _, l := range []struct {
+			name, file string
+			nl         golock.NewLock
+		}{{"redsync1", "../redsync.yaml", redsyncLock(1)}, {"bsm", "../bsm-redislock.yaml", bsmLock}} {
+			a, err := locks.LoadFile(l.file)
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Logf("%-9s %-9s %-24s err=%v  %s", l.name, c, v, err, time.Since(start))
+			fv := "-"
+			if p, err := s.PrepareWith(a); err == nil {
+				if o, err := s.ExecutePrepared(p, model.Options{}); err == nil {
+					fv = o.Verdict.Verdict
+				}
+			}
+			o, err := golock.Run(t, l.nl, s.Name)
+			if err != nil {
+				t.Logf("%-28s %-9s file %-12s error %.60v", s.Name, l.name, fv, err)
+				continue
+			}
+			t.Logf("%-28s %-9s file %-12s go %-12s %s", s.Name, l.name, fv, o.Verdict.Verdict, o.Result.Cut)
 		}
 	}
 }
-
-func itoa(i int) string { return time.Duration(i).String() }

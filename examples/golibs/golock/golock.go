@@ -86,10 +86,27 @@ type Lease struct {
 }
 
 // Acquire takes the lock once, with the library's own retry policy: a
-// lease when it holds it; an error (or a nil lease) when it does not. Any
-// error counts as not held: real libraries report a lock held by someone
-// else as an error (redsync.ErrFailed, redislock.ErrNotObtained).
+// lease when it holds it; an error (or a nil lease) when it does not. An
+// error counts as not held (real libraries report a lock held by someone
+// else as one: redsync.ErrFailed, redislock.ErrNotObtained) unless it is
+// Fatal: then the process ends with it as its client error, as a caller
+// that panics or exits on it. ctx is the process's life: a crash cancels
+// it.
 type Acquire func(ctx context.Context) (*Lease, error)
+
+// Fatal marks an error that ends the process, as a panic or log.Fatal of
+// the caller would.
+func Fatal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fatalError{err}
+}
+
+type fatalError struct{ err error }
+
+func (f *fatalError) Error() string { return f.err.Error() }
+func (f *fatalError) Unwrap() error { return f.err }
 
 // NewLock makes the lock for one process incarnation: the engine calls it
 // for every process and again when a crashed one restarts, with fresh
@@ -164,6 +181,10 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	var lease *Lease
 	var err error
 	l.lib.Call(p, func() { lease, err = l.acquire(l.lib.Context()) })
+	var fe *fatalError
+	if errors.As(err, &fe) {
+		return sim.Lease{}, fe.err
+	}
 	if err != nil || lease == nil {
 		return sim.Lease{}, nil
 	}
