@@ -56,6 +56,11 @@ func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 					return errors.Join(errors.New("unlock failed"), err) // panic("unlock failed")
 				}
 				return nil
+			}, Extend: func(ctx context.Context) error {
+				if ok, err := m.ExtendContext(ctx); !ok || err != nil {
+					return errors.Join(redsync.ErrExtendFailed, err)
+				}
+				return nil
 			}}, nil
 		}
 	}
@@ -99,6 +104,8 @@ func bsmLock(env *golock.Env) golock.Acquire {
 		return &golock.Lease{Token: lock.Token(), Release: func(ctx context.Context) error {
 			_ = lock.Release(ctx) // defer lock.Release(ctx): its error is dropped
 			return nil
+		}, Extend: func(ctx context.Context) error {
+			return lock.Refresh(ctx, env.TTL, nil)
 		}}, nil
 	}
 }

@@ -14,7 +14,7 @@ func TestTable(t *testing.T) {
 		for _, l := range []struct {
 			name, file string
 			nl         golock.NewLock
-		}{{"redsync1", "../redsync.yaml", redsyncLock(1)}, {"bsm", "../bsm-redislock.yaml", bsmLock}} {
+		}{{"redsync1", "../redsync.yaml", redsyncLock(1)}, {"redsyncN", "../redsync.yaml", redsyncLock(0)}, {"bsm", "../bsm-redislock.yaml", bsmLock}} {
 			a, err := locks.LoadFile(l.file)
 			if err != nil {
 				t.Fatal(err)

@@ -83,6 +83,12 @@ func (e *Env) Token() (string, error) {
 type Lease struct {
 	Token   string                          // for reports; "" if the library hides it
 	Release func(ctx context.Context) error // required
+	// Extend renews the lease (redsync's Extend, bsm/redislock's Refresh):
+	// nil when it did, an error when the lock is lost. A scenario whose
+	// clients renew (renew_every) calls it from their watchdog; a lease
+	// without it cannot be renewed, which ends the process as a client
+	// error there.
+	Extend func(ctx context.Context) error
 }
 
 // Acquire takes the lock once, with the library's own retry policy: a
@@ -193,6 +199,17 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	l.held = lease
 	return sim.Lease{Held: true, Token: lease.Token}, nil
+}
+
+// Extend runs the lease's Extend, from the process's watchdog.
+func (l *locker) Extend(p sim.Proc, _ sim.Lease) (bool, error) {
+	lease := l.held
+	if lease == nil || lease.Extend == nil {
+		return false, errors.New("golock: the lease has no Extend")
+	}
+	var err error
+	l.lib.Call(p, func() { err = lease.Extend(l.lib.Context()) })
+	return err == nil, nil
 }
 
 // Release runs the lease's Release. An error ends the process as a client
