@@ -343,20 +343,23 @@ func (r *runner) settle() {
 // does it, after every goroutine has run at this instant, not the reader's
 // own timer: a library that sets its read deadline to its context's (as
 // go-redis does) would otherwise see the timeout before or after the
-// context's cancellation as the Go scheduler happens to run them.
+// context's cancellation as the Go scheduler happens to run them. One
+// read at a time, in dial order, each left to run before the next: reads
+// timed out at one instant on several connections (redsync's pools) are
+// then seen by the library in that order, not the scheduler's.
 func (r *runner) libDeadlines(l *Library) bool {
 	b := l.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	now, moved := time.Now(), false
+	now := time.Now()
 	for _, c := range l.conns {
 		if c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
 			c.expired = true
 			c.notify()
-			moved = true
+			return true
 		}
 	}
-	return moved
+	return false
 }
 
 // libCalls resumes the coroutines whose calls ended, in the order the calls
