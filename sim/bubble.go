@@ -51,10 +51,13 @@ import (
 // library: simulated connections to the run's nodes (Dial) and calls into
 // the library that the process's code waits for (Call).
 type Library struct {
-	b     *bubble
-	home  *process
-	inc   int
-	conns []*libConn // in dial order
+	b    *bubble
+	home *process
+	inc  int
+	// conns are in node order, each node's in dial order: a library that
+	// dials several nodes at once (redsync's pools, one goroutine each)
+	// dials them in the scheduler's order, which must decide nothing.
+	conns []*libConn
 	calls []*libCall // started and not yet taken back by their coroutine
 	dead  bool       // the incarnation ended: connections closed
 	// wakeAt is the end of the pause an evLibrary event is already
@@ -71,6 +74,14 @@ type bubble struct {
 	wake  chan struct{}
 	mu    sync.Mutex // calls' done flags, conns' buffers
 	ports []*Library // in creation order: the order their effects are taken
+	// dirty: the engine may have woken a goroutine of the bubble (a
+	// reply, a close, a timed-out read, a call started, time moved) since
+	// its last Wait. Library goroutines run only when woken, so a clean
+	// bubble is blocked already and settle need not Wait. Written by the
+	// engine's goroutine and the coroutines, which never run at once.
+	dirty bool
+	// pending counts the commands written and not yet taken by libSends.
+	pending int
 }
 
 // libCall is a call into the library by one coroutine.
@@ -149,6 +160,7 @@ func (l *Library) Call(p Proc, f func()) {
 	sp := p.(*process)
 	c := &libCall{co: sp}
 	l.calls = append(l.calls, c)
+	l.b.dirty = true
 	go func() {
 		defer func() {
 			v := recover()
@@ -183,8 +195,12 @@ func (l *Library) Dial(n int) (net.Conn, error) {
 	if l.dead {
 		return nil, net.ErrClosed
 	}
-	c := &libConn{l: l, node: n, seq: len(l.conns), ready: make(chan struct{}, 1)}
-	l.conns = append(l.conns, c)
+	c := &libConn{l: l, node: n, ready: make(chan struct{}, 1)}
+	at := len(l.conns)
+	for at > 0 && l.conns[at-1].node > n {
+		at--
+	}
+	l.conns = slices.Insert(l.conns, at, c)
 	return c, nil
 }
 
@@ -212,6 +228,7 @@ func (l *Library) close() {
 	}
 	l.b.mu.Unlock()
 	l.cancel()
+	l.b.dirty = true
 }
 
 // drain lets the goroutines of the run's library calls end before the run
@@ -303,6 +320,7 @@ func (b *bubble) sleepUntil(t Time) bool {
 		timer.Stop()
 	case <-timer.C:
 	}
+	b.dirty = true // timers of the libraries may have fired
 	return true
 }
 
@@ -313,7 +331,10 @@ func (b *bubble) sleepUntil(t Time) bool {
 func (r *runner) settle() {
 	b := r.bub
 	for moved := true; moved; {
-		b.wait()
+		if b.dirty {
+			b.wait()
+			b.dirty = false
+		}
 		moved = false
 		for i := 0; i < len(b.ports); i++ { // a resumed coroutine may add ports
 			l := b.ports[i]
@@ -344,7 +365,7 @@ func (r *runner) settle() {
 // own timer: a library that sets its read deadline to its context's (as
 // go-redis does) would otherwise see the timeout before or after the
 // context's cancellation as the Go scheduler happens to run them. One
-// read at a time, in dial order, each left to run before the next: reads
+// read at a time, in node order, each left to run before the next: reads
 // timed out at one instant on several connections (redsync's pools) are
 // then seen by the library in that order, not the scheduler's.
 func (r *runner) libDeadlines(l *Library) bool {
@@ -356,6 +377,7 @@ func (r *runner) libDeadlines(l *Library) bool {
 		if c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
 			c.expired = true
 			c.notify()
+			b.dirty = true
 			return true
 		}
 	}
@@ -373,7 +395,8 @@ func (r *runner) libCalls(l *Library) bool {
 		if done && c.co.live && c.co.want == effLibrary {
 			l.calls = slices.Delete(l.calls, k, k+1)
 			r.resume(c.co)
-			return true // the coroutine may have started calls: look again
+			b.dirty = true // its goroutine may still be unwinding
+			return true    // the coroutine may have started calls: look again
 		}
 	}
 	return false
@@ -392,21 +415,24 @@ func (r *runner) libReplies(l *Library) bool {
 			}
 			c.held = c.held[:0]
 			c.notify()
-			moved = true
+			b.dirty, moved = true, true
 		}
 	}
 	return moved
 }
 
 // libSends sends what the library wrote, connection by connection in node
-// and dial order, each connection's commands in the order written. A pause
+// order, each connection's commands in the order written. A pause
 // that a send fires keeps the rest for its end.
 func (r *runner) libSends(l *Library) bool {
 	b := l.b
 	b.mu.Lock()
+	if b.pending == 0 {
+		b.mu.Unlock()
+		return false
+	}
 	conns := slices.Clone(l.conns)
 	b.mu.Unlock()
-	slices.SortStableFunc(conns, func(x, y *libConn) int { return x.node - y.node })
 	sent := false
 	for _, c := range conns {
 		for {
@@ -417,6 +443,7 @@ func (r *runner) libSends(l *Library) bool {
 			}
 			args := c.out[0]
 			c.out = c.out[1:]
+			b.pending--
 			b.mu.Unlock()
 			h := l.home
 			r.trigger(PointSend, h, args[0])
@@ -426,6 +453,7 @@ func (r *runner) libSends(l *Library) bool {
 			if h.pausedUntil > r.now {
 				b.mu.Lock()
 				c.out = append([][]string{args}, c.out...)
+				b.pending++
 				b.mu.Unlock()
 				return true // settle schedules the pause's end
 			}
@@ -467,6 +495,7 @@ func (r *runner) libDeliver(p *process, q *request) {
 	b.mu.Lock()
 	if lostInFailover {
 		c.closeLocked()
+		b.dirty = true
 	}
 	b.mu.Unlock()
 	if res.Err != "" {
@@ -484,6 +513,7 @@ func (r *runner) libDeliver(p *process, q *request) {
 	}
 	c.rbuf = appendRESP(c.rbuf, q.reply)
 	c.notify()
+	b.dirty = true
 }
 
 // libConn is a simulated connection: what the library writes is parsed
@@ -491,7 +521,6 @@ func (r *runner) libDeliver(p *process, q *request) {
 type libConn struct {
 	l     *Library
 	node  int
-	seq   int
 	ready chan struct{} // a token when rbuf grew or the connection closed
 
 	// Under the bubble's mu.
@@ -518,6 +547,8 @@ func (c *libConn) notify() {
 func (c *libConn) closeLocked() {
 	if !c.closed {
 		c.closed = true
+		c.l.b.pending -= len(c.out) // never sent
+		c.out = nil
 		c.notify()
 	}
 }
@@ -588,6 +619,7 @@ func (c *libConn) Write(p []byte) (int, error) {
 		c.in = c.in[n:]
 		if len(args) > 0 {
 			c.out = append(c.out, args)
+			b.pending++
 			wrote = true
 		}
 	}

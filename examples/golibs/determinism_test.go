@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/scenarios"
 )
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
@@ -79,5 +81,34 @@ func TestNondeterministicLibraryIsNamed(t *testing.T) {
 	}
 	if !contains(err.Error(), "crypto/rand") {
 		t.Errorf("the error does not say what to look for: %v", err)
+	}
+}
+
+// TestManyReplaysInOneBubble replays five-pool redsync where five reads
+// time out at one instant, and a run where one pool's node restarts, 100
+// times in one bubble: the scheduler's order among redsync's pool
+// goroutines (which dials first, whose timeout is seen first) once leaked
+// into the errors redsync joins, one run in a few dozen.
+func TestManyReplaysInOneBubble(t *testing.T) {
+	for _, name := range []string{"redlock-delayed-restart", "redlock-aof-always"} {
+		synctest.Test(t, func(t *testing.T) {
+			s, err := scenarios.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := golock.RunInBubble(redsyncLock(0), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 100 {
+				o, err := golock.RunInBubble(redsyncLock(0), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.Digest != first.Digest {
+					t.Fatalf("%s: replay %d: digest %.12s, first %.12s", name, i, o.Digest, first.Digest)
+				}
+			}
+		})
 	}
 }

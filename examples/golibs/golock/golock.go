@@ -163,7 +163,9 @@ func (l *locker) setup(p sim.Proc) error {
 // nodes speak RESP2, the identity commands would only add traffic, and the
 // notifications' set-up resolves the address (a DNS look-up from inside
 // the bubble, which the bubble forbids); the address is an IP literal for
-// the same reason. A command go-redis retries is retried at once: its
+// the same reason. Its buffers are 4 KiB, not 32: a lock's commands are
+// small, and a run makes fresh clients for every process. A command
+// go-redis retries is retried at once: its
 // backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
 // and runs with it would not replay. Every other option is go-redis's
 // default (3 s read and write timeouts, 3 retries).
@@ -173,6 +175,8 @@ func newClient(lib *sim.Library, i int) *redis.Client {
 		Protocol:                 2,
 		DisableIdentity:          true,
 		MinRetryBackoff:          -1,
+		ReadBufferSize:           4096,
+		WriteBufferSize:          4096,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return lib.Dial(i)
