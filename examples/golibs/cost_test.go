@@ -24,7 +24,7 @@ func TestCostRealVsFile(t *testing.T) {
 	if os.Getenv("LOCKSIM_GOLIBS_COST") == "" {
 		t.Skip("a measurement: set LOCKSIM_GOLIBS_COST=1")
 	}
-	const scenario, batch, rounds = "token-pause", 100, 7
+	const scenario, batch, rounds = "token-pause", 300, 7
 	s, err := scenarios.Lookup(scenario)
 	if err != nil {
 		t.Fatal(err)

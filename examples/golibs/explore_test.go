@@ -39,7 +39,7 @@ func TestExploreVerdicts(t *testing.T) {
 			lock golock.NewLock
 			want string
 		}{{"redsync", redsyncLock(1), v.redsync}, {"redislock", bsmLock, v.redislock}} {
-			f, err := golock.Explore(t, c.lock, golock.Faults(v.class), golock.With(simtest.Runs(500)))
+			f, err := golock.Explore(t, c.lock, golock.Faults(v.class), golock.With(simtest.Runs(500)), golock.With(simtest.SaveTo("")))
 			if err != nil && !errors.Is(err, simtest.ErrIncomplete) {
 				t.Errorf("%s under %s: %v", c.name, v.class, err)
 				continue
@@ -60,12 +60,20 @@ func TestExploreVerdicts(t *testing.T) {
 // runs and shrinks it, in seconds.
 func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
 	start := time.Now()
-	f, err := golock.Explore(t, redsyncLock(1), golock.Faults("pause"), golock.With(simtest.Runs(2000)))
+	f, err := golock.Explore(t, redsyncLock(1), golock.Faults("pause"), golock.With(simtest.Runs(2000)), golock.With(simtest.SaveTo(t.TempDir())))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f == nil || f.Verdict != "unsafe" {
 		t.Fatalf("no overlap in 2,000 runs: %+v", f)
+	}
+	// The counterexample file replays through Run, the same history.
+	o, err := golock.Run(t, redsyncLock(1), f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Verdict.Verdict != "unsafe" || o.Digest != f.Outcome.Digest {
+		t.Errorf("%s replays %s (digest %.12s), the search saw unsafe (%.12s)", f.Path, o.Verdict.Verdict, o.Digest, f.Outcome.Digest)
 	}
 	t.Logf("unsafe at run %d, shrunk to %d client(s) and %d fault(s), in %s (wall clock)",
 		f.Run, len(f.Outcome.Scenario.Clients), len(f.Outcome.Scenario.Faults), time.Since(start).Round(time.Millisecond))

@@ -13,7 +13,10 @@
 //		golock.Check(t, func(env *golock.Env) golock.Acquire {
 //			rs := redsync.New(goredis.NewPool(env.Clients[0]))
 //			m := rs.NewMutex(env.Key, redsync.WithExpiry(env.TTL),
-//				redsync.WithGenValueFunc(env.Token))
+//				redsync.WithGenValueFunc(env.Token), // not crypto/rand
+//				redsync.WithRetryDelayFunc(func(int) time.Duration { // not math/rand
+//					return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
+//				}))
 //			return func(ctx context.Context) (*golock.Lease, error) {
 //				if err := m.LockContext(ctx); err != nil {
 //					return nil, err
@@ -23,7 +26,7 @@
 //					return err
 //				}}, nil
 //			}
-//		}, simtest.Faults("pause"))
+//		}, golock.Faults("pause"))
 //	}
 //
 // This package lives in its own module (examples/golibs) so that locksim's
@@ -246,7 +249,11 @@ func Check(t *testing.T, newLock NewLock, opts ...Option) bool {
 		t.Errorf("golock: %v", err)
 		return false
 	case f != nil:
-		t.Errorf("%s", f.Message)
+		replay := "FILE"
+		if f.Path != "" {
+			replay = f.Path
+		}
+		t.Errorf("%s\n\nfor a lock checked with golock, the replay is\n\n\tgolock.Run(t, newLock, %q)", f.Message, replay)
 		return false
 	}
 	return true
