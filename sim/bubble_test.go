@@ -188,3 +188,38 @@ func TestLibraryRefusesAClientClock(t *testing.T) {
 		}
 	})
 }
+
+// TestLibraryBlockingPopWaitsInSimulatedTime: a library's BLPOP parks on
+// its node and its own 1 s timeout answers nil, as for a built-in lock.
+func TestLibraryBlockingPopWaitsInSimulatedTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var sent, got time.Time
+		var reply string
+		l := scriptLock{acquire: func(p Proc) (Lease, error) {
+			lib, err := LibraryFor(p, synctest.Wait)
+			if err != nil {
+				return Lease{}, err
+			}
+			lib.Call(p, func() {
+				c, _ := lib.Dial(0)
+				sent = time.Now()
+				fmt.Fprintf(c, "*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n1\r\n")
+				reply, _ = bufio.NewReader(c).ReadString('\n')
+				got = time.Now()
+			})
+			return Lease{}, nil
+		}}
+		cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: time.Millisecond, Max: time.Millisecond},
+			Reply: Latency{Min: time.Millisecond, Max: time.Millisecond}, Timeout: 5 * time.Second})
+		cfg.NewLocker = func(int) Locker { return l }
+		if _, err := Run(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if reply != "$-1\r\n" && reply != "*-1\r\n" {
+			t.Errorf("BLPOP answered %q, want nil", reply)
+		}
+		if d := got.Sub(sent); d != time.Second+2*time.Millisecond {
+			t.Errorf("BLPOP took %s, want its 1s timeout and the round trip", d)
+		}
+	})
+}

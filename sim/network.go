@@ -120,8 +120,8 @@ func (r *runner) deliver(p *process, q *request) {
 	if q.answered {
 		return // a blocking pop's deadline after its reply
 	}
-	if q.lib != nil {
-		r.libDeliver(p, q)
+	if q.lib != nil && !q.parked && q.block == 0 {
+		r.libDeliver(p, q) // a blocking pop or WAIT comes back below
 		return
 	}
 	if q.parked {
@@ -164,6 +164,10 @@ func (r *runner) deliver(p *process, q *request) {
 			r.later(p, q, at)
 			return
 		}
+	}
+	if q.lib != nil {
+		r.libDeliver(p, q)
+		return
 	}
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.
