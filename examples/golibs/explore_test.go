@@ -2,6 +2,8 @@ package golibs_test
 
 import (
 	"errors"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,13 +69,27 @@ func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
 	if f == nil || f.Verdict != "unsafe" {
 		t.Fatalf("no overlap in 2,000 runs: %+v", f)
 	}
-	// The counterexample file replays through Run, the same history.
+	// The counterexample file names golock.Replay, and replays through
+	// Run to the same history.
+	data, err := os.ReadFile(f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "golock.Replay(t, newLock, ") || strings.Contains(string(data), "simtest.Replay") ||
+		!strings.Contains(f.Message, "golock.Replay(t, newLock, ") {
+		t.Errorf("the counterexample does not name golock.Replay:\n%s", data)
+	}
 	o, err := golock.Run(t, redsyncLock(1), f.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Verdict.Verdict != "unsafe" || o.Digest != f.Outcome.Digest {
 		t.Errorf("%s replays %s (digest %.12s), the search saw unsafe (%.12s)", f.Path, o.Verdict.Verdict, o.Digest, f.Outcome.Digest)
+	}
+	// Replay with a verdict list that leaves unsafe out passes and hands
+	// back the outcome.
+	if o := golock.Replay(t, redsyncLock(1), f.Path, "stuck"); o == nil || o.Verdict.Verdict != "unsafe" {
+		t.Errorf("golock.Replay: %+v", o)
 	}
 	t.Logf("unsafe at run %d, shrunk to %d client(s) and %d fault(s), in %s (wall clock)",
 		f.Run, len(f.Outcome.Scenario.Clients), len(f.Outcome.Scenario.Faults), time.Since(start).Round(time.Millisecond))

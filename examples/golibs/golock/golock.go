@@ -7,7 +7,8 @@
 //
 // The user writes how the library acquires (NewLock); Check explores the
 // lock under fault classes, as simtest.Check does for a lock written against
-// sim.Proc, and Run runs one scenario of the catalogue or a file:
+// sim.Proc, Run runs one scenario of the catalogue or a file, and Replay
+// replays the counterexample Check wrote as a regression test:
 //
 //	func TestRedsync(t *testing.T) {
 //		golock.Check(t, func(env *golock.Env) golock.Acquire {
@@ -40,7 +41,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -50,6 +55,7 @@ import (
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/simtest"
@@ -249,11 +255,7 @@ func Check(t *testing.T, newLock NewLock, opts ...Option) bool {
 		t.Errorf("golock: %v", err)
 		return false
 	case f != nil:
-		replay := "FILE"
-		if f.Path != "" {
-			replay = f.Path
-		}
-		t.Errorf("%s\n\nfor a lock checked with golock, the replay is\n\n\tgolock.Run(t, newLock, %q)", f.Message, replay)
+		t.Errorf("%s", f.Message)
 		return false
 	}
 	return true
@@ -280,7 +282,60 @@ func Explore(t *testing.T, newLock NewLock, opts ...Option) (f *simtest.Failure,
 		}
 		err = replays(newLock, f.YAML, f.Outcome.Digest)
 	})
+	if err == nil && f != nil {
+		err = replayedByGolock(f)
+	}
 	return f, err
+}
+
+// simtestReplay is the replay line simtest writes into a counterexample
+// and its message, with its FailOn verdicts if any.
+var simtestReplay = regexp.MustCompile(`simtest\.Replay\(t, newLocker, ("[^"]*")(?:, simtest\.FailOn\(([^)]*)\))?\)`)
+
+// replayedByGolock makes the counterexample's file and message name
+// golock.Replay, which replays a library's lock, instead of simtest.Replay.
+func replayedByGolock(f *simtest.Failure) error {
+	fix := func(b []byte) []byte {
+		return simtestReplay.ReplaceAllFunc(b, func(m []byte) []byte {
+			g := simtestReplay.FindSubmatch(m)
+			call := "golock.Replay(t, newLock, " + string(g[1])
+			if len(g[2]) > 0 {
+				call += ", " + string(g[2])
+			}
+			return []byte(call + ")")
+		})
+	}
+	f.YAML, f.Message = fix(f.YAML), string(fix([]byte(f.Message)))
+	f.Message = strings.Replace(f.Message, "simrun cannot build a Go lock", "simrun cannot run a Go library", 1)
+	if f.Path != "" {
+		return os.WriteFile(f.Path, f.YAML, 0o644)
+	}
+	return nil
+}
+
+// Replay runs a counterexample file (or a catalogue scenario) against the
+// lock, as Run does, and fails t when its verdict is one of failOn
+// (default: unsafe), with the run's report: a regression test that fails
+// while the library still breaks there.
+func Replay(t *testing.T, newLock NewLock, scenario string, failOn ...string) *scenarios.Outcome {
+	t.Helper()
+	if len(failOn) == 0 {
+		failOn = simtest.DefaultFailOn
+	}
+	o, err := Run(t, newLock, scenario)
+	if err != nil {
+		t.Errorf("golock.Replay: %v", err)
+		return nil
+	}
+	if slices.Contains(failOn, o.Verdict.Verdict) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "golock.Replay: %s on %s:\n\n", strings.ToUpper(o.Verdict.Verdict), scenario)
+		if err := reports.WriteText(&b, o); err != nil {
+			fmt.Fprintf(&b, "(no report: %v)", err)
+		}
+		t.Errorf("%s", b.String())
+	}
+	return o
 }
 
 // DefaultFaults are the fault classes Check explores unless Faults says
