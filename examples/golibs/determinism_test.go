@@ -84,24 +84,30 @@ func TestNondeterministicLibraryIsNamed(t *testing.T) {
 	}
 }
 
-// TestManyReplaysInOneBubble replays five-pool redsync where five reads
-// time out at one instant, and a run where one pool's node restarts, 100
-// times in one bubble: the scheduler's order among redsync's pool
-// goroutines (which dials first, whose timeout is seen first) once leaked
-// into the errors redsync joins, one run in a few dozen.
+// TestManyReplaysInOneBubble replays, 100 times in one bubble, five-pool
+// redsync where five reads time out at one instant and where a pool's node
+// restarts (the scheduler's order among redsync's pool goroutines, which
+// dials first and whose timeout is seen first, once leaked into the errors
+// redsync joins, one run in a few dozen), and bsm/redislock paused on its
+// reply with its context's deadline and its read deadline at one instant
+// (which of the two go-redis saw first was the scheduler's choice).
 func TestManyReplaysInOneBubble(t *testing.T) {
-	for _, name := range []string{"redlock-delayed-restart", "redlock-aof-always"} {
+	for _, c := range []struct {
+		name string
+		lock golock.NewLock
+	}{{"redlock-delayed-restart", redsyncLock(0)}, {"redlock-aof-always", redsyncLock(0)}, {"token-extend-pause", bsmLock}} {
+		name := c.name
 		synctest.Test(t, func(t *testing.T) {
 			s, err := scenarios.Lookup(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			first, err := golock.RunInBubble(redsyncLock(0), s)
+			first, err := golock.RunInBubble(c.lock, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range 100 {
-				o, err := golock.RunInBubble(redsyncLock(0), s)
+				o, err := golock.RunInBubble(c.lock, s)
 				if err != nil {
 					t.Fatal(err)
 				}
