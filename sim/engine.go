@@ -82,6 +82,7 @@ type request struct {
 	// events for it are stale.
 	parked, waiting, answered bool
 	arrived, replyLat         Time
+	lib                       *libConn // a client library's connection (bubble.go)
 }
 
 type simNode struct {
@@ -121,6 +122,8 @@ type runner struct {
 	// being applied, for a kind that leaves work for later (a planned loss).
 	uses   faultUses
 	firing int
+	// bub is the run's client libraries (bubble.go); nil until one joins.
+	bub *bubble
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -278,6 +281,10 @@ func (r *runner) loop() {
 		if r.cut != "" { // a bound met inside the event (MaxReplayed)
 			return
 		}
+		if r.bub != nil {
+			r.loopInBubble() // a client library joined: time is the bubble's
+			return
+		}
 	}
 }
 
@@ -295,6 +302,8 @@ func (r *runner) dispatch(e *event) {
 	case evReplicate:
 		r.applyEntry(int(e.proc), int(e.fault), e.inc)
 		return
+	case evLibrary:
+		return // the loop's settle does the work (bubble.go)
 	}
 	p := r.procs[e.proc]
 	if e.kind == evStart {

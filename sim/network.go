@@ -10,7 +10,7 @@ import (
 // send puts the process's command on the network. Latencies and losses are
 // drawn now, so the client's outcome time is known at once: the reply time,
 // or the deadline when the request or reply is lost or too slow.
-func (r *runner) send(p *process) {
+func (r *runner) send(p *process) *request {
 	nw := &r.cfg.Network
 	r.reqID++
 	q := r.mem.request()
@@ -51,13 +51,14 @@ func (r *runner) send(p *process) {
 	if q.why != "" {
 		r.unanswered++
 		if q.deadline == 0 {
-			return // no timeout: the client waits for ever
+			return q // no timeout: the client waits for ever
 		}
 		at = q.deadline
 	}
 	e := p.ev(at, evReply)
 	e.req = q
 	r.q.push(e)
+	return q
 }
 
 func latency(rng *rand.Rand, l Latency) time.Duration {
@@ -119,6 +120,10 @@ func (r *runner) deliver(p *process, q *request) {
 	if q.answered {
 		return // a blocking pop's deadline after its reply
 	}
+	if q.lib != nil && !q.parked && q.block == 0 {
+		r.libDeliver(p, q) // a blocking pop or WAIT comes back below
+		return
+	}
 	if q.parked {
 		if q.why == "" && (q.deadline == 0 || r.now < q.deadline) {
 			// Its reply time has come; it waits on its node for the pop.
@@ -159,6 +164,10 @@ func (r *runner) deliver(p *process, q *request) {
 			r.later(p, q, at)
 			return
 		}
+	}
+	if q.lib != nil {
+		r.libDeliver(p, q)
+		return
 	}
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.

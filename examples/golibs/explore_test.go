@@ -1,0 +1,96 @@
+package golibs_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/simtest"
+)
+
+// exploreVerdicts are explore's searches over each library, one fault
+// class each, 500 generated scenarios (one node, TTLs drawn from 0.5 to
+// 4 s, work below the TTL). "unsafe" means the search must find an
+// overlap or lost update; "" means it must find none (it may cut runs at a
+// cap: go-redis's 3 s read timeout makes a run with lost replies long).
+var exploreVerdicts = []struct {
+	class              string
+	redsync, redislock string
+	why                string
+}{
+	{"none", "", "", "one atomic SET NX with an expiry on one node, a compare-and-delete release, " +
+		"work below the TTL: nobody can hold a key someone else holds"},
+	{"crash", "", "", "a crashed holder's key expires; the lock's state is on the node only"},
+	{"pause", "unsafe", "unsafe", "a holder paused past its expiry writes after the next holder " +
+		"took the expired key; neither library fences"},
+	{"net", "", "", "a lost or late SET reply: redsync releases after a failed try and refuses a lock " +
+		"whose validity (expiry − elapsed − 1%) is gone; redislock gives a lock only on a reply " +
+		"read before its context's deadline, now + TTL; a reply later than TTL − work would be " +
+		"unsafe for redislock, which checks no validity, and the class's latencies stay below it"},
+	{"restart", "unsafe", "unsafe", "a node restarts without persistence and forgets the key"},
+	{"failover", "unsafe", "unsafe", "a replica promoted before the key reached it"},
+}
+
+func TestExploreVerdicts(t *testing.T) {
+	for _, v := range exploreVerdicts {
+		for _, c := range []struct {
+			name string
+			lock golock.NewLock
+			want string
+		}{{"redsync", redsyncLock(1), v.redsync}, {"redislock", bsmLock, v.redislock}} {
+			f, err := golock.Explore(t, c.lock, golock.Faults(v.class), golock.With(simtest.Runs(500)), golock.With(simtest.SaveTo("")))
+			if err != nil && !errors.Is(err, simtest.ErrIncomplete) {
+				t.Errorf("%s under %s: %v", c.name, v.class, err)
+				continue
+			}
+			got := ""
+			if f != nil {
+				got = f.Verdict
+			}
+			if got != c.want {
+				t.Errorf("%s under %s: found %q, want %q (%s)", c.name, v.class, got, c.want, v.why)
+			}
+		}
+	}
+}
+
+// TestExploreFindsRedsyncPauseOverlap is the figure in the README: explore
+// over real redsync (one pool) under pause finds the overlap within 2,000
+// runs and shrinks it, in seconds.
+func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
+	start := time.Now()
+	f, err := golock.Explore(t, redsyncLock(1), golock.Faults("pause"), golock.With(simtest.Runs(2000)), golock.With(simtest.SaveTo(t.TempDir())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Verdict != "unsafe" {
+		t.Fatalf("no overlap in 2,000 runs: %+v", f)
+	}
+	// The counterexample file names golock.Replay, and replays through
+	// Run to the same history.
+	data, err := os.ReadFile(f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "golock.Replay(t, newLock, ") || strings.Contains(string(data), "simtest.Replay") ||
+		!strings.Contains(f.Message, "golock.Replay(t, newLock, ") {
+		t.Errorf("the counterexample does not name golock.Replay:\n%s", data)
+	}
+	o, err := golock.Run(t, redsyncLock(1), f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Verdict.Verdict != "unsafe" || o.Digest != f.Outcome.Digest {
+		t.Errorf("%s replays %s (digest %.12s), the search saw unsafe (%.12s)", f.Path, o.Verdict.Verdict, o.Digest, f.Outcome.Digest)
+	}
+	// Replay with a verdict list that leaves unsafe out passes and hands
+	// back the outcome.
+	if o := golock.Replay(t, redsyncLock(1), f.Path, "stuck"); o == nil || o.Verdict.Verdict != "unsafe" {
+		t.Errorf("golock.Replay: %+v", o)
+	}
+	t.Logf("unsafe at run %d, shrunk to %d client(s) and %d fault(s), in %s (wall clock)",
+		f.Run, len(f.Outcome.Scenario.Clients), len(f.Outcome.Scenario.Faults), time.Since(start).Round(time.Millisecond))
+}

@@ -1,0 +1,45 @@
+package golock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+
+	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/simtest"
+)
+
+// Check runs redsync, unmodified, through 2,000 scenarios with pauses.
+// Copy the function into a _test.go file of your repository (its module
+// requires locksim and the library) and run `go test`. It fails with the
+// shrunk overlap, written to testdata/simtest/, which
+// golock.Run(t, newLock, FILE) replays.
+func ExampleCheck() {
+	newLock := func(env *golock.Env) golock.Acquire {
+		pool := goredis.NewPool(env.Clients[0]) // node 0's go-redis client
+		m := redsync.New(pool).NewMutex(env.Key,
+			redsync.WithExpiry(env.TTL),
+			// Its value and retry delay from the run's seed: crypto/rand
+			// and math/rand would make runs that do not replay.
+			redsync.WithGenValueFunc(env.Token),
+			redsync.WithRetryDelayFunc(func(int) time.Duration {
+				return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
+			}))
+		return func(ctx context.Context) (*golock.Lease, error) {
+			if err := m.LockContext(ctx); err != nil {
+				return nil, err // not held
+			}
+			return &golock.Lease{Token: m.Value(), Release: func(ctx context.Context) error {
+				_, err := m.UnlockContext(ctx)
+				return err
+			}}, nil
+		}
+	}
+	TestRedsync := func(t *testing.T) {
+		golock.Check(t, newLock, golock.Faults("pause"), golock.With(simtest.Runs(2000)))
+	}
+	_ = TestRedsync
+}

@@ -1,0 +1,456 @@
+// Package golock runs a real Go lock library, unmodified, inside locksim's
+// simulation in simulated time: each simulated process gets go-redis v9
+// clients whose connections are locksim connections to the simulated nodes,
+// and the whole run is inside a testing/synctest bubble whose clock the
+// engine moves from event to event, so the library's time.Now, timers,
+// context deadlines and read deadlines follow the simulation.
+//
+// The user writes how the library acquires (NewLock); Check explores the
+// lock under fault classes, as simtest.Check does for a lock written against
+// sim.Proc, Run runs one scenario of the catalogue or a file, and Replay
+// replays the counterexample Check wrote as a regression test:
+//
+//	func TestRedsync(t *testing.T) {
+//		golock.Check(t, func(env *golock.Env) golock.Acquire {
+//			rs := redsync.New(goredis.NewPool(env.Clients[0]))
+//			m := rs.NewMutex(env.Key, redsync.WithExpiry(env.TTL),
+//				redsync.WithGenValueFunc(env.Token), // not crypto/rand
+//				redsync.WithRetryDelayFunc(func(int) time.Duration { // not math/rand
+//					return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
+//				}))
+//			return func(ctx context.Context) (*golock.Lease, error) {
+//				if err := m.LockContext(ctx); err != nil {
+//					return nil, err
+//				}
+//				return &golock.Lease{Token: m.Value(), Release: func(ctx context.Context) error {
+//					_, err := m.UnlockContext(ctx)
+//					return err
+//				}}, nil
+//			}
+//		}, golock.Faults("pause"))
+//	}
+//
+// This package lives in its own module (examples/golibs) so that locksim's
+// module does not depend on go-redis: locksim gives a net.Conn-level seam
+// (sim.Library), and the go-redis glue is here.
+package golock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/locksim/locksim/judge"
+	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/simtest"
+)
+
+// Env is what one process incarnation's lock is made with.
+type Env struct {
+	Key string
+	TTL time.Duration
+	// Clients are go-redis clients, one per node of the run (Clients[i]
+	// talks to node i); Clients[0] is the one a single-node lock takes. A
+	// *redis.Client is a redis.UniversalClient.
+	Clients []*redis.Client
+	// Rand is the process's deterministic random source. A library that
+	// draws from crypto/rand or the unseeded math/rand (redsync's tokens
+	// and retry delays, bsm/redislock's tokens) makes runs that do not
+	// replay: give it Token and Rand where it takes a function.
+	Rand *rand.Rand
+}
+
+// Token is a 22-character random token from Rand, the shape of redsync's
+// and bsm/redislock's own (16 random bytes, base64), for their options
+// that take a token or a token function.
+func (e *Env) Token() (string, error) {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	b := make([]byte, 22)
+	for i := range b {
+		b[i] = chars[e.Rand.IntN(len(chars))]
+	}
+	return string(b), nil
+}
+
+// Lease is a lock the library says it holds.
+type Lease struct {
+	Token   string                          // for reports; "" if the library hides it
+	Release func(ctx context.Context) error // required
+	// Extend renews the lease (redsync's Extend, bsm/redislock's Refresh):
+	// nil when it did, an error when the lock is lost. A scenario whose
+	// clients renew (renew_every) calls it from their watchdog; a lease
+	// without it cannot be renewed, which ends the process as a client
+	// error there.
+	Extend func(ctx context.Context) error
+}
+
+// Acquire takes the lock once, with the library's own retry policy: a
+// lease when it holds it; an error (or a nil lease) when it does not. An
+// error counts as not held (real libraries report a lock held by someone
+// else as one: redsync.ErrFailed, redislock.ErrNotObtained) unless it is
+// Fatal: then the process ends with it as its client error, as a caller
+// that panics or exits on it. ctx is the process's life: a crash cancels
+// it.
+type Acquire func(ctx context.Context) (*Lease, error)
+
+// Fatal marks an error that ends the process, as a panic or log.Fatal of
+// the caller would.
+func Fatal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fatalError{err}
+}
+
+type fatalError struct{ err error }
+
+func (f *fatalError) Error() string { return f.err.Error() }
+func (f *fatalError) Unwrap() error { return f.err }
+
+// NewLock makes the lock for one process incarnation: the engine calls it
+// for every process and again when a crashed one restarts, with fresh
+// clients, so what it makes is that process's memory.
+type NewLock func(env *Env) Acquire
+
+// Locker makes newLock a sim.Locker factory for simtest and scenarios. Its
+// lockers work only inside a synctest bubble (Check and Run make one).
+func Locker(newLock NewLock) simtest.NewLocker {
+	return func(p simtest.Params) sim.Locker {
+		return &locker{newLock: newLock, key: p.Key, ttl: p.TTL}
+	}
+}
+
+// locker is one incarnation's lock: the library's objects are made on its
+// first Acquire, when the run's Library for the process exists.
+type locker struct {
+	newLock NewLock
+	key     string
+	ttl     time.Duration
+	lib     *sim.Library
+	acquire Acquire
+	held    *Lease
+}
+
+func (l *locker) setup(p sim.Proc) error {
+	if l.lib != nil {
+		return nil
+	}
+	lib, err := sim.LibraryFor(p, synctest.Wait)
+	if err != nil {
+		return err
+	}
+	env := &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
+	for i := range p.Nodes() {
+		env.Clients = append(env.Clients, newClient(lib, i))
+	}
+	l.lib = lib
+	lib.Call(p, func() { l.acquire = l.newLock(env) })
+	if l.acquire == nil {
+		return errors.New("golock: NewLock returned no Acquire")
+	}
+	return nil
+}
+
+// newClient is a go-redis client whose connections are the run's to node
+// i. RESP2, no CLIENT SETINFO and no maintenance notifications: locksim's
+// nodes speak RESP2, the identity commands would only add traffic, and the
+// notifications' set-up resolves the address (a DNS look-up from inside
+// the bubble, which the bubble forbids); the address is an IP literal for
+// the same reason. Its buffers are 4 KiB, not 32: a lock's commands are
+// small, and a run makes fresh clients for every process. A command
+// go-redis retries is retried at once: its
+// backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
+// and runs with it would not replay. Every other option is go-redis's
+// default (3 s read and write timeouts, 3 retries).
+func newClient(lib *sim.Library, i int) *redis.Client {
+	return redis.NewClient(&redis.Options{
+		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
+		Protocol:                 2,
+		DisableIdentity:          true,
+		MinRetryBackoff:          -1,
+		ReadBufferSize:           4096,
+		WriteBufferSize:          4096,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return lib.Dial(i)
+		},
+	})
+}
+
+func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
+	if err := l.setup(p); err != nil {
+		return sim.Lease{}, err
+	}
+	var lease *Lease
+	var err error
+	l.lib.Call(p, func() { lease, err = l.acquire(l.lib.Context()) })
+	var fe *fatalError
+	if errors.As(err, &fe) {
+		return sim.Lease{}, fe.err
+	}
+	if err != nil || lease == nil {
+		return sim.Lease{}, nil
+	}
+	if lease.Release == nil {
+		return sim.Lease{}, errors.New("golock: a Lease without Release")
+	}
+	l.held = lease
+	return sim.Lease{Held: true, Token: lease.Token}, nil
+}
+
+// Extend runs the lease's Extend, from the process's watchdog.
+func (l *locker) Extend(p sim.Proc, _ sim.Lease) (bool, error) {
+	lease := l.held
+	if lease == nil || lease.Extend == nil {
+		return false, errors.New("golock: the lease has no Extend")
+	}
+	var err error
+	l.lib.Call(p, func() { err = lease.Extend(l.lib.Context()) })
+	return err == nil, nil
+}
+
+// Release runs the lease's Release. An error ends the process as a client
+// error, as a caller that panics on a failed unlock (redsync's README) or
+// returns it: a Release that does not want that returns nil.
+func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
+	lease := l.held
+	if lease == nil {
+		return errors.New("golock: Release without a held lease")
+	}
+	l.held = nil
+	var err error
+	l.lib.Call(p, func() { err = lease.Release(l.lib.Context()) })
+	return err
+}
+
+// Check explores the lock under the options' fault classes, as
+// simtest.Check does, inside a synctest bubble: one worker (the bubble's
+// clock is one), and shrinking bounded by its count of runs only (the
+// bubble's clock is not the wall clock). Client clock classes (skew, jump)
+// are refused: a library reads time.Now, the run's one clock. A
+// counterexample is replayed twice before it is reported: a lock whose
+// runs do not replay (it reads crypto/rand or the unseeded math/rand, or
+// races) fails the test as nondeterministic instead.
+func Check(t *testing.T, newLock NewLock, opts ...Option) bool {
+	t.Helper()
+	f, err := Explore(t, newLock, opts...)
+	switch {
+	case err != nil:
+		t.Errorf("golock: %v", err)
+		return false
+	case f != nil:
+		t.Errorf("%s", f.Message)
+		return false
+	}
+	return true
+}
+
+// Explore is Check returning what it found instead of failing t: the
+// shrunk failure, or nil; ErrNondeterministic when the failure does not
+// replay.
+func Explore(t *testing.T, newLock NewLock, opts ...Option) (f *simtest.Failure, err error) {
+	t.Helper()
+	all := []simtest.Option{simtest.Faults(DefaultFaults...)}
+	for _, o := range opts {
+		if o.err != nil {
+			return nil, o.err
+		}
+		all = append(all, o.o)
+	}
+	// One worker: the bubble has one clock. Shrinking is bounded by its
+	// count of runs: the bubble's clock is not the wall clock.
+	all = append(all, simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
+	synctest.Test(t, func(t *testing.T) {
+		if f, err = simtest.Explore(Locker(newLock), all...); err != nil || f == nil {
+			return
+		}
+		err = replays(newLock, f.YAML, f.Outcome.Digest)
+	})
+	if err == nil && f != nil {
+		err = replayedByGolock(f)
+	}
+	return f, err
+}
+
+// simtestReplay is the replay line simtest writes into a counterexample
+// and its message, with its FailOn verdicts if any.
+var simtestReplay = regexp.MustCompile(`simtest\.Replay\(t, newLocker, ("[^"]*")(?:, simtest\.FailOn\(([^)]*)\))?\)`)
+
+// replayedByGolock makes the counterexample's file and message name
+// golock.Replay, which replays a library's lock, instead of simtest.Replay.
+func replayedByGolock(f *simtest.Failure) error {
+	fix := func(b []byte) []byte {
+		return simtestReplay.ReplaceAllFunc(b, func(m []byte) []byte {
+			g := simtestReplay.FindSubmatch(m)
+			call := "golock.Replay(t, newLock, " + string(g[1])
+			if len(g[2]) > 0 {
+				call += ", " + string(g[2])
+			}
+			return []byte(call + ")")
+		})
+	}
+	f.YAML, f.Message = fix(f.YAML), string(fix([]byte(f.Message)))
+	f.Message = strings.Replace(f.Message, "simrun cannot build a Go lock", "simrun cannot run a Go library", 1)
+	if f.Path != "" {
+		return os.WriteFile(f.Path, f.YAML, 0o644)
+	}
+	return nil
+}
+
+// Replay runs a counterexample file (or a catalogue scenario) against the
+// lock, as Run does, and fails t when its verdict is one of failOn
+// (default: unsafe), with the run's report: a regression test that fails
+// while the library still breaks there.
+func Replay(t *testing.T, newLock NewLock, scenario string, failOn ...string) *judge.Outcome {
+	t.Helper()
+	if len(failOn) == 0 {
+		failOn = simtest.DefaultFailOn
+	}
+	o, err := Run(t, newLock, scenario)
+	if err != nil {
+		t.Errorf("golock.Replay: %v", err)
+		return nil
+	}
+	if slices.Contains(failOn, o.Verdict.Verdict) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "golock.Replay: %s on %s:\n\n", strings.ToUpper(o.Verdict.Verdict), scenario)
+		if err := reports.WriteText(&b, o); err != nil {
+			fmt.Fprintf(&b, "(no report: %v)", err)
+		}
+		t.Errorf("%s", b.String())
+	}
+	return o
+}
+
+// DefaultFaults are the fault classes Check explores unless Faults says
+// otherwise: those that reach a library (no client clocks).
+var DefaultFaults = []string{scenarios.ClassCrash, scenarios.ClassPause, scenarios.ClassNet}
+
+// Option is one of Check's options: Faults, or any simtest option (With).
+type Option struct {
+	o   simtest.Option
+	err error
+}
+
+// With passes a simtest option (Runs, Seed, FailOn, Key, Name, SaveTo,
+// Resolution) to the exploration. Workers and ShrinkTime are Check's own.
+func With(o simtest.Option) Option { return Option{o: o} }
+
+// Faults are the fault classes to explore (simtest.Faults). The client
+// clock classes, skew and jump, are refused: a library reads time.Now, the
+// run's one clock, which no client's skew or jump can reach. Node clocks
+// do move, in scenarios that set them.
+func Faults(classes ...string) Option {
+	for _, c := range classes {
+		if c == scenarios.ClassSkew || c == scenarios.ClassJump || c == "all" {
+			return Option{err: fmt.Errorf("golock.Faults(%q): %s: a Go library reads time.Now, the run's one clock: client clock skew and jumps cannot reach it", classes, c)}
+		}
+	}
+	return Option{o: simtest.Faults(classes...)}
+}
+
+// ErrNondeterministic is what a lock whose runs do not replay gets.
+var ErrNondeterministic = errors.New("nondeterministic: the same scenario and seed gave two histories")
+
+// Run runs one scenario (a catalogue name or a file) against the lock
+// inside a bubble, with every checker, twice: a second history that
+// differs from the first is ErrNondeterministic, not a verdict.
+func Run(t *testing.T, newLock NewLock, scenario string) (o *judge.Outcome, err error) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		var s *scenarios.Scenario
+		if s, err = scenarios.Resolve(scenario); err != nil {
+			return
+		}
+		if o, err = RunInBubble(newLock, s); err != nil {
+			return
+		}
+		var again *judge.Outcome
+		if again, err = RunInBubble(newLock, s); err == nil && again.Digest != o.Digest {
+			err = fmt.Errorf("%s: %w (digests %.12s and %.12s): does the library read crypto/rand or the unseeded math/rand? Give it Env.Token and Env.Rand",
+				scenario, ErrNondeterministic, o.Digest, again.Digest)
+		}
+	})
+	return o, err
+}
+
+// replays runs a counterexample again and compares its digest.
+func replays(newLock NewLock, yaml []byte, digest string) error {
+	s, err := scenarios.Parse("counterexample", yaml)
+	if err != nil {
+		return err
+	}
+	o, err := RunInBubble(newLock, s)
+	if err != nil {
+		return err
+	}
+	if o.Digest != digest {
+		return fmt.Errorf("the counterexample found did not replay: %w (digests %.12s and %.12s): does the library read crypto/rand or the unseeded math/rand? Give it Env.Token and Env.Rand",
+			ErrNondeterministic, digest, o.Digest)
+	}
+	return nil
+}
+
+// RunInBubble runs one scenario against the lock, once, for a caller
+// already inside a synctest bubble.
+func RunInBubble(newLock NewLock, s *scenarios.Scenario) (*judge.Outcome, error) {
+	if err := refuseClientClocks(s); err != nil {
+		return nil, err
+	}
+	p, err := s.PrepareWith(algorithm(newLock))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return judge.Prepared(s, p, model.Options{})
+}
+
+// algorithm makes newLock a locks.Algorithm a scenario can run: its key and
+// TTL are the scenario's, else "lock" and 8 s (redsync's default expiry).
+func algorithm(newLock NewLock) locks.Algorithm {
+	a := locks.Algorithm{
+		Name:     "go-lock",
+		Source:   "Go code checked by golock",
+		Summary:  "a real Go lock library",
+		Defaults: locks.Params{Key: "lock", TTL: 8 * time.Second, Resolution: time.Millisecond},
+	}
+	newLocker := Locker(newLock)
+	a.New = func(o locks.Params) sim.Locker {
+		p := a.With(o)
+		return newLocker(simtest.Params{Key: p.Key, TTL: p.TTL})
+	}
+	return a
+}
+
+// refuseClientClocks refuses a scenario whose clients' clocks differ from
+// true time: a library reads time.Now, which is the bubble's, one clock for
+// every goroutine. Node clocks (their offsets, drifts and jumps) apply.
+func refuseClientClocks(s *scenarios.Scenario) error {
+	for _, c := range s.Clients {
+		if c.Clock != (scenarios.Clock{}) {
+			return fmt.Errorf("clients: %s: clock: a Go library reads time.Now, the run's one clock: client clock skew cannot reach it", c.Name)
+		}
+	}
+	for i, f := range s.Faults {
+		if f.Kind == "proc-clock-jump" {
+			return fmt.Errorf("faults[%d]: proc-clock-jump: a Go library reads time.Now, the run's one clock: a client clock jump cannot reach it", i)
+		}
+	}
+	return nil
+}

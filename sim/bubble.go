@@ -1,0 +1,730 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+// Real client libraries inside a run. A lock library (redsync,
+// bsm/redislock) runs its own goroutines, reads time.Now, sets timers and
+// talks to Redis through a net.Conn. It runs unmodified when the whole run
+// is inside a testing/synctest bubble: the engine's goroutine, the
+// processes' coroutines and every goroutine the library starts share the
+// bubble's fake clock, and the engine moves that clock from event to event,
+// so a library's time.Now, sleeps, timers and deadlines follow true time.
+//
+// Determinism with real goroutines: the engine lets the bubble's clock move
+// only when every goroutine of the bubble is blocked (the bubble's Wait),
+// and then gathers what the library wrote at that instant, process by
+// process in creation order, connection by connection in node and dial
+// order, and sends it in that order. A reply is handed to one connection at
+// a time, and the engine waits for the library to be blocked again before
+// the next event. What several library goroutines write at one instant is
+// therefore sent in one order whichever of them the Go scheduler ran first.
+//
+// The bytes on a connection are RESP2 (a client that asks for RESP3 gets an
+// error for HELLO 3 and falls back). Dialing is instant and never fails;
+// every command goes through the run's network (latency, loss), nodes
+// (restarts, failover, clock jumps), faults and history as a built-in
+// lock's. A lost request or reply, or one slower than the network's
+// timeout, is never answered: the library's own read deadline decides when
+// it gives up, as it would against a real server. A failover closes the
+// connections to the lost primary.
+//
+// A pause of a process holds its connections: nothing it writes is sent and
+// nothing is handed to it until the pause ends. Its goroutines' timers still
+// fire (a real GC pause fires them the moment it ends). A crash closes the
+// process's connections; its goroutines are abandoned, see their
+// connections fail, and unwind.
+
+// Library is one process incarnation's door to the run for a client
+// library: simulated connections to the run's nodes (Dial) and calls into
+// the library that the process's code waits for (Call).
+type Library struct {
+	b    *bubble
+	home *process
+	inc  int
+	// conns are in node order, each node's in dial order: a library that
+	// dials several nodes at once (redsync's pools, one goroutine each)
+	// dials them in the scheduler's order, which must decide nothing.
+	conns []*libConn
+	calls []*libCall // started and not yet taken back by their coroutine
+	dead  bool       // the incarnation ended: connections closed
+	// wakeAt is the end of the pause an evLibrary event is already
+	// scheduled for.
+	wakeAt Time
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// bubble is a run's state for the libraries in it; nil for a run with none.
+type bubble struct {
+	wait  func()
+	base  time.Time // the bubble's clock at true time 0
+	wake  chan struct{}
+	mu    sync.Mutex // calls' done flags, conns' buffers
+	ports []*Library // in creation order: the order their effects are taken
+	// dirty: the engine may have woken a goroutine of the bubble (a
+	// reply, a close, a timed-out read, a call started, time moved) since
+	// its last Wait. Library goroutines run only when woken, so a clean
+	// bubble is blocked already and settle need not Wait. Written by the
+	// engine's goroutine and the coroutines, which never run at once.
+	dirty bool
+	// pending counts the commands written and not yet taken by libSends.
+	pending int
+}
+
+// libCall is a call into the library by one coroutine.
+type libCall struct {
+	co       *process
+	done     bool
+	panicked any
+}
+
+// LibraryFor gives the process p (the sim.Proc an Acquire, Release or Extend
+// is called with) its Library, making it on first use. wait is
+// testing/synctest.Wait (sim does not import testing); the run must be
+// inside a synctest bubble, which LibraryFor checks by calling it. The
+// real-time engine (CheckReal, --redis) has no Library: a library talks to
+// real servers itself there.
+func LibraryFor(p Proc, wait func()) (l *Library, err error) {
+	sp, ok := p.(*process)
+	if !ok {
+		return nil, fmt.Errorf("a client library runs in the simulated engine only, not in %T", p)
+	}
+	h, r := sp.home(), sp.r
+	// A library reads time.Now, the bubble's one clock: a client's own
+	// clock cannot reach it.
+	if h.spec.Clock != (ClockSpec{}) {
+		return nil, fmt.Errorf("%s: clock offset or drift: a client library reads the run's one clock (time.Now); client clock skew cannot reach it", h.spec.Name)
+	}
+	for _, f := range r.cfg.Faults {
+		if f.Kind == FaultProcJump && f.Proc == h.id {
+			return nil, fmt.Errorf("%s: %s: a client library reads the run's one clock (time.Now); a client clock jump cannot reach it", h.spec.Name, f.Kind)
+		}
+	}
+	if r.bub == nil {
+		if err := checkBubble(wait); err != nil {
+			return nil, err
+		}
+		r.bub = &bubble{wait: wait, wake: make(chan struct{}, 1)}
+		// The library's clock reads true time when the bubble is young
+		// enough (its first run); after earlier runs, the same instants
+		// shifted.
+		if d := r.now.Std().Sub(time.Now()); d > 0 {
+			time.Sleep(d)
+		}
+		r.bub.base = time.Now().Add(-time.Duration(r.now))
+	}
+	for _, l := range r.bub.ports {
+		if l.home == h && l.inc == h.inc && !l.dead {
+			return l, nil
+		}
+	}
+	l = &Library{b: r.bub, home: h, inc: h.inc}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	r.bub.ports = append(r.bub.ports, l)
+	return l, nil
+}
+
+// checkBubble calls wait, which panics outside a bubble.
+func checkBubble(wait func()) (err error) {
+	if wait == nil {
+		return errors.New("no wait function (testing/synctest.Wait)")
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("not inside a synctest bubble (%v): run the lock through a bubble, as golock.Check does", v)
+		}
+	}()
+	wait()
+	return nil
+}
+
+// Call runs f on a goroutine of its own and makes p's coroutine wait until
+// f returns, while the engine serves f's connections and moves time. A
+// panic in f is the library's: it is raised again in p's coroutine, where
+// the run records it as the process's client error. If p crashes while it
+// waits, its connections close and f's goroutine is abandoned.
+func (l *Library) Call(p Proc, f func()) {
+	sp := p.(*process)
+	c := &libCall{co: sp}
+	l.calls = append(l.calls, c)
+	l.b.dirty = true
+	go func() {
+		defer func() {
+			v := recover()
+			l.b.mu.Lock()
+			c.done, c.panicked = true, v
+			l.b.mu.Unlock()
+			l.b.signal()
+		}()
+		f()
+	}()
+	finished := false
+	defer func() {
+		if !finished {
+			l.close() // unwound by a crash or the run's end
+		}
+	}()
+	sp.want = effLibrary
+	sp.suspend()
+	finished = true
+	if c.panicked != nil {
+		panic(c.panicked)
+	}
+}
+
+// Dial opens a connection to node n. It never fails for a node of the run.
+func (l *Library) Dial(n int) (net.Conn, error) {
+	if n < 0 || n >= len(l.home.r.nodes) {
+		return nil, fmt.Errorf("no node %d: the run has %d", n, len(l.home.r.nodes))
+	}
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	if l.dead {
+		return nil, net.ErrClosed
+	}
+	c := &libConn{l: l, node: n, ready: make(chan struct{}, 1)}
+	at := len(l.conns)
+	for at > 0 && l.conns[at-1].node > n {
+		at--
+	}
+	l.conns = slices.Insert(l.conns, at, c)
+	return c, nil
+}
+
+// signal wakes the engine if it sleeps: a library goroutine wrote or a call
+// ended.
+func (b *bubble) signal() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Context is the incarnation's life: cancelled when it crashes or the run
+// ends, so that a library call waiting on it (a retry loop, a timer)
+// unwinds. Pass it to the library's calls.
+func (l *Library) Context() context.Context { return l.ctx }
+
+// close closes every connection of the incarnation and cancels its
+// context.
+func (l *Library) close() {
+	l.b.mu.Lock()
+	l.dead = true
+	for _, c := range l.conns {
+		c.closeLocked()
+	}
+	l.b.mu.Unlock()
+	l.cancel()
+	l.b.dirty = true
+}
+
+// drain lets the goroutines of the run's library calls end before the run
+// returns: the bubble ends only when every goroutine in it has, and a
+// later run in the same bubble must not share it with this one's. Their
+// connections are closed and their contexts cancelled; a call that still
+// waits on a timer gets up to an hour of the bubble's time. One that never
+// ends is the library's own leak: the bubble reports it when it ends.
+func (b *bubble) drain() {
+	for range 64 {
+		b.wait()
+		if b.callsDone() {
+			return
+		}
+		t := time.NewTimer(time.Minute)
+		select {
+		case <-b.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (b *bubble) callsDone() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.ports {
+		for _, c := range l.calls {
+			if !c.done {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// loopInBubble is the engine's loop once a library is in the run: before
+// every event the bubble's clock is moved to the event's time, and what the
+// libraries did on the way is taken first.
+func (r *runner) loopInBubble() {
+	b := r.bub
+	defer func() {
+		for _, l := range b.ports {
+			l.close()
+		}
+		b.drain()
+	}()
+	for r.live > 0 {
+		r.settle()
+		if r.cut != "" {
+			return
+		}
+		next := r.limit
+		if r.q.len() > 0 && r.q.peek().at < next {
+			next = r.q.peek().at
+		}
+		if b.sleepUntil(next) {
+			r.now = Time(time.Since(b.base))
+			continue // take what the libraries did at this instant
+		}
+		if r.q.len() == 0 || r.q.peek().at > r.limit {
+			r.now = r.limit
+			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
+			return
+		}
+		if r.hist.atLimit(r.maxEv) {
+			r.cut = r.hist.cut(r.maxEv)
+			return
+		}
+		e := r.q.pop()
+		r.now = e.at
+		r.dispatch(&e)
+		if r.cut != "" {
+			return
+		}
+	}
+}
+
+// sleepUntil moves the bubble's clock towards true time t; it says whether
+// it slept, woken early or not (false: the clock is at t already).
+func (b *bubble) sleepUntil(t Time) bool {
+	d := b.base.Add(time.Duration(t)).Sub(time.Now())
+	if d <= 0 {
+		return false
+	}
+	timer := time.NewTimer(d)
+	select {
+	case <-b.wake:
+		timer.Stop()
+	case <-timer.C:
+	}
+	b.dirty = true // timers of the libraries may have fired
+	return true
+}
+
+// settle lets the libraries run until every goroutine of the bubble is
+// blocked, then takes their effects in a fixed order: calls that ended
+// resume their coroutines, replies held by a pause are handed over,
+// requests are sent. It repeats until nothing moves.
+func (r *runner) settle() {
+	b := r.bub
+	for moved := true; moved; {
+		if b.dirty {
+			b.wait()
+			b.dirty = false
+		}
+		moved = false
+		for i := 0; i < len(b.ports); i++ { // a resumed coroutine may add ports
+			l := b.ports[i]
+			if l.dead {
+				continue
+			}
+			h := l.home
+			if h.inc != l.inc || !h.live {
+				l.close() // the incarnation crashed or ended
+				continue
+			}
+			if until := h.pausedUntil; until > r.now {
+				if l.wakeAt != until {
+					l.wakeAt = until
+					r.q.push(event{at: until, kind: evLibrary})
+				}
+				continue
+			}
+			if r.libDeadlines(l) || r.libCalls(l) || r.libReplies(l) || r.libSends(l) {
+				moved = true
+			}
+		}
+	}
+}
+
+// libDeadlines times out the reads whose deadline has come. The engine
+// does it, after every goroutine has run at this instant, not the reader's
+// own timer: a library that sets its read deadline to its context's (as
+// go-redis does) would otherwise see the timeout before or after the
+// context's cancellation as the Go scheduler happens to run them. One
+// read at a time, in node order, each left to run before the next: reads
+// timed out at one instant on several connections (redsync's pools) are
+// then seen by the library in that order, not the scheduler's.
+func (r *runner) libDeadlines(l *Library) bool {
+	b := l.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	for _, c := range l.conns {
+		if c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
+			c.expired = true
+			c.notify()
+			b.dirty = true
+			return true
+		}
+	}
+	return false
+}
+
+// libCalls resumes the coroutines whose calls ended, in the order the calls
+// started.
+func (r *runner) libCalls(l *Library) bool {
+	b := l.b
+	for k, c := range l.calls {
+		b.mu.Lock()
+		done := c.done
+		b.mu.Unlock()
+		if done && c.co.live && c.co.want == effLibrary {
+			l.calls = slices.Delete(l.calls, k, k+1)
+			r.resume(c.co)
+			b.dirty = true // its goroutine may still be unwinding
+			return true    // the coroutine may have started calls: look again
+		}
+	}
+	return false
+}
+
+// libReplies hands over the replies held while the process was paused.
+func (r *runner) libReplies(l *Library) bool {
+	b := l.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	moved := false
+	for _, c := range l.conns {
+		if len(c.held) > 0 && !c.closed {
+			for _, rep := range c.held {
+				c.rbuf = appendRESP(c.rbuf, rep)
+			}
+			c.held = c.held[:0]
+			c.notify()
+			b.dirty, moved = true, true
+		}
+	}
+	return moved
+}
+
+// libSends sends what the library wrote, connection by connection in node
+// order, each connection's commands in the order written. A pause
+// that a send fires keeps the rest for its end.
+func (r *runner) libSends(l *Library) bool {
+	b := l.b
+	b.mu.Lock()
+	if b.pending == 0 {
+		b.mu.Unlock()
+		return false
+	}
+	conns := slices.Clone(l.conns)
+	b.mu.Unlock()
+	sent := false
+	for _, c := range conns {
+		for {
+			b.mu.Lock()
+			if len(c.out) == 0 || c.closed {
+				b.mu.Unlock()
+				break
+			}
+			args := c.out[0]
+			c.out = c.out[1:]
+			b.pending--
+			b.mu.Unlock()
+			h := l.home
+			r.trigger(PointSend, h, args[0])
+			if h.inc != l.inc || !h.live {
+				return true // crashed at its send
+			}
+			if h.pausedUntil > r.now {
+				b.mu.Lock()
+				c.out = append([][]string{args}, c.out...)
+				b.pending++
+				b.mu.Unlock()
+				return true // settle schedules the pause's end
+			}
+			// The process's own pending effect, if any, stays as it was.
+			node, keep := h.node, h.args
+			h.node, h.args = c.node, r.mem.keep(args)
+			q := r.send(h)
+			h.node, h.args = node, keep
+			q.lib = c
+			sent = true
+		}
+	}
+	return sent
+}
+
+// libDeliver is deliver for a library's request: the reply goes to the
+// connection (held while the process is paused); a lost or late one never
+// comes; a failover closes the connection.
+func (r *runner) libDeliver(p *process, q *request) {
+	q.answered = true
+	c := q.lib
+	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
+	lostInFailover := false
+	switch {
+	case q.why != "":
+		res.Err = q.why
+	case q.dropped:
+		res.Err = "timeout: node down"
+		r.unanswered++
+	case q.ran && r.nodes[q.node].g != nil && r.nodes[q.node].g.gen != q.gen:
+		res.Err, lostInFailover = "timeout: connection lost in failover", true
+		r.unanswered++
+		r.nodes[q.node].served++
+	default:
+		res.Reply = q.reply
+	}
+	r.record(res)
+	b := r.bub
+	b.mu.Lock()
+	if lostInFailover {
+		c.closeLocked()
+		b.dirty = true
+	}
+	b.mu.Unlock()
+	if res.Err != "" {
+		return
+	}
+	r.trigger(PointReply, p, q.args[0])
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.closed {
+		return
+	}
+	if p.pausedUntil > r.now || len(c.held) > 0 {
+		c.held = append(c.held, q.reply)
+		return
+	}
+	c.rbuf = appendRESP(c.rbuf, q.reply)
+	c.notify()
+	b.dirty = true
+}
+
+// libConn is a simulated connection: what the library writes is parsed
+// into commands for the engine; replies are RESP2 bytes for it to read.
+type libConn struct {
+	l     *Library
+	node  int
+	ready chan struct{} // a token when rbuf grew or the connection closed
+
+	// Under the bubble's mu.
+	in     []byte     // written, not yet a whole command
+	out    [][]string // whole commands, not yet sent
+	rbuf   []byte     // replies not yet read
+	held   []Reply    // replies that came during a pause
+	closed bool
+	broken error // a malformed write: the connection is unusable
+	rdl    time.Time
+	// reading: a Read waits; expired: the engine says its deadline came
+	// (libDeadlines); alarm wakes the engine at the deadline.
+	reading, expired bool
+	alarm            *time.Timer
+}
+
+func (c *libConn) notify() {
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (c *libConn) closeLocked() {
+	if !c.closed {
+		c.closed = true
+		c.l.b.pending -= len(c.out) // never sent
+		c.out = nil
+		c.notify()
+	}
+}
+
+func (c *libConn) Read(p []byte) (int, error) {
+	b := c.l.b
+	b.mu.Lock()
+	defer func() {
+		c.reading = false
+		if c.alarm != nil {
+			c.alarm.Stop()
+			c.alarm = nil
+		}
+		b.mu.Unlock()
+	}()
+	armed := time.Time{}
+	for {
+		switch {
+		case len(c.rbuf) > 0:
+			n := copy(p, c.rbuf)
+			c.rbuf = c.rbuf[n:]
+			return n, nil
+		case c.closed:
+			return 0, io.EOF
+		case c.expired:
+			c.expired = false
+			return 0, os.ErrDeadlineExceeded
+		}
+		c.reading = true
+		if !c.rdl.IsZero() && !c.rdl.Equal(armed) {
+			// The engine times the read out (libDeadlines); this only
+			// wakes it then, should it sleep past the deadline.
+			if c.alarm != nil {
+				c.alarm.Stop()
+			}
+			armed = c.rdl
+			c.alarm = time.AfterFunc(max(time.Until(armed), 0), b.signal)
+		}
+		b.mu.Unlock()
+		<-c.ready
+		b.mu.Lock()
+	}
+}
+
+func (c *libConn) Write(p []byte) (int, error) {
+	b := c.l.b
+	b.mu.Lock()
+	if c.closed {
+		b.mu.Unlock()
+		return 0, net.ErrClosed
+	}
+	if c.broken != nil {
+		b.mu.Unlock()
+		return 0, c.broken
+	}
+	c.in = append(c.in, p...)
+	wrote := false
+	for {
+		args, n, err := parseCommand(c.in)
+		if err != nil {
+			c.broken = err
+			b.mu.Unlock()
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+		c.in = c.in[n:]
+		if len(args) > 0 {
+			c.out = append(c.out, args)
+			b.pending++
+			wrote = true
+		}
+	}
+	b.mu.Unlock()
+	if wrote {
+		b.signal()
+	}
+	return len(p), nil
+}
+
+func (c *libConn) Close() error {
+	b := c.l.b
+	b.mu.Lock()
+	c.closeLocked()
+	b.mu.Unlock()
+	return nil
+}
+
+func (c *libConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
+
+func (c *libConn) SetReadDeadline(t time.Time) error {
+	b := c.l.b
+	b.mu.Lock()
+	c.rdl, c.expired = t, false
+	b.mu.Unlock()
+	c.notify() // a Read waiting on the old deadline looks again
+	return nil
+}
+
+// SetWriteDeadline: a write never blocks.
+func (c *libConn) SetWriteDeadline(time.Time) error { return nil }
+
+func (c *libConn) LocalAddr() net.Addr  { return libAddr("client") }
+func (c *libConn) RemoteAddr() net.Addr { return libAddr("node" + strconv.Itoa(c.node)) }
+
+type libAddr string
+
+func (a libAddr) Network() string { return "locksim" }
+func (a libAddr) String() string  { return string(a) }
+
+// parseCommand reads one RESP array of bulk strings from the front of buf:
+// the command and the bytes it took, or n == 0 when it is not whole yet.
+func parseCommand(buf []byte) (args []string, n int, err error) {
+	line, rest, ok := cutLine(buf)
+	if !ok {
+		return nil, 0, nil
+	}
+	if len(line) == 0 || line[0] != '*' {
+		return nil, 0, fmt.Errorf("locksim connection: a command is a RESP array, got %q", line)
+	}
+	count, err := strconv.Atoi(string(line[1:]))
+	if err != nil || count < 0 || count > 1<<20 {
+		return nil, 0, fmt.Errorf("locksim connection: bad array length %q", line)
+	}
+	args = make([]string, 0, count)
+	for range count {
+		var hdr []byte
+		if hdr, rest, ok = cutLine(rest); !ok {
+			return nil, 0, nil
+		}
+		if len(hdr) == 0 || hdr[0] != '$' {
+			return nil, 0, fmt.Errorf("locksim connection: an argument is a bulk string, got %q", hdr)
+		}
+		size, err := strconv.Atoi(string(hdr[1:]))
+		if err != nil || size < 0 || size > 512<<20 {
+			return nil, 0, fmt.Errorf("locksim connection: bad bulk length %q", hdr)
+		}
+		if len(rest) < size+2 {
+			return nil, 0, nil
+		}
+		args = append(args, string(rest[:size]))
+		rest = rest[size+2:]
+	}
+	return args, len(buf) - len(rest), nil
+}
+
+func cutLine(buf []byte) (line, rest []byte, ok bool) {
+	for i := 0; i+1 < len(buf); i++ {
+		if buf[i] == '\r' && buf[i+1] == '\n' {
+			return buf[:i], buf[i+2:], true
+		}
+	}
+	return nil, buf, false
+}
+
+// appendRESP encodes a reply as RESP2.
+func appendRESP(b []byte, r Reply) []byte {
+	switch r.Kind {
+	case node.Nil:
+		return append(b, "$-1\r\n"...)
+	case node.Status:
+		return append(append(append(b, '+'), r.Str...), "\r\n"...)
+	case node.Error:
+		return append(append(append(b, '-'), r.Str...), "\r\n"...)
+	case node.Int:
+		return append(strconv.AppendInt(append(b, ':'), r.Int, 10), "\r\n"...)
+	case node.Bulk:
+		b = append(strconv.AppendInt(append(b, '$'), int64(len(r.Str)), 10), "\r\n"...)
+		return append(append(b, r.Str...), "\r\n"...)
+	case node.Array:
+		b = append(strconv.AppendInt(append(b, '*'), int64(len(r.Elems)), 10), "\r\n"...)
+		for _, e := range r.Elems {
+			b = appendRESP(b, e)
+		}
+		return b
+	}
+	return append(b, "-ERR locksim: unknown reply kind\r\n"...)
+}

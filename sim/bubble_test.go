@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/locksim/locksim/sim/node"
+)
+
+func TestParseCommandTakesWholeArraysOnly(t *testing.T) {
+	wire := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n*1\r\n$4\r\nPING\r\n"
+	args, n, err := parseCommand([]byte(wire))
+	if err != nil || strings.Join(args, " ") != "SET k v1" || n != len("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n") {
+		t.Fatalf("first command: %q %d %v", args, n, err)
+	}
+	args, _, err = parseCommand([]byte(wire[n:]))
+	if err != nil || strings.Join(args, " ") != "PING" {
+		t.Fatalf("second command: %q %v", args, err)
+	}
+	for cut := 1; cut < n; cut++ { // every prefix is incomplete, never an error
+		if args, m, err := parseCommand([]byte(wire[:cut])); err != nil || m != 0 || args != nil {
+			t.Fatalf("prefix of %d bytes: %q %d %v", cut, args, m, err)
+		}
+	}
+	for _, bad := range []string{"PING\r\n", "*1\r\n:3\r\n", "*x\r\n", "*1\r\n$-4\r\n"} {
+		if _, _, err := parseCommand([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestAppendRESPEncodesEveryKind(t *testing.T) {
+	r := Reply{Kind: node.Array, Elems: []Reply{{Kind: node.Nil}, {Kind: node.Status, Str: "OK"},
+		{Kind: node.Error, Str: "ERR x"}, {Kind: node.Int, Int: -7}, {Kind: node.Bulk, Str: "a\r\nb"}}}
+	want := "*5\r\n$-1\r\n+OK\r\n-ERR x\r\n:-7\r\n$4\r\na\r\nb\r\n"
+	if got := string(appendRESP(nil, r)); got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// rawLock is a client library reduced to its bones: on a goroutine of its
+// own it dials node 0, sleeps, and sends SET NX PX over the connection,
+// reading the reply with a deadline; it notes the time it read from
+// time.Now before and after.
+type rawLock struct {
+	sleep    time.Duration
+	before   *time.Time
+	after    *time.Time
+	err      *error
+	deadline time.Duration
+}
+
+func (l rawLock) Acquire(p Proc) (Lease, error) {
+	lib, err := LibraryFor(p, synctest.Wait)
+	if err != nil {
+		return Lease{}, err
+	}
+	var reply string
+	lib.Call(p, func() {
+		c, err := lib.Dial(0)
+		if err != nil {
+			*l.err = err
+			return
+		}
+		time.Sleep(l.sleep)
+		*l.before = time.Now()
+		fmt.Fprintf(c, "*6\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n$2\r\nNX\r\n$2\r\nPX\r\n$4\r\n1000\r\n")
+		if l.deadline > 0 {
+			c.SetReadDeadline(time.Now().Add(l.deadline))
+		}
+		reply, *l.err = bufio.NewReader(c).ReadString('\n')
+		*l.after = time.Now()
+	})
+	return Lease{Held: reply == "+OK\r\n", Token: "t"}, nil
+}
+
+func (rawLock) Release(Proc, Lease) error { return nil }
+
+func rawConfig(l rawLock, nw Network) Config {
+	return Config{Seed: 1, Duration: time.Minute, Nodes: []NodeSpec{{}},
+		Procs:     []ProcSpec{{Name: "c1", Iterations: 1}},
+		Network:   nw,
+		NewLocker: func(int) Locker { return l },
+		WatchKey:  "lock",
+	}
+}
+
+// TestLibraryTimeIsTrueTime: the library's sleep, its time.Now and the
+// network's latency are one timeline, true time from Epoch.
+func TestLibraryTimeIsTrueTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var before, after time.Time
+		var err error
+		l := rawLock{sleep: 30 * time.Second, before: &before, after: &after, err: &err}
+		nw := Network{Request: Latency{Min: 3 * time.Millisecond, Max: 3 * time.Millisecond},
+			Reply: Latency{Min: 4 * time.Millisecond, Max: 4 * time.Millisecond}}
+		res, rerr := Run(rawConfig(l, nw))
+		if rerr != nil || err != nil {
+			t.Fatal(rerr, err)
+		}
+		if want := Epoch.Add(30 * time.Second); !before.Equal(want) {
+			t.Errorf("time.Now after a 30 s sleep: %s, want %s", before, want)
+		}
+		if d := after.Sub(before); d != 7*time.Millisecond {
+			t.Errorf("the round trip took %s of the library's time, want the network's 7ms", d)
+		}
+		var cmd *Event
+		for i, e := range res.History.Events {
+			if e.Kind == KindCommand {
+				cmd = &res.History.Events[i]
+			}
+		}
+		if cmd == nil || cmd.Args[0] != "SET" || !cmd.At.Std().Equal(Epoch.Add(30*time.Second+3*time.Millisecond)) {
+			t.Fatalf("the SET in the history: %+v", cmd)
+		}
+		if res.Stats.Acquired != 1 {
+			t.Errorf("acquired %d, want 1", res.Stats.Acquired)
+		}
+	})
+}
+
+// TestLibraryLostReplyMeetsItsDeadline: a lost reply never comes; the
+// library's own read deadline ends its wait, at its time.
+func TestLibraryLostReplyMeetsItsDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var before, after time.Time
+		var err error
+		l := rawLock{before: &before, after: &after, err: &err, deadline: 2 * time.Second}
+		nw := Network{Request: Latency{Min: time.Millisecond, Max: time.Millisecond},
+			Reply: Latency{Min: time.Millisecond, Max: time.Millisecond}, LossReply: 1}
+		res, rerr := Run(rawConfig(l, nw))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+			t.Fatalf("the read: %v, want a timeout", err)
+		}
+		if d := after.Sub(before); d != 2*time.Second {
+			t.Errorf("timed out after %s, want the 2s deadline", d)
+		}
+		if res.Stats.Acquired != 0 || res.Stats.Failed != 1 {
+			t.Errorf("stats %+v, want one failed acquire", res.Stats)
+		}
+	})
+}
+
+func TestLibraryOutsideABubbleIsRefused(t *testing.T) {
+	var before, after time.Time
+	var err error
+	res, rerr := Run(rawConfig(rawLock{before: &before, after: &after, err: &err}, Network{}))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var end string
+	for _, e := range res.History.Events {
+		if e.Kind == KindProcEnd {
+			end = e.Err
+		}
+	}
+	if !strings.Contains(end, "not inside a synctest bubble") {
+		t.Errorf("the process ended with %q, want the bubble named", end)
+	}
+}
+
+func TestLibraryRefusesAClientClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var before, after time.Time
+		var err error
+		cfg := rawConfig(rawLock{before: &before, after: &after, err: &err}, Network{})
+		cfg.Procs[0].Clock = ClockSpec{Offset: time.Second}
+		res, rerr := Run(cfg)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		var end string
+		for _, e := range res.History.Events {
+			if e.Kind == KindProcEnd {
+				end = e.Err
+			}
+		}
+		if !strings.Contains(end, "c1: clock offset or drift") {
+			t.Errorf("the process ended with %q, want its clock refused", end)
+		}
+	})
+}
+
+// TestLibraryBlockingPopWaitsInSimulatedTime: a library's BLPOP parks on
+// its node and its own 1 s timeout answers nil, as for a built-in lock.
+func TestLibraryBlockingPopWaitsInSimulatedTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var sent, got time.Time
+		var reply string
+		l := scriptLock{acquire: func(p Proc) (Lease, error) {
+			lib, err := LibraryFor(p, synctest.Wait)
+			if err != nil {
+				return Lease{}, err
+			}
+			lib.Call(p, func() {
+				c, _ := lib.Dial(0)
+				sent = time.Now()
+				fmt.Fprintf(c, "*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n1\r\n")
+				reply, _ = bufio.NewReader(c).ReadString('\n')
+				got = time.Now()
+			})
+			return Lease{}, nil
+		}}
+		cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: time.Millisecond, Max: time.Millisecond},
+			Reply: Latency{Min: time.Millisecond, Max: time.Millisecond}, Timeout: 5 * time.Second})
+		cfg.NewLocker = func(int) Locker { return l }
+		if _, err := Run(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if reply != "$-1\r\n" && reply != "*-1\r\n" {
+			t.Errorf("BLPOP answered %q, want nil", reply)
+		}
+		if d := got.Sub(sent); d != time.Second+2*time.Millisecond {
+			t.Errorf("BLPOP took %s, want its 1s timeout and the round trip", d)
+		}
+	})
+}
