@@ -7,61 +7,61 @@ import (
 )
 
 func TestSetNXPXTokenReleasesOnlyItsOwnLock(t *testing.T) {
-	w := newWorld(t, 1)
-	c1, c2 := w.proc("c1", 0), w.proc("c2", 1)
+	w := NewWorld(t, 1)
+	c1, c2 := w.Proc("c1", 0), w.Proc("c2", 1)
 	l1 := locker(t, "set-nx-px-token", Params{})
-	lease := mustAcquire(t, l1, c1)
-	if _, v, ttl := w.key(0, "resource_name"); v != lease.Token || ttl <= 29*time.Second || ttl > 30*time.Second {
+	lease := MustAcquire(t, l1, c1)
+	if _, v, ttl := w.Key(0, "resource_name"); v != lease.Token || ttl <= 29*time.Second || ttl > 30*time.Second {
 		t.Fatalf("stored %q ttl %s; want the token with PX 30000", v, ttl)
 	}
-	mustFail(t, locker(t, "set-nx-px-token", Params{Retries: 2}), c2)
-	w.advance(31 * time.Second) // c1 paused past the TTL
-	lease2 := mustAcquire(t, locker(t, "set-nx-px-token", Params{}), c2)
+	MustFail(t, locker(t, "set-nx-px-token", Params{Retries: 2}), c2)
+	w.Advance(31 * time.Second) // c1 paused past the TTL
+	lease2 := MustAcquire(t, locker(t, "set-nx-px-token", Params{}), c2)
 	if lease2.Token == lease.Token {
 		t.Fatal("tokens must differ")
 	}
-	mustRelease(t, l1, c1, lease)
-	if _, v, _ := w.key(0, "resource_name"); v != lease2.Token {
+	MustRelease(t, l1, c1, lease)
+	if _, v, _ := w.Key(0, "resource_name"); v != lease2.Token {
 		t.Fatalf("c1's late release touched c2's lock: stored %q", v)
 	}
 }
 
 // A timeout is a try that failed, not an error.
 func TestSetNXPXTokenTimeoutIsNotAnError(t *testing.T) {
-	w := newWorld(t, 1)
-	c1 := w.proc("c1", 0)
-	c1.drop = map[string]bool{"SET": true}
-	mustFail(t, locker(t, "set-nx-px-token", Params{Retries: 2}), c1)
-	c1.drop = map[string]bool{"EVAL": true}
+	w := NewWorld(t, 1)
+	c1 := w.Proc("c1", 0)
+	c1.Drop = map[string]bool{"SET": true}
+	MustFail(t, locker(t, "set-nx-px-token", Params{Retries: 2}), c1)
+	c1.Drop = map[string]bool{"EVAL": true}
 	l := locker(t, "set-nx-px-token", Params{})
-	mustRelease(t, l, c1, mustAcquire(t, l, c1))
+	MustRelease(t, l, c1, MustAcquire(t, l, c1))
 }
 
 func TestFencedTokenNumbersIncrease(t *testing.T) {
-	w := newWorld(t, 1)
+	w := NewWorld(t, 1)
 	var fences []int64
 	for i, name := range []string{"c1", "c2", "c1"} {
-		p := w.proc(name, i%2)
+		p := w.Proc(name, i%2)
 		l := locker(t, "fenced-token", Params{})
-		lease := mustAcquire(t, l, p)
+		lease := MustAcquire(t, l, p)
 		fences = append(fences, lease.Fence)
-		mustRelease(t, l, p, lease)
+		MustRelease(t, l, p, lease)
 	}
 	if fences[0] != 1 || fences[1] != 2 || fences[2] != 3 {
 		t.Fatalf("fences %v, want 1 2 3", fences)
 	}
-	if _, v, ttl := w.key(0, "resource_name:fence"); v != "3" || ttl != -1 {
+	if _, v, ttl := w.Key(0, "resource_name:fence"); v != "3" || ttl != -1 {
 		t.Fatalf("counter %q ttl %s", v, ttl)
 	}
 }
 
 // Without a fencing number the lock is given back.
 func TestFencedTokenLostIncrReleases(t *testing.T) {
-	w := newWorld(t, 1)
-	c1 := w.proc("c1", 0)
-	c1.drop = map[string]bool{"INCR": true}
-	mustFail(t, locker(t, "fenced-token", Params{Retries: 1}), c1)
-	if ok, _, _ := w.key(0, "resource_name"); ok {
+	w := NewWorld(t, 1)
+	c1 := w.Proc("c1", 0)
+	c1.Drop = map[string]bool{"INCR": true}
+	MustFail(t, locker(t, "fenced-token", Params{Retries: 1}), c1)
+	if ok, _, _ := w.Key(0, "resource_name"); ok {
 		t.Fatal("the lock should have been released")
 	}
 }
@@ -77,11 +77,11 @@ func TestRedlockQuorum(t *testing.T) {
 		{[]int{0, 2, 4}, false},
 		{[]int{1, 2, 3}, false},
 	} {
-		w := newWorld(t, 5)
+		w := NewWorld(t, 5)
 		for _, n := range c.down {
-			w.down[n] = true
+			w.Down[n] = true
 		}
-		c1 := w.proc("c1", 0)
+		c1 := w.Proc("c1", 0)
 		l := locker(t, "redlock", Params{})
 		lease, err := l.Acquire(c1)
 		if err != nil || lease.Held != c.held {
@@ -89,7 +89,7 @@ func TestRedlockQuorum(t *testing.T) {
 		}
 		up := 0
 		for n := range 5 {
-			if ok, v, _ := w.key(n, "resource_name"); ok && !w.down[n] {
+			if ok, v, _ := w.Key(n, "resource_name"); ok && !w.Down[n] {
 				up++
 				if v != lease.Token {
 					t.Fatalf("node %d holds %q, want the lease token", n, v)
@@ -100,20 +100,20 @@ func TestRedlockQuorum(t *testing.T) {
 			if up != 5-len(c.down) {
 				t.Fatalf("nodes %v down: %d nodes hold the key, want %d", c.down, up, 5-len(c.down))
 			}
-			mustRelease(t, l, c1, lease)
+			MustRelease(t, l, c1, lease)
 			up = 0
 			for n := range 5 {
-				if ok, _, _ := w.key(n, "resource_name"); ok {
+				if ok, _, _ := w.Key(n, "resource_name"); ok {
 					up++
 				}
 			}
 		} else {
 			// 3 tries, each SET then unlock on all 5 nodes, 2 pauses.
-			if n, s := w.count("c1 "), c1.sleeps; n != 3*10 || s != 2 {
+			if n, s := w.Count("c1 "), c1.Sleeps; n != 3*10 || s != 2 {
 				t.Fatalf("nodes %v down: %d commands, %d sleeps; want 30 and 2", c.down, n, s)
 			}
-			if c1.slept < 200*time.Millisecond || c1.slept >= 600*time.Millisecond {
-				t.Fatalf("slept %s, want two random delays in [100ms, 300ms)", c1.slept)
+			if c1.Slept < 200*time.Millisecond || c1.Slept >= 600*time.Millisecond {
+				t.Fatalf("slept %s, want two random delays in [100ms, 300ms)", c1.Slept)
 			}
 		}
 		if up != 0 {
@@ -125,20 +125,20 @@ func TestRedlockQuorum(t *testing.T) {
 // The validity is ttl − elapsed − drift: a majority granted too slowly is
 // not a lock.
 func TestRedlockValidity(t *testing.T) {
-	w := newWorld(t, 5)
-	w.down[0], w.down[1] = true, true // 2 × 50 ms of timeouts
-	c1 := w.proc("c1", 0)
-	mustFail(t, locker(t, "redlock", Params{TTL: 100 * time.Millisecond, Retries: 1}), c1)
-	w2 := newWorld(t, 5)
-	w2.down[0], w2.down[1] = true, true
-	mustAcquire(t, locker(t, "redlock", Params{TTL: 200 * time.Millisecond, Retries: 1}), w2.proc("c1", 0))
+	w := NewWorld(t, 5)
+	w.Down[0], w.Down[1] = true, true // 2 × 50 ms of timeouts
+	c1 := w.Proc("c1", 0)
+	MustFail(t, locker(t, "redlock", Params{TTL: 100 * time.Millisecond, Retries: 1}), c1)
+	w2 := NewWorld(t, 5)
+	w2.Down[0], w2.Down[1] = true, true
+	MustAcquire(t, locker(t, "redlock", Params{TTL: 200 * time.Millisecond, Retries: 1}), w2.Proc("c1", 0))
 }
 
 func TestRedlockNeedsItsNodes(t *testing.T) {
-	w := newWorld(t, 3)
-	_, err := locker(t, "redlock", Params{}).Acquire(w.proc("c1", 0))
+	w := NewWorld(t, 3)
+	_, err := locker(t, "redlock", Params{}).Acquire(w.Proc("c1", 0))
 	if err == nil || !strings.Contains(err.Error(), "needs 5 nodes") {
 		t.Fatalf("want a needs-5-nodes error, got %v", err)
 	}
-	mustAcquire(t, locker(t, "redlock", Params{Nodes: 3}), w.proc("c1", 0))
+	MustAcquire(t, locker(t, "redlock", Params{Nodes: 3}), w.Proc("c1", 0))
 }

@@ -1,5 +1,8 @@
-// Package locktest holds locks that misbehave on purpose, for the tests of
-// the packages that must notice them (explore, simtest).
+// Package locktest holds what the tests of several packages share: locks that
+// misbehave on purpose, for the packages that must notice them (explore,
+// simtest), and World, a small sequential stand-in for the engine on which
+// the tests of the lock algorithms (locks, locks/algofile) drive one lock call
+// at a time.
 package locktest
 
 import (

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/internal/locktest"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -341,13 +342,13 @@ func TestFileAcquire(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := mustParse(t, rulesFile(c.acquire), nil)
-			w := newWorld(t, 1)
+			w := locktest.NewWorld(t, 1)
 			if c.setup != nil {
-				w.exec(0, c.setup...)
+				w.Exec(0, c.setup...)
 			}
-			p := w.proc("c1", 0)
+			p := w.Proc("c1", 0)
 			if c.drop != "" {
-				p.drop = map[string]bool{c.drop: true}
+				p.Drop = map[string]bool{c.drop: true}
 			}
 			lease, err := a.New(locks.Params{}).Acquire(p)
 			switch {
@@ -367,8 +368,8 @@ func TestFileAcquire(t *testing.T) {
 			if c.token == "random" && len(lease.Token) != 40 || c.token == "" && lease.Token != "" {
 				t.Errorf("token %q, want %s", lease.Token, c.token)
 			}
-			if len(w.log) != c.sends || p.sleeps != c.sleeps {
-				t.Errorf("%d commands, %d sleeps; want %d, %d: %q", len(w.log), p.sleeps, c.sends, c.sleeps, w.log)
+			if len(w.Log) != c.sends || p.Sleeps != c.sleeps {
+				t.Errorf("%d commands, %d sleeps; want %d, %d: %q", len(w.Log), p.Sleeps, c.sends, c.sleeps, w.Log)
 			}
 		})
 	}
@@ -394,11 +395,11 @@ release:
 		name string
 		lk   sim.Locker
 	}{{"file", a.New(locks.Params{})}, {"built-in", locker(t, "set-nx-px-token", locks.Params{Retries: 4})}} {
-		w := newWorld(t, 1)
-		w.exec(0, "SET", "resource_name", "taken")
-		p := w.proc("c1", 0)
-		mustFail(t, l.lk, p)
-		logs[l.name], slept[l.name] = w.log, p.slept
+		w := locktest.NewWorld(t, 1)
+		w.Exec(0, "SET", "resource_name", "taken")
+		p := w.Proc("c1", 0)
+		locktest.MustFail(t, l.lk, p)
+		logs[l.name], slept[l.name] = w.Log, p.Slept
 	}
 	if fmt.Sprint(logs["file"]) != fmt.Sprint(logs["built-in"]) || slept["file"] != slept["built-in"] {
 		t.Errorf("file sent %q, slept %s\nbuilt-in sent %q, slept %s", logs["file"], slept["file"], logs["built-in"], slept["built-in"])
@@ -422,15 +423,15 @@ acquire:
 release:
   command: [DEL, "{key}", "{token}"]
 `, scripts{})
-	w := newWorld(t, 1)
-	p := w.proc("c1", 0)
-	lease := mustAcquire(t, a.New(locks.Params{}), p)
+	w := locktest.NewWorld(t, 1)
+	p := w.Proc("c1", 0)
+	lease := locktest.MustAcquire(t, a.New(locks.Params{}), p)
 	second := fmt.Sprint(p.Now().Add(-2*time.Millisecond).UnixMilli() + 3000) // before GETSET's round trip
 	if lease.Token != second {
-		t.Errorf("lease token %q, want GETSET's value %q (log %q)", lease.Token, second, w.log)
+		t.Errorf("lease token %q, want GETSET's value %q (log %q)", lease.Token, second, w.Log)
 	}
-	mustRelease(t, a.New(locks.Params{}), p, lease)
-	if last := w.log[len(w.log)-1]; last != "c1 0 DEL k "+second {
+	locktest.MustRelease(t, a.New(locks.Params{}), p, lease)
+	if last := w.Log[len(w.Log)-1]; last != "c1 0 DEL k "+second {
 		t.Errorf("release sent %q", last)
 	}
 }
@@ -447,15 +448,15 @@ func TestFileExtend(t *testing.T) {
   args: ["{token}", "{ttl_ms}"]
   success: {equals: 1}
 `, nil)
-	w := newWorld(t, 1)
-	p := w.proc("c1", 0)
+	w := locktest.NewWorld(t, 1)
+	p := w.Proc("c1", 0)
 	l := a.New(locks.Params{}).(extendingLocker)
-	lease := mustAcquire(t, l, p)
-	w.advance(5 * time.Second)
+	lease := locktest.MustAcquire(t, l, p)
+	w.Advance(5 * time.Second)
 	if ok, err := l.Extend(p, lease); !ok || err != nil {
 		t.Fatalf("extend: %v %v", ok, err)
 	}
-	if _, _, ttl := w.key(0, "k"); ttl < 9*time.Second {
+	if _, _, ttl := w.Key(0, "k"); ttl < 9*time.Second {
 		t.Errorf("ttl %s after extend", ttl)
 	}
 	if ok, err := l.Extend(p, sim.Lease{Held: true, Token: "other"}); ok || err != nil {
@@ -570,20 +571,20 @@ func TestFileRelease(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src := "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", \"{token}\", NX]\n  success: ok\nrelease:\n" + c.release + "\n"
 			a := mustParse(t, src, nil)
-			w := newWorld(t, 1)
+			w := locktest.NewWorld(t, 1)
 			if c.value != "" {
-				w.exec(0, "SET", "k", c.value)
+				w.Exec(0, "SET", "k", c.value)
 			}
-			p := w.proc("c1", 0)
+			p := w.Proc("c1", 0)
 			if c.drop != "" {
-				p.drop = map[string]bool{c.drop: true}
+				p.Drop = map[string]bool{c.drop: true}
 			}
 			err := a.New(locks.Params{}).Release(p, sim.Lease{Held: true, Token: "mine"})
 			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 				t.Errorf("error %v, want %q", err, c.err)
 			}
-			if exists, _, _ := w.key(0, "k"); exists != c.left || len(w.log) != c.sends {
-				t.Errorf("key left %v after %q; want %v after %d commands", exists, w.log, c.left, c.sends)
+			if exists, _, _ := w.Key(0, "k"); exists != c.left || len(w.Log) != c.sends {
+				t.Errorf("key left %v after %q; want %v after %d commands", exists, w.Log, c.left, c.sends)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package algofile
 
 import (
+	"github.com/locksim/locksim/internal/locktest"
 	"strings"
 	"testing"
 
@@ -33,31 +34,31 @@ func TestFileQuorum(t *testing.T) {
 		if a.NodesNeeded(locks.Params{}) != 3 {
 			t.Fatalf("needs %d nodes", a.NodesNeeded(locks.Params{}))
 		}
-		w := newWorld(t, 3)
+		w := locktest.NewWorld(t, 3)
 		for _, n := range c.down {
-			w.down[n] = true
+			w.Down[n] = true
 		}
-		p := w.proc("c1", 0)
+		p := w.Proc("c1", 0)
 		l := a.New(locks.Params{})
 		lease, err := l.Acquire(p)
 		if err != nil || lease.Held != c.held {
-			t.Errorf("%q down %v: %+v %v after %q", c.nodes, c.down, lease, err, w.log)
+			t.Errorf("%q down %v: %+v %v after %q", c.nodes, c.down, lease, err, w.Log)
 			continue
 		}
 		sets := 0
-		for _, line := range w.log {
+		for _, line := range w.Log {
 			if strings.Contains(line, " SET k "+lease.Token) || !c.held && strings.Contains(line, " SET k ") {
 				sets++
 			}
 		}
 		if sets != 3 {
-			t.Errorf("%q: %d SETs with the lease's token, want one per node: %q", c.nodes, sets, w.log)
+			t.Errorf("%q: %d SETs with the lease's token, want one per node: %q", c.nodes, sets, w.Log)
 		}
 		if c.held {
-			w.log = nil
-			mustRelease(t, l, p, lease)
-			if len(w.log) != 3 || !strings.HasPrefix(w.log[2], "c1 2 EVAL") {
-				t.Errorf("release sent %q, want one per node", w.log)
+			w.Log = nil
+			locktest.MustRelease(t, l, p, lease)
+			if len(w.Log) != 3 || !strings.HasPrefix(w.Log[2], "c1 2 EVAL") {
+				t.Errorf("release sent %q, want one per node", w.Log)
 			}
 		}
 	}

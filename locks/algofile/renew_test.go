@@ -1,6 +1,7 @@
 package algofile
 
 import (
+	"github.com/locksim/locksim/internal/locktest"
 	"strings"
 	"testing"
 	"time"
@@ -70,32 +71,32 @@ func TestFileRenewEvery(t *testing.T) {
 // run out on its own clock, without sending anything (node-redlock).
 func TestFileExtendCheckValid(t *testing.T) {
 	a := mustParse(t, extendFile("  check_valid: true\nvalid_if: {drift_factor: 0.01, drift: 2ms}\n"), nil)
-	w := newWorld(t, 1)
-	p := w.proc("c1", 0)
+	w := locktest.NewWorld(t, 1)
+	p := w.Proc("c1", 0)
 	l := a.New(locks.Params{}).(extendingLocker)
-	lease := mustAcquire(t, l, p)
+	lease := locktest.MustAcquire(t, l, p)
 	// Valid until 10s − 102ms after the acquire began.
-	w.advance(9800 * time.Millisecond)
+	w.Advance(9800 * time.Millisecond)
 	if ok, err := l.Extend(p, lease); !ok || err != nil {
 		t.Fatalf("extend in time: %v %v", ok, err)
 	}
-	sent := len(w.log)
-	w.advance(9900 * time.Millisecond) // past the extend's start + 9898ms
-	if ok, err := l.Extend(p, lease); ok || err != nil || len(w.log) != sent {
-		t.Errorf("extend past validity: %v %v, sent %q", ok, err, w.log[sent:])
+	sent := len(w.Log)
+	w.Advance(9900 * time.Millisecond) // past the extend's start + 9898ms
+	if ok, err := l.Extend(p, lease); ok || err != nil || len(w.Log) != sent {
+		t.Errorf("extend past validity: %v %v, sent %q", ok, err, w.Log[sent:])
 	}
 	// Without check_valid the same extend is sent, and the key (PX 10s,
 	// extended at 9.8s) still holds the token.
 	b := mustParse(t, extendFile(""), nil)
-	w = newWorld(t, 1)
-	p = w.proc("c1", 0)
+	w = locktest.NewWorld(t, 1)
+	p = w.Proc("c1", 0)
 	lb := b.New(locks.Params{}).(extendingLocker)
-	lease = mustAcquire(t, lb, p)
-	w.advance(9800 * time.Millisecond)
+	lease = locktest.MustAcquire(t, lb, p)
+	w.Advance(9800 * time.Millisecond)
 	if ok, _ := lb.Extend(p, lease); !ok {
 		t.Fatal("extend in time")
 	}
-	w.advance(9900 * time.Millisecond)
+	w.Advance(9900 * time.Millisecond)
 	if ok, err := lb.Extend(p, lease); !ok || err != nil {
 		t.Errorf("no check_valid: %v %v", ok, err)
 	}
@@ -129,18 +130,18 @@ release:
   keys: ["{key}", "{key}:signal"]
   args: ["{token}"]
 `, nil)
-	w := newWorld(t, 1)
-	p := w.proc("c1", 0)
+	w := locktest.NewWorld(t, 1)
+	p := w.Proc("c1", 0)
 	l := a.New(locks.Params{Key: "lock:users"})
-	lease := mustAcquire(t, l, p)
-	if ok, v, _ := w.key(0, "lock:users"); !ok || v != lease.Token {
+	lease := locktest.MustAcquire(t, l, p)
+	if ok, v, _ := w.Key(0, "lock:users"); !ok || v != lease.Token {
 		t.Errorf("the lock key lock:users holds %q, want the token", v)
 	}
-	mustRelease(t, l, p, lease)
-	if n := w.exec(0, "LLEN", "lock:users:signal"); n.Int != 1 {
-		t.Errorf("signal list lock:users:signal has %d elements, want 1 (log %q)", n.Int, w.log)
+	locktest.MustRelease(t, l, p, lease)
+	if n := w.Exec(0, "LLEN", "lock:users:signal"); n.Int != 1 {
+		t.Errorf("signal list lock:users:signal has %d elements, want 1 (log %q)", n.Int, w.Log)
 	}
-	if ok, _, _ := w.key(0, "lock:orders:signal"); ok {
+	if ok, _, _ := w.Key(0, "lock:orders:signal"); ok {
 		t.Errorf("the file's own key was used")
 	}
 }

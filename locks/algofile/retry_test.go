@@ -3,6 +3,7 @@ package algofile
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"github.com/locksim/locksim/internal/locktest"
 	"strings"
 	"testing"
 	"time"
@@ -19,26 +20,26 @@ func retryFileWith(retry string) string {
 
 // sleepsOf runs an acquire that never succeeds and returns its sleeps.
 type sleepProc struct {
-	*proc
+	*locktest.Proc
 	each []time.Duration
 }
 
 func (p *sleepProc) Sleep(d time.Duration) {
 	p.each = append(p.each, d)
-	p.proc.Sleep(d)
+	p.Proc.Sleep(d)
 }
 
 func sleepsOf(t *testing.T, retry string) ([]time.Duration, int) {
 	t.Helper()
 	a := mustParse(t, retryFileWith(retry), nil)
-	w := newWorld(t, 1)
-	w.exec(0, "SET", "k", "taken")
-	p := &sleepProc{proc: w.proc("c1", 0)}
+	w := locktest.NewWorld(t, 1)
+	w.Exec(0, "SET", "k", "taken")
+	p := &sleepProc{Proc: w.Proc("c1", 0)}
 	lease, err := a.New(locks.Params{}).Acquire(p)
 	if err != nil || lease.Held {
 		t.Fatalf("acquire: %+v %v", lease, err)
 	}
-	return p.each, len(w.log)
+	return p.each, len(w.Log)
 }
 
 // Backoff grows each sleep by its factor up to max; for: ends the tries
@@ -67,11 +68,11 @@ func TestFileRetry(t *testing.T) {
 
 	// for: ttl is the lock's TTL, a scenario's override included.
 	a := mustParse(t, retryFileWith("{attempts: forever, sleep: 300ms, for: ttl}"), nil)
-	w := newWorld(t, 1)
-	w.exec(0, "SET", "k", "taken")
-	mustFail(t, a.New(locks.Params{TTL: time.Second}), w.proc("c1", 0))
-	if len(w.log) != 4 {
-		t.Errorf("for: ttl with ttl 1s: %d tries, want 4", len(w.log))
+	w := locktest.NewWorld(t, 1)
+	w.Exec(0, "SET", "k", "taken")
+	locktest.MustFail(t, a.New(locks.Params{TTL: time.Second}), w.Proc("c1", 0))
+	if len(w.Log) != 4 {
+		t.Errorf("for: ttl with ttl 1s: %d tries, want 4", len(w.Log))
 	}
 
 	got, _ = sleepsOf(t, "{attempts: 200, sleep: 150ms, jitter: 100ms}")
@@ -118,36 +119,36 @@ func TestFileResend(t *testing.T) {
 			"release:\n  command: [DEL, \"{key}\"]\n  resend: 2\n", nil)
 	}
 	// The first SET is lost, the second answers OK.
-	w := newWorld(t, 1)
-	p := w.proc("c1", 0)
-	p.drop = map[string]bool{}
-	p.before("SET", 1, func() { p.drop["SET"] = true })
-	p.before("SET", 2, func() { p.drop["SET"] = false })
-	lease := mustAcquire(t, file("  resend: 3\n").New(locks.Params{}), p)
-	if len(w.log) != 2 || w.log[0] != w.log[1] || !strings.Contains(w.log[0], lease.Token) {
-		t.Errorf("sent %q, want the same SET twice with the lease's token %s", w.log, lease.Token)
+	w := locktest.NewWorld(t, 1)
+	p := w.Proc("c1", 0)
+	p.Drop = map[string]bool{}
+	p.Before("SET", 1, func() { p.Drop["SET"] = true })
+	p.Before("SET", 2, func() { p.Drop["SET"] = false })
+	lease := locktest.MustAcquire(t, file("  resend: 3\n").New(locks.Params{}), p)
+	if len(w.Log) != 2 || w.Log[0] != w.Log[1] || !strings.Contains(w.Log[0], lease.Token) {
+		t.Errorf("sent %q, want the same SET twice with the lease's token %s", w.Log, lease.Token)
 	}
 	// Without resend the lost reply is the step's error: a client error.
-	w = newWorld(t, 1)
-	p = w.proc("c1", 0)
-	p.drop = map[string]bool{"SET": true}
-	if _, err := file("").New(locks.Params{}).Acquire(p); err == nil || len(w.log) != 1 {
-		t.Errorf("no resend: %v after %q", err, w.log)
+	w = locktest.NewWorld(t, 1)
+	p = w.Proc("c1", 0)
+	p.Drop = map[string]bool{"SET": true}
+	if _, err := file("").New(locks.Params{}).Acquire(p); err == nil || len(w.Log) != 1 {
+		t.Errorf("no resend: %v after %q", err, w.Log)
 	}
 	// Every resend lost: 1 + N sends, then the step's error.
-	w = newWorld(t, 1)
-	p = w.proc("c1", 0)
-	p.drop = map[string]bool{"SET": true}
-	if _, err := file("  resend: 3\n").New(locks.Params{}).Acquire(p); err == nil || !strings.Contains(err.Error(), "timeout") || len(w.log) != 4 {
-		t.Errorf("all lost: %v after %d sends, want a timeout after 4", err, len(w.log))
+	w = locktest.NewWorld(t, 1)
+	p = w.Proc("c1", 0)
+	p.Drop = map[string]bool{"SET": true}
+	if _, err := file("  resend: 3\n").New(locks.Params{}).Acquire(p); err == nil || !strings.Contains(err.Error(), "timeout") || len(w.Log) != 4 {
+		t.Errorf("all lost: %v after %d sends, want a timeout after 4", err, len(w.Log))
 	}
 	// An error reply is an answer: not resent.
-	w = newWorld(t, 1)
-	w.exec(0, "LPUSH", "k", "x")
-	p = w.proc("c1", 0)
+	w = locktest.NewWorld(t, 1)
+	w.Exec(0, "LPUSH", "k", "x")
+	p = w.Proc("c1", 0)
 	a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [INCR, \"{key}\"]\n  success: integer\n  resend: 3\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
-	if _, err := a.New(locks.Params{}).Acquire(p); err == nil || len(w.log) != 1 {
-		t.Errorf("error reply: %v after %d sends, want 1", err, len(w.log))
+	if _, err := a.New(locks.Params{}).Acquire(p); err == nil || len(w.Log) != 1 {
+		t.Errorf("error reply: %v after %d sends, want 1", err, len(w.Log))
 	}
 
 	for _, c := range []struct{ step, want string }{
@@ -177,11 +178,11 @@ func TestFileResend(t *testing.T) {
 func TestFileResendBackoff(t *testing.T) {
 	a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  command: [SET, \"{key}\", v, NX]\n  success: ok\n"+
 		"  resend: {times: 10, base: 10ms, cap: 1s}\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
-	w := newWorld(t, 1)
-	p := &sleepProc{proc: w.proc("c1", 0)}
-	p.drop = map[string]bool{"SET": true}
-	if _, err := a.New(locks.Params{}).Acquire(p); err == nil || len(w.log) != 11 || len(p.each) != 10 {
-		t.Fatalf("%v after %d sends and %d pauses", err, len(w.log), len(p.each))
+	w := locktest.NewWorld(t, 1)
+	p := &sleepProc{Proc: w.Proc("c1", 0)}
+	p.Drop = map[string]bool{"SET": true}
+	if _, err := a.New(locks.Params{}).Acquire(p); err == nil || len(w.Log) != 11 || len(p.each) != 10 {
+		t.Fatalf("%v after %d sends and %d pauses", err, len(w.Log), len(p.each))
 	}
 	for k, d := range p.each {
 		if bound := min(10*time.Millisecond<<(k+1), time.Second); d < 0 || d > bound {
@@ -206,14 +207,14 @@ func TestFileEvalsha(t *testing.T) {
 	} {
 		a := mustParse(t, "name: mine\nkey: k\nttl: 10s\nacquire:\n  script: return redis.call('SET', KEYS[1], ARGV[1], 'NX')\n"+
 			"  keys: [\"{key}\"]\n  args: [\"{token}\"]\n  evalsha: "+c.mode+"\n  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
-		w := newWorld(t, 1)
-		p := w.proc("c1", 0)
+		w := locktest.NewWorld(t, 1)
+		p := w.Proc("c1", 0)
 		l := a.New(locks.Params{})
-		lease := mustAcquire(t, l, p)
-		mustRelease(t, l, p, lease)
-		mustAcquire(t, l, p) // the node has the script now (EVAL caches it too)
+		lease := locktest.MustAcquire(t, l, p)
+		locktest.MustRelease(t, l, p, lease)
+		locktest.MustAcquire(t, l, p) // the node has the script now (EVAL caches it too)
 		var cmds []string
-		for _, line := range w.log {
+		for _, line := range w.Log {
 			if f := strings.Fields(line); f[2] != "DEL" {
 				cmds = append(cmds, f[2])
 			}
@@ -222,7 +223,7 @@ func TestFileEvalsha(t *testing.T) {
 			t.Errorf("evalsha %s: sent %q, want %q", c.mode, cmds, c.first)
 		}
 		sum := sha1.Sum([]byte("return redis.call('SET', KEYS[1], ARGV[1], 'NX')"))
-		if f := strings.Fields(w.log[0]); f[3] != hex.EncodeToString(sum[:]) {
+		if f := strings.Fields(w.Log[0]); f[3] != hex.EncodeToString(sum[:]) {
 			t.Errorf("EVALSHA %s, want the script's SHA1", f[3])
 		}
 	}

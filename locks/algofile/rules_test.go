@@ -2,6 +2,7 @@ package algofile
 
 import (
 	"errors"
+	"github.com/locksim/locksim/internal/locktest"
 	"strings"
 	"testing"
 	"time"
@@ -63,13 +64,13 @@ func TestFileFailureRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := mustParse(t, onFile(c.acquire, ""), nil)
-			w := newWorld(t, 1)
+			w := locktest.NewWorld(t, 1)
 			if c.setup != nil {
-				w.exec(0, c.setup...)
+				w.Exec(0, c.setup...)
 			}
-			p := w.proc("c1", 0)
+			p := w.Proc("c1", 0)
 			if c.drop != "" {
-				p.drop = map[string]bool{c.drop: true}
+				p.Drop = map[string]bool{c.drop: true}
 			}
 			lease, err := a.New(locks.Params{}).Acquire(p)
 			switch {
@@ -78,8 +79,8 @@ func TestFileFailureRules(t *testing.T) {
 			case c.err == "" && err != nil:
 				t.Fatalf("error %v", err)
 			}
-			if lease.Held != c.held || len(w.log) != c.sends {
-				t.Errorf("held %v after %d sends, want %v after %d: %q", lease.Held, len(w.log), c.held, c.sends, w.log)
+			if lease.Held != c.held || len(w.Log) != c.sends {
+				t.Errorf("held %v after %d sends, want %v after %d: %q", lease.Held, len(w.Log), c.held, c.sends, w.Log)
 			}
 		})
 	}
@@ -91,10 +92,10 @@ func TestFileGiveUpAndCleanup(t *testing.T) {
 	set := "  command: [SET, \"{key}\", \"{token}\", NX]\n  success: ok"
 	run := func(extra string) (error, []string) {
 		a := mustParse(t, onFile(set, extra), nil)
-		w := newWorld(t, 1)
-		w.exec(0, "SET", "k", "taken")
-		_, err := a.New(locks.Params{}).Acquire(w.proc("c1", 0))
-		return err, w.log
+		w := locktest.NewWorld(t, 1)
+		w.Exec(0, "SET", "k", "taken")
+		_, err := a.New(locks.Params{}).Acquire(w.Proc("c1", 0))
+		return err, w.Log
 	}
 	if err, log := run(""); err != nil || len(log) != 3 {
 		t.Errorf("default: %v after %q", err, log)
@@ -132,13 +133,13 @@ func TestFileValidIf(t *testing.T) {
 	}{{"47ms", true}, {"48ms", false}} {
 		a := mustParse(t, "name: mine\nkey: k\nttl: 100ms\nretry: {attempts: 2}\nvalid_if: {drift_factor: 0.5, drift: "+c.plus+"}\n"+
 			"acquire:\n  command: [SET, \"{key}\", \"{token}\", NX, PX, \"{ttl_ms}\"]\n  success: ok\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
-		w := newWorld(t, 1)
-		lease, err := a.New(locks.Params{}).Acquire(w.proc("c1", 0))
+		w := locktest.NewWorld(t, 1)
+		lease, err := a.New(locks.Params{}).Acquire(w.Proc("c1", 0))
 		if err != nil || lease.Held != c.held {
-			t.Errorf("drift %s: %+v %v after %q", c.plus, lease, err, w.log)
+			t.Errorf("drift %s: %+v %v after %q", c.plus, lease, err, w.Log)
 		}
-		if !c.held && (len(w.log) != 4 || !strings.Contains(w.log[1], "DEL k")) {
-			t.Errorf("drift %s: sent %q, want SET, DEL twice", c.plus, w.log)
+		if !c.held && (len(w.Log) != 4 || !strings.Contains(w.Log[1], "DEL k")) {
+			t.Errorf("drift %s: sent %q, want SET, DEL twice", c.plus, w.Log)
 		}
 	}
 	v := validity{factor: 0.01, plus: 2 * time.Millisecond}
@@ -183,9 +184,9 @@ func TestFileValidIfWithCleanup(t *testing.T) {
 	a := mustParse(t, "name: mine\nkey: k\nttl: 100ms\nretry: {attempts: 2}\nvalid_if: {drift_factor: 0.5, drift: 48ms}\n"+
 		"acquire:\n  command: [SET, \"{key}\", \"{token}\", NX, PX, \"{ttl_ms}\"]\n  success: ok\n"+
 		"cleanup:\n  after: try\n  command: [DEL, \"{key}\", cleanup]\nrelease:\n  command: [DEL, \"{key}\"]\n", nil)
-	w := newWorld(t, 1)
-	lease, err := a.New(locks.Params{}).Acquire(w.proc("c1", 0))
-	if err != nil || lease.Held || len(w.log) != 4 || !strings.HasSuffix(w.log[1], "DEL k cleanup") || !strings.HasSuffix(w.log[3], "DEL k cleanup") {
-		t.Errorf("%+v %v after %q", lease, err, w.log)
+	w := locktest.NewWorld(t, 1)
+	lease, err := a.New(locks.Params{}).Acquire(w.Proc("c1", 0))
+	if err != nil || lease.Held || len(w.Log) != 4 || !strings.HasSuffix(w.Log[1], "DEL k cleanup") || !strings.HasSuffix(w.Log[3], "DEL k cleanup") {
+		t.Errorf("%+v %v after %q", lease, err, w.Log)
 	}
 }

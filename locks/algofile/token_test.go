@@ -1,6 +1,7 @@
 package algofile
 
 import (
+	"github.com/locksim/locksim/internal/locktest"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,13 +50,13 @@ func TestFileTokenShapes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := mustParse(t, tokenFile(c.token), nil)
-			w := newWorld(t, 1)
-			w.exec(0, "SET", "k", "taken")
-			p := w.proc("c1", 0)
-			mustFail(t, a.New(locks.Params{}), p)
-			vals := setValues(w.log)
+			w := locktest.NewWorld(t, 1)
+			w.Exec(0, "SET", "k", "taken")
+			p := w.Proc("c1", 0)
+			locktest.MustFail(t, a.New(locks.Params{}), p)
+			vals := setValues(w.Log)
 			if len(vals) != 3 {
-				t.Fatalf("sent %q", w.log)
+				t.Fatalf("sent %q", w.Log)
 			}
 			for _, v := range vals {
 				if !c.want.MatchString(v) {
@@ -67,11 +68,11 @@ func TestFileTokenShapes(t *testing.T) {
 			}
 			// The same process source gives the same tokens: drawn, not read
 			// from anywhere else.
-			w2 := newWorld(t, 1)
-			w2.exec(0, "SET", "k", "taken")
-			mustFail(t, a.New(locks.Params{}), w2.proc("c1", 0))
-			if strings.Join(setValues(w2.log), " ") != strings.Join(vals, " ") {
-				t.Errorf("a second run drew %q, the first %q", setValues(w2.log), vals)
+			w2 := locktest.NewWorld(t, 1)
+			w2.Exec(0, "SET", "k", "taken")
+			locktest.MustFail(t, a.New(locks.Params{}), w2.Proc("c1", 0))
+			if strings.Join(setValues(w2.Log), " ") != strings.Join(vals, " ") {
+				t.Errorf("a second run drew %q, the first %q", setValues(w2.Log), vals)
 			}
 		})
 	}
@@ -82,27 +83,27 @@ func TestFileTokenShapes(t *testing.T) {
 // overrides the file's scope.
 func TestFileTokenScopes(t *testing.T) {
 	a := mustParse(t, tokenFile("token: {uuid: true, format: \"{token}:{pid}\", scope: process}"), nil)
-	w := newWorld(t, 1)
-	p := w.proc("c1", 0)
+	w := locktest.NewWorld(t, 1)
+	p := w.Proc("c1", 0)
 	l := a.New(locks.Params{})
-	first := mustAcquire(t, l, p)
-	mustRelease(t, l, p, first)
-	second := mustAcquire(t, l, p)
+	first := locktest.MustAcquire(t, l, p)
+	locktest.MustRelease(t, l, p, first)
+	second := locktest.MustAcquire(t, l, p)
 	if first.Token != second.Token {
 		t.Errorf("scope process: tokens %q then %q", first.Token, second.Token)
 	}
 	// A new incarnation draws its own.
-	w2 := newWorld(t, 1)
-	again := mustAcquire(t, a.New(locks.Params{}), w2.proc("c1", 5))
+	w2 := locktest.NewWorld(t, 1)
+	again := locktest.MustAcquire(t, a.New(locks.Params{}), w2.Proc("c1", 5))
 	if again.Token == first.Token {
 		t.Errorf("another process source drew the same token %q", again.Token)
 	}
 
 	b := mustParse(t, tokenFile("token: {hex: 8, scope: acquire}"), nil)
-	w3 := newWorld(t, 1)
-	w3.exec(0, "SET", "k", "taken")
-	mustFail(t, b.New(locks.Params{TokenScope: locks.TokenTry}), w3.proc("c1", 0))
-	if v := setValues(w3.log); v[0] == v[1] {
+	w3 := locktest.NewWorld(t, 1)
+	w3.Exec(0, "SET", "k", "taken")
+	locktest.MustFail(t, b.New(locks.Params{TokenScope: locks.TokenTry}), w3.Proc("c1", 0))
+	if v := setValues(w3.Log); v[0] == v[1] {
 		t.Errorf("token_scope try over the file's acquire: tries sent %q", v)
 	}
 }
