@@ -19,10 +19,11 @@
 // An algorithm is a Locker (Acquire, Release, and optionally Extender) written
 // against Proc: the one view a lock has of its client, whichever backend runs
 // it. The workload (workload.go) is each process's life: rounds of acquire,
-// critical section, release. It is written once, against the unexported
-// worker contract (worker and leaseKeeper: a process's id and spec, recording
-// an event, firing the plan's triggers, the shared resource, the watchdog),
-// which both backends' processes implement, so both record the same events.
+// critical section, release. It is written once, against the worker
+// contract (worker and leaseKeeper: a process's id and spec, recording an
+// event, firing the plan's triggers, the shared resource, the watchdog),
+// which Run's processes implement, and another backend's through Worker
+// (below), so both record the same events.
 //
 // # The seam to another backend
 //
