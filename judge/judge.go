@@ -1,6 +1,6 @@
 // Package judge runs a prepared scenario and judges its history: the one run
 // step that run, explore, prove, the matrix, simtest and the real-Redis backend
-// share. It calls the engine (sim.Run, or sim.RunReal against real servers),
+// share. It calls the engine (sim.Run, or realtime/engine.Run against real servers),
 // hands the history to the checkers (model.Check), marks a run cut at a cap
 // incomplete, and adds a note for each planned fault that never touched the
 // lock. The scenario format itself (package scenarios) knows no checker.
@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -71,10 +72,10 @@ func check(p *scenarios.Prepared, res *sim.Result, opts model.Options) model.Ver
 }
 
 // Real runs p, already prepared from s, against real servers through w, in
-// wall-clock time (sim.RunReal), and checks the history with the same
+// wall-clock time (engine.Run), and checks the history with the same
 // checkers. backend names w for reports ("redis 127.0.0.1:6379").
-func Real(s *scenarios.Scenario, p *scenarios.Prepared, w sim.Wire, backend string, opts model.Options) (*Outcome, error) {
-	res, err := sim.RunReal(p.Config, w)
+func Real(s *scenarios.Scenario, p *scenarios.Prepared, w engine.Wire, backend string, opts model.Options) (*Outcome, error) {
+	res, err := engine.Run(p.Config, w)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}

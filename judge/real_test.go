@@ -7,12 +7,13 @@ import (
 
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
 
-// memWire is a sim.Wire over in-process nodes on the wall clock, enough to
+// memWire is a engine.Wire over in-process nodes on the wall clock, enough to
 // drive Real without a server.
 type memWire struct {
 	mu    sync.Mutex
@@ -20,7 +21,7 @@ type memWire struct {
 	t0    time.Time
 }
 
-func (w *memWire) Dial(n int) (sim.Conn, error) { return &memConn{w: w, node: n}, nil }
+func (w *memWire) Dial(n int) (engine.Conn, error) { return &memConn{w: w, node: n}, nil }
 func (w *memWire) Restart(n int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -1,5 +1,5 @@
 // Package realtime runs scenarios and searches against real Redis servers in
-// wall-clock time: the scenario layer over sim.RunReal and the realredis
+// wall-clock time: the scenario layer over realtime/engine.Run and the realredis
 // wire. simrun's --redis flags land here.
 package realtime
 
@@ -13,9 +13,9 @@ import (
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
-	"github.com/locksim/locksim/sim"
 )
 
 // Start, given as the address, makes Execute start what the scenario
@@ -26,16 +26,16 @@ const Start = "start"
 
 // StartParts is what Start can carry out (libfaketime permitting: without
 // it, starting a node whose clock moves fails, saying so).
-var StartParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
+var StartParts = engine.Parts{Processes: true, Clocks: true, Replicas: true}
 
 // Execute runs a prepared scenario against the servers at addrs (see
 // realredis.ParseAddrs, or Start), refusing one the servers cannot take.
 func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*judge.Outcome, error) {
-	parts := sim.RealParts{}
+	parts := engine.Parts{}
 	if addrs == Start {
 		parts = StartParts
 	}
-	if err := sim.CheckRealWith(&p.Config, parts); err != nil {
+	if err := engine.CheckWith(&p.Config, parts); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	var w *realredis.Wire
@@ -156,7 +156,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 	}
 	parts := StartParts
 	if addr != Start {
-		parts = sim.RealParts{}
+		parts = engine.Parts{}
 		if _, err := realredis.ParseAddrs(addr, 1); err != nil {
 			return nil, err
 		}
@@ -210,7 +210,7 @@ func Search(ctx context.Context, e *explore.Explorer, addr string, runs int) (*S
 				}
 				s := e.Scenario(i)
 				p, err := s.PrepareWith(algo)
-				if err == nil && sim.CheckRealWith(&p.Config, parts) != nil {
+				if err == nil && engine.CheckWith(&p.Config, parts) != nil {
 					mu.Lock()
 					res.Refused++
 					mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/realtime"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -259,7 +260,7 @@ func TestEveryBuiltinTakesStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sim.CheckRealWith(&p.Config, realtime.StartParts); err != nil {
+		if err := engine.CheckWith(&p.Config, realtime.StartParts); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 		}
 		if specs := realredis.SpecsFor(&p.Config); len(specs) != len(p.Config.Nodes) {

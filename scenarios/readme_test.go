@@ -37,7 +37,7 @@ func TestREADMEFaultKindFiles(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\n#")
 	for _, f := range []struct{ path, table string }{{"sim/faultkinds.go", "faultSpecs"},
 		{"scenarios/faultkinds.go", "fileFaults"}, {"explore/gen/faultkinds.go", "genFaults"},
-		{"model/faultkinds.go", "faultWords"},
+		{"model/faultkinds.go", "faultWords"}, {"realtime/engine/faultkinds.go", "realKinds"},
 	} {
 		path := f.path
 		if !strings.Contains(section, "`"+path+"`") {

@@ -19,26 +19,34 @@
 // An algorithm is a Locker (Acquire, Release, and optionally Extender) written
 // against Proc: the one view a lock has of its client, whichever backend runs
 // it. The workload (workload.go) is each process's life: rounds of acquire,
-// critical section, release. It is written once, against the unexported
-// worker contract (worker and leaseKeeper: a process's id and spec, recording
-// an event, firing the plan's triggers, the shared resource, the watchdog),
-// which both backends' processes implement, so both record the same events.
+// critical section, release. It is written once, against the worker
+// contract (worker and leaseKeeper: a process's id and spec, recording an
+// event, firing the plan's triggers, the shared resource, the watchdog),
+// which Run's processes implement, and another backend's through Worker
+// (below), so both record the same events.
 //
-// # The seam to the real-time backend
+// # The seam to another backend
 //
-// RunReal is the wall-clock backend: the same Config, workload, fault plan
-// and history types, against real Redis servers, and not deterministic. Its
-// seam is Wire (Dial a Conn to a node, Restart a node), widened by ServerWire
-// (ReadKey, JumpClock, Failover) for servers locksim starts itself, whose
-// RealParts say which faults a wire can carry out; CheckReal and
-// CheckRealWith refuse a plan the wire cannot. The engine knows nothing of
-// sockets: package realtime/realredis implements Wire over RESP and starts
-// servers, and package realtime runs scenarios and searches over them. The
-// runner itself (realtime.go, realtime_proc.go) still lives here: its
-// processes are workers, it records through the engine's recorder, and each
-// fault kind's entry in the fault table (faultkinds.go) carries how the kind
-// fires in real time (applyReal) or why it cannot (realRefusal). Moving it out
-// means exporting that contract, not only Wire.
+// Run is one backend; package realtime/engine is the other: the same
+// Config, workload, fault plan and history against real Redis servers in
+// wall-clock time, and not deterministic. It lives outside this package and
+// meets it at one seam (ledger.go):
+//
+//   - Ledger: a run's bookkeeping, as Run keeps it. NewLedger validates the
+//     Config; Record appends to the history and says when it reached its
+//     bounds; Reached and Fire count the plan's trigger points and build a
+//     fault's event; Count, CountCommand, Resource and Write keep the stats
+//     and the shared resource; Result is what the run returns.
+//   - Workload, over a Worker: each of the backend's processes runs the
+//     workload above, the worker contract exported (Record, Trigger, Count,
+//     the resource, the watchdog), so both backends record the same events.
+//   - ClockSpec.At and Latency.Draw: a process's clock and the network's
+//     latencies, read as Run reads them.
+//
+// How each fault kind fires there is that package's column of the fault
+// table (realtime/engine/faultkinds.go); this package's table says how Run
+// applies it. The backend's own seam to the servers (Wire, Conn) is its own:
+// this package knows nothing of sockets.
 //
 // # A third backend
 //

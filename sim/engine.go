@@ -18,7 +18,7 @@ type Result struct {
 	Cut     string // why the run stopped before its processes finished, if it did
 	// Faults is, for each fault of Config.Faults by index, what it did
 	// (faultuse.go). Nil for a run with no fault plan, and for a run of
-	// RunReal, which classes neither its faults nor its network.
+	// realtime/engine, which classes neither its faults nor its network.
 	Faults []FaultUse
 	// LossyNetwork says the network could lose a command or time it out
 	// (Network.LossRequest, LossReply, or a Timeout below the slowest round
@@ -37,7 +37,7 @@ type Result struct {
 // search that judges a run and keeps nothing of it calls it; nothing of the
 // result, its history above all, may be read afterwards, nor any copy of
 // its events (a verdict's witness): their argument lists are reused.
-// Calling it again, or on a result of RunReal, does nothing.
+// Calling it again, or on a result of realtime/engine, does nothing.
 func (r *Result) Release() {
 	if r == nil || r.mem == nil {
 		return

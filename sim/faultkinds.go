@@ -1,16 +1,13 @@
 package sim
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // A fault kind is one entry of faultSpecs: its name, what it acts on, the
 // facts the checkers and the reports read (FaultKind's methods), and how
-// both engines apply it. The layers above keep their part of the kind in a
-// table keyed by FaultKind (scenarios/faultkinds.go: file field,
-// validation; explore/gen/faultkinds.go: generation; model/faultkinds.go:
-// wording), and each layer's TestFaultKindsComplete fails when a kind has
+// Run applies it. The layers above keep their part of the kind in a table
+// keyed by FaultKind (scenarios/faultkinds.go: file field, validation;
+// explore/gen/faultkinds.go: generation; model/faultkinds.go: wording;
+// realtime/engine/faultkinds.go: how it fires in wall-clock time), and each layer's TestFaultKindsComplete fails when a kind has
 // no entry there. The reports keep no table: they draw by the facts
 // (reports/faultkinds.go). The docs/development.md's "Adding a fault kind"
 // lists the steps.
@@ -48,8 +45,6 @@ type faultSpec struct {
 	planned bool
 	// signed: Dur may be negative (a clock jumps backwards).
 	signed bool
-	// realRefusal, when set, is why RunReal cannot apply it.
-	realRefusal string
 	// Facts the checkers read instead of naming kinds.
 	endsLife  bool // the process's life is over at the event
 	pauses    bool // the process is stopped for Dur
@@ -67,9 +62,6 @@ type faultSpec struct {
 	// apply fires a planned fault in Run, after the event is recorded;
 	// a process target is live.
 	apply func(r *runner, f *Fault)
-	// applyReal fires it in RunReal under mu, after the event is recorded;
-	// it returns the I/O to do after unlocking (a server to restart), or nil.
-	applyReal func(r *rtRunner, f *Fault) faultIO
 }
 
 var faultSpecs = [...]faultSpec{
@@ -77,55 +69,16 @@ var faultSpecs = [...]faultSpec{
 		apply: func(r *runner, f *Fault) {
 			p := r.procs[f.Proc]
 			p.pausedUntil = max(p.pausedUntil, r.now+Time(f.Dur))
-		},
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			s := r.slots[f.Proc]
-			s.pausedUntil = max(s.pausedUntil, r.now()+Time(f.Dur))
-			return nil
 		}},
 	FaultCrash: {name: "crash", target: TargetProc, planned: true, endsLife: true, crashes: true, mark: "crash",
-		apply: func(r *runner, f *Fault) { r.crash(r.procs[f.Proc], f.Dur) },
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			// The process is abandoned: it unwinds at its next effect, or
-			// at once if it is waiting; a command in flight still runs.
-			s := r.slots[f.Proc]
-			p := s.cur
-			p.crashed = true
-			close(p.dead)
-			s.cur, s.pausedUntil = nil, 0
-			s.inc++
-			if f.Dur > 0 {
-				r.spawn(s, time.Duration(r.now())+f.Dur)
-			} else {
-				r.retire()
-			}
-			return nil
-		}},
+		apply: func(r *runner, f *Fault) { r.crash(r.procs[f.Proc], f.Dur) }},
 	FaultRestart: {name: "restart", target: TargetProc, endsLife: true, mark: "restart as a fresh process"},
 	FaultProcJump: {name: "proc-clock-jump", target: TargetProc, planned: true, signed: true,
 		shiftsClock: true, mark: "clock jumps",
-		apply: func(r *runner, f *Fault) { r.procs[f.Proc].clock.jumped += f.Dur },
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			r.slots[f.Proc].jumped.Add(int64(f.Dur))
-			return nil
-		}},
+		apply: func(r *runner, f *Fault) { r.procs[f.Proc].clock.jumped += f.Dur }},
 	FaultNodeJump: {name: "node-clock-jump", target: TargetNode, planned: true, signed: true,
 		shiftsClock: true, mark: "clock jumps",
-		apply: func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur },
-		// Only a wire whose servers' clocks it steps takes it (CheckRealWith).
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			n, by := f.Node, f.Dur
-			return func() error {
-				sw, ok := r.wire.(ServerWire) // CheckRealWith: it is one with Clocks
-				if !ok {
-					return fmt.Errorf("node %d: clock jump: the wire cannot step a clock", n)
-				}
-				if err := sw.JumpClock(n, by); err != nil {
-					return fmt.Errorf("node %d: clock jump: %w", n, err)
-				}
-				return nil
-			}
-		}},
+		apply: func(r *runner, f *Fault) { r.nodes[f.Node].clock.jumped += f.Dur }},
 	FaultNodeRestart: {name: "node-restart", target: TargetNode, planned: true, losesData: true,
 		mark:   "restart",
 		before: restartNode,
@@ -133,19 +86,6 @@ var faultSpecs = [...]faultSpec{
 			// A restart while the node is still down keeps the later end:
 			// the model counts the union of both outages.
 			r.nodes[f.Node].downUntil = max(r.nodes[f.Node].downUntil, r.now+Time(r.cfg.downFor(f)))
-		},
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+Time(r.cfg.downFor(f)))
-			n, rec := f.Node, r.lastFault
-			return func() error {
-				if err := r.wire.Restart(n); err != nil {
-					return fmt.Errorf("node %d: restart: %w", n, err)
-				}
-				if err := r.reloaded(rec, n); err != nil {
-					return fmt.Errorf("node %d: after its restart: %w", n, err)
-				}
-				return nil
-			}
 		}},
 	// A failover (replication.go) is down for Dur and loses what no replica
 	// has: the checkers count it as losing data, which makes its next write
@@ -153,23 +93,7 @@ var faultSpecs = [...]faultSpec{
 	FaultFailover: {name: "failover", target: TargetNode, planned: true, losesData: true,
 		promotes: true, mark: "failover",
 		before: failoverEvent,
-		apply:  func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) },
-		// The node answers nothing for Dur, as in simulation; with replicas
-		// (CheckRealWith: on servers locksim started) its primary is killed
-		// and Sentinel promotes a replica, which clients find through it.
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+Time(f.Dur))
-			if r.cfg.Nodes[f.Node].Replicas == 0 {
-				return nil // nothing to promote: only unreachable for Dur
-			}
-			n, rec := f.Node, r.lastFault
-			return func() error {
-				if err := r.failedOver(rec, n); err != nil {
-					return fmt.Errorf("node %d: failover: %w", n, err)
-				}
-				return nil
-			}
-		}},
+		apply:  func(r *runner, f *Fault) { r.failover(f.Node, f.Dur) }},
 	// A lost request or reply (network.go: send) is what the network's
 	// random loss does, but chosen: the process's next command (the one it
 	// is sending, at a send point) never reaches its node, or runs and its
@@ -179,19 +103,10 @@ var faultSpecs = [...]faultSpec{
 	// always, so no later latency changes.
 	FaultLoseRequest: {name: "lose-request", target: TargetProc, planned: true,
 		losesCommand: true, mark: "its next request is lost",
-		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur, r.firing} },
-		// The client side of the connection does it (rtProc.Do).
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			r.slots[f.Proc].lose = lossPlan{kind: FaultLoseRequest, timeout: f.Dur}
-			return nil
-		}},
+		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseRequest, f.Dur, r.firing} }},
 	FaultLoseReply: {name: "lose-reply", target: TargetProc, planned: true,
 		losesCommand: true, mark: "its next reply is lost",
-		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} },
-		applyReal: func(r *rtRunner, f *Fault) faultIO {
-			r.slots[f.Proc].lose = lossPlan{kind: FaultLoseReply, timeout: f.Dur}
-			return nil
-		}},
+		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} }},
 }
 
 // lossPlan is a planned loss waiting for its process's next command: kind

@@ -2,8 +2,9 @@ package sim
 
 import "time"
 
-// triggers is what both engines (Run and RunReal) keep of a run's
-// triggered faults: which have fired and how often each one's point has come.
+// triggers is what both backends (Run, and another through Ledger) keep of
+// a run's triggered faults: which have fired and how often each one's point
+// has come.
 type triggers struct {
 	fired  []bool
 	counts []int

@@ -3,7 +3,6 @@ package sim
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // A run whose events carry big strings stops at MaxHistoryBytes, cut, long
@@ -39,34 +38,5 @@ func TestEventBytesSkipsScriptText(t *testing.T) {
 	set := Event{Args: []string{"SET", "k", script}}
 	if eventBytes(&eval) >= eventBytes(&set) {
 		t.Errorf("EVAL counts %d, SET of the same text %d: the script text should not count", eventBytes(&eval), eventBytes(&set))
-	}
-}
-
-// The real-time runner stops at the same bound, with the same cut.
-func TestHistorySizeCapReal(t *testing.T) {
-	big := strings.Repeat("x", 1<<20)
-	cfg := Config{
-		Seed:     7,
-		Duration: time.Minute,
-		Nodes:    []NodeSpec{{}},
-		Procs:    []ProcSpec{{Name: "c1", Iterations: 1}},
-		Network:  Network{Timeout: time.Second},
-		NewLocker: func(int) Locker {
-			return scriptLock{acquire: func(p Proc) (Lease, error) {
-				for {
-					if _, err := p.Do(0, "SET", "k", big); err != nil {
-						return Lease{}, err
-					}
-				}
-			}}
-		},
-		WatchKey: "k",
-	}
-	res, err := RunReal(cfg, newMemWire(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "history size limit 512 MiB reached"; res.Cut != want {
-		t.Fatalf("cut %q, want %q", res.Cut, want)
 	}
 }

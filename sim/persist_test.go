@@ -137,35 +137,6 @@ func TestPersistenceValidated(t *testing.T) {
 	}
 }
 
-func TestCheckRealRefusesPersistence(t *testing.T) {
-	cfg := standardConfig(1)
-	cfg.Nodes = []NodeSpec{{RestartDelay: time.Second}} // a delay is honoured
-	if err := CheckReal(&cfg); err != nil {
-		t.Fatalf("restart delay refused: %v", err)
-	}
-	cfg.Nodes[0].Persistence = PersistEverysec
-	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].persistence: ") {
-		t.Fatalf("persistence: %v, want a refusal naming nodes[0].persistence", err)
-	}
-}
-
-// The real-time backend honours a restart delay: down 20 ms plus 200 ms, a
-// command at 100 ms finds the node down, and the event says 220 ms.
-func TestRunRealRestartDelay(t *testing.T) {
-	cfg := realOneSet(100*time.Millisecond, Fault{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond})
-	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
-	res, err := RunReal(cfg, newMemWire(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs := eventsOf(res.History, KindCommandResult); len(rs) != 1 || rs[0].Err != "timeout: node down" {
-		t.Errorf("results %+v, want one timeout: node down", rs)
-	}
-	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Dur != 220*time.Millisecond {
-		t.Errorf("faults %+v, want one down 220ms", fs)
-	}
-}
-
 // Restarts that replay their node's AOF are bounded like events: past the
 // limit the run stops at that restart, cut. Each restart at x.5 s of an
 // everysec node loses the GETs since x s and replays the rest of the log.

@@ -310,15 +310,6 @@ func TestReplicationValidated(t *testing.T) {
 			t.Errorf("%+v: %v", n, err)
 		}
 	}
-	cfg := standardConfig(1)
-	cfg.Nodes = []NodeSpec{{ReplicationLag: Latency{Min: time.Millisecond}}} // a lag without replicas is nothing
-	if err := CheckReal(&cfg); err != nil {
-		t.Fatalf("no replicas refused: %v", err)
-	}
-	cfg.Nodes[0].Replicas = 1
-	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].replicas: ") {
-		t.Fatalf("replicas: %v, want a refusal naming nodes[0].replicas", err)
-	}
 }
 
 // A promoted replica keeps the node's persistence: a restart after the

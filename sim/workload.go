@@ -3,10 +3,11 @@ package sim
 import "time"
 
 // worker is what the workload needs of a process: the simulated one
-// (*process) and the real-time one (*rtProc). The workload is written once,
-// so both backends run the same rounds and record the same events; the
-// indirect calls cost a few nanoseconds a round against microseconds of
-// coroutine switches and command execution (BenchmarkRunStandard).
+// (*process) and another backend's (a Worker, through Workload). The
+// workload is written once, so both backends run the same rounds and record
+// the same events; the indirect calls cost a few nanoseconds a round against
+// microseconds of coroutine switches and command execution
+// (BenchmarkRunStandard).
 type worker interface {
 	Proc
 	procID() int
@@ -151,3 +152,46 @@ func (p *process) trigger(point Point) { p.r.trigger(point, p, "") }
 func (p *process) count(acquired bool) { p.r.stats.count(acquired) }
 func (p *process) lostLease() bool     { return p.lost }
 func (p *process) setLost(lost bool)   { p.lost = lost }
+
+// Worker is the worker contract for a backend outside this package (see
+// Ledger): what the workload needs of one of its processes, and the lease
+// keeping beside it (a watchdog renewing the lease every period, which
+// tells the holder when a renewal failed).
+type Worker interface {
+	Proc
+	ID() int
+	Spec() *ProcSpec
+	// Record records e; a process that crashed or whose run ended unwinds.
+	Record(e Event)
+	// Trigger counts an occurrence of point and fires the faults due.
+	Trigger(point Point)
+	// Count counts an acquire that returned, held or not.
+	Count(acquired bool)
+	ReadResource() int64
+	WriteResource(v, fence int64)
+	StartWatchdog(x Extender, lease Lease, every time.Duration)
+	StopWatchdog()
+	LostLease() bool
+	SetLost(lost bool)
+}
+
+// Workload runs w's life against l, as Run runs each process's: the same
+// rounds, the same events.
+func Workload(w Worker, l Locker) { workload(foreignWorker{w}, l) }
+
+// foreignWorker is a Worker seen as the workload's worker and leaseKeeper.
+type foreignWorker struct{ Worker }
+
+func (w foreignWorker) procID() int                  { return w.ID() }
+func (w foreignWorker) procSpec() *ProcSpec          { return w.Spec() }
+func (w foreignWorker) record(e Event)               { w.Record(e) }
+func (w foreignWorker) trigger(point Point)          { w.Trigger(point) }
+func (w foreignWorker) count(acquired bool)          { w.Count(acquired) }
+func (w foreignWorker) readResource() int64          { return w.ReadResource() }
+func (w foreignWorker) writeResource(v, fence int64) { w.WriteResource(v, fence) }
+func (w foreignWorker) stopWatchdog()                { w.StopWatchdog() }
+func (w foreignWorker) lostLease() bool              { return w.LostLease() }
+func (w foreignWorker) setLost(lost bool)            { w.SetLost(lost) }
+func (w foreignWorker) startWatchdog(x Extender, lease Lease, every time.Duration) {
+	w.StartWatchdog(x, lease, every)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/internal/redistest"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -50,7 +51,7 @@ type job struct {
 }
 
 // startParts is what servers locksim starts can carry out.
-var startParts = sim.RealParts{Processes: true, Clocks: true, Replicas: true}
+var startParts = engine.Parts{Processes: true, Clocks: true, Replicas: true}
 
 // runWaves runs jobs side by side, as many at once as the databases hold,
 // and fills in their rows.
@@ -129,8 +130,8 @@ func TestAgreement(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := false
-		if err := sim.CheckReal(&p.Config); err != nil {
-			if err := sim.CheckRealWith(&p.Config, startParts); err != nil {
+		if err := engine.Check(&p.Config); err != nil {
+			if err := engine.CheckWith(&p.Config, startParts); err != nil {
 				row.note = "cannot run: " + err.Error()
 				continue
 			}

@@ -1,8 +1,8 @@
 // Package realredis is the real-time backend's wire to real Redis servers:
-// sim.Wire over RESP (internal/resp).
+// engine.Wire (package realtime/engine) over RESP (internal/resp).
 //
 //	w, err := realredis.Open("127.0.0.1:6379", 5) // five nodes: databases 0–4 of one server
-//	res, err := sim.RunReal(cfg, w)
+//	res, err := engine.Run(cfg, w)
 //
 // Addresses are host:port[/db], comma-separated. Either one address per node,
 // or a single address for any number of nodes: node i is then database db+i
@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/resp"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
@@ -183,9 +184,9 @@ func (w *Wire) Restart(i int) error {
 
 // Parts is what the wire can do: with servers locksim started, restart
 // them with their persistence and step their clocks; otherwise only flush.
-func (w *Wire) Parts() sim.RealParts {
+func (w *Wire) Parts() engine.Parts {
 	if w.servers == nil {
-		return sim.RealParts{}
+		return engine.Parts{}
 	}
 	return w.servers.Parts()
 }
@@ -269,7 +270,7 @@ func (w *Wire) JumpClock(i int, by time.Duration) error {
 
 // Dial opens a client connection to node i. Commands get no I/O deadline:
 // the engine's own timeout decides when the client gives up.
-func (w *Wire) Dial(i int) (sim.Conn, error) {
+func (w *Wire) Dial(i int) (engine.Conn, error) {
 	c, err := w.dial(i)
 	if err != nil {
 		return nil, err

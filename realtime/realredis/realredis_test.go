@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/redistest"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
@@ -184,7 +185,7 @@ func TestExecFreshAgainstServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var cs [2]sim.Conn
+	var cs [2]engine.Conn
 	for i := range cs {
 		if cs[i], err = w.Dial(0); err != nil {
 			t.Fatal(err)
@@ -412,7 +413,7 @@ func TestReplicaLagAndFailover(t *testing.T) {
 	if err != nil || k != 0 || ks.Exists {
 		t.Fatalf("failover: replica %d, key b %+v, %v; want replica 0 without b", k, ks, err)
 	}
-	if !c.(sim.StaleConn).Stale() {
+	if !c.(engine.StaleConn).Stale() {
 		t.Error("a connection to the killed primary is not stale")
 	}
 	// Sentinel promotes the replica: down-after plus its own steps.

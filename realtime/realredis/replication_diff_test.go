@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/sim"
 )
@@ -157,7 +158,7 @@ func TestReplicationDifferential(t *testing.T) {
 				return
 			}
 			defer w.Close()
-			rres, err := sim.RunReal(cfg, w)
+			rres, err := engine.Run(cfg, w)
 			if err != nil {
 				t.Errorf("%s: real: %v", c.name, err)
 				return

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/resp"
+	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -160,8 +161,8 @@ func StartSpecs(specs []ServerSpec) (*Servers, error) {
 
 // Parts is what these servers can do: restart with their AOF, step the
 // clocks of those under libfaketime, fail over those Sentinel watches.
-func (s *Servers) Parts() sim.RealParts {
-	p := sim.RealParts{Processes: true}
+func (s *Servers) Parts() engine.Parts {
+	p := engine.Parts{Processes: true}
 	for _, sp := range s.specs {
 		p.Clocks = p.Clocks || sp.Clock
 		p.Replicas = p.Replicas || sp.Replicas > 0

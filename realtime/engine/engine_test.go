@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -18,7 +19,7 @@ type memWire struct {
 	t0       time.Time
 	conns    int
 	restarts []int
-	parts    RealParts
+	parts    Parts
 	jumped   []time.Duration // per node: its clock's steps (parts.Clocks)
 }
 
@@ -45,16 +46,16 @@ func (w *memWire) Restart(n int) error {
 	return nil
 }
 
-func (w *memWire) Parts() RealParts { return w.parts }
+func (w *memWire) Parts() Parts { return w.parts }
 
-func (w *memWire) ReadKey(n int, key string) (KeyState, error) {
+func (w *memWire) ReadKey(n int, key string) (sim.KeyState, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.nodes[n].Key(Epoch.Add(time.Since(w.t0)+w.jumped[n]), key), nil
+	return w.nodes[n].Key(sim.Epoch.Add(time.Since(w.t0)+w.jumped[n]), key), nil
 }
 
-func (w *memWire) Failover(int, string) (int, KeyState, error) {
-	return 0, KeyState{}, errors.New("memWire has no replicas")
+func (w *memWire) Failover(int, string) (int, sim.KeyState, error) {
+	return 0, sim.KeyState{}, errors.New("memWire has no replicas")
 }
 
 func (w *memWire) JumpClock(n int, by time.Duration) error {
@@ -70,20 +71,20 @@ type memConn struct {
 }
 
 func (c *memConn) Close() error { return nil }
-func (c *memConn) Exec(args []string, key string) (Reply, KeyState, error) {
+func (c *memConn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	now := Epoch.Add(time.Since(c.w.t0) + c.w.jumped[c.node])
+	now := sim.Epoch.Add(time.Since(c.w.t0) + c.w.jumped[c.node])
 	n := c.w.nodes[c.node]
 	r := n.Exec(c.id, now, args)
-	var ks KeyState
+	var ks sim.KeyState
 	if key != "" {
 		ks = n.Key(now, key)
 	}
 	return r, ks, nil
 }
 
-func realConfig() Config {
+func realConfig() sim.Config {
 	cfg := standardConfig(3)
 	cfg.Duration = 2 * time.Second
 	for i := range cfg.Procs {
@@ -92,8 +93,8 @@ func realConfig() Config {
 	return cfg
 }
 
-func TestRunRealRecordsTheWorkload(t *testing.T) {
-	res, err := RunReal(realConfig(), newMemWire(1))
+func TestRunRecordsTheWorkload(t *testing.T) {
+	res, err := Run(realConfig(), newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,56 +104,56 @@ func TestRunRealRecordsTheWorkload(t *testing.T) {
 	if res.Stats.Acquired != 9 {
 		t.Errorf("acquired %d, want 9 (3 processes × 3 rounds)", res.Stats.Acquired)
 	}
-	var last Time
+	var last sim.Time
 	writes := 0
 	for _, e := range res.History.Events {
 		if e.At < last {
 			t.Fatalf("history out of order at %v", e)
 		}
 		last = e.At
-		if e.Kind == KindResourceWrite {
+		if e.Kind == sim.KindResourceWrite {
 			writes++
 		}
 	}
-	if writes != 9 || len(eventsOf(res.History, KindProcEnd)) != 3 {
-		t.Errorf("writes %d, proc ends %d", writes, len(eventsOf(res.History, KindProcEnd)))
+	if writes != 9 || len(eventsOf(res.History, sim.KindProcEnd)) != 3 {
+		t.Errorf("writes %d, proc ends %d", writes, len(eventsOf(res.History, sim.KindProcEnd)))
 	}
 	// A token lock with a 1 s TTL and 5 ms of work never double-holds: the
 	// counter ends at 9.
-	if got := eventsOf(res.History, KindResourceWrite)[writes-1].Value; got != 9 {
+	if got := eventsOf(res.History, sim.KindResourceWrite)[writes-1].Value; got != 9 {
 		t.Errorf("counter ends at %d, want 9", got)
 	}
 }
 
-func TestRunRealFaults(t *testing.T) {
+func TestRunFaults(t *testing.T) {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:2]
-	cfg.Faults = []Fault{
+	cfg.Faults = []sim.Fault{
 		// c1 pauses 300 ms once it holds the lock, then crashes for good at
 		// 1 s; c2's clock jumps; the node restarts at 30 ms.
-		{Kind: FaultPause, Proc: 0, Dur: 300 * time.Millisecond, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}},
-		{Kind: FaultProcJump, Proc: 1, At: 10 * time.Millisecond, Dur: time.Hour},
-		{Kind: FaultNodeRestart, Node: 0, At: 30 * time.Millisecond, Dur: 10 * time.Millisecond},
-		{Kind: FaultCrash, Proc: 0, At: 100 * time.Millisecond},
+		{Kind: sim.FaultPause, Proc: 0, Dur: 300 * time.Millisecond, On: sim.Trigger{Point: sim.PointAcquired, Proc: 0, N: 1}},
+		{Kind: sim.FaultProcJump, Proc: 1, At: 10 * time.Millisecond, Dur: time.Hour},
+		{Kind: sim.FaultNodeRestart, Node: 0, At: 30 * time.Millisecond, Dur: 10 * time.Millisecond},
+		{Kind: sim.FaultCrash, Proc: 0, At: 100 * time.Millisecond},
 	}
 	var jumpSeen time.Time
-	cfg.NewLocker = func(i int) Locker {
+	cfg.NewLocker = func(i int) sim.Locker {
 		if i == 1 {
-			return scriptLock{acquire: func(p Proc) (Lease, error) {
+			return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 				p.Sleep(50 * time.Millisecond)
 				jumpSeen = p.Now()
-				return Lease{}, nil
+				return sim.Lease{}, nil
 			}}
 		}
 		return tokenLock{ttl: time.Second}
 	}
 	w := newMemWire(1)
 	start := time.Now()
-	res, err := RunReal(cfg, w)
+	res, err := Run(cfg, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	faults := eventsOf(res.History, KindFault)
+	faults := eventsOf(res.History, sim.KindFault)
 	var kinds []string
 	for _, f := range faults {
 		kinds = append(kinds, f.Fault.String())
@@ -160,16 +161,16 @@ func TestRunRealFaults(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "pause,proc-clock-jump,node-restart,crash" {
 		t.Errorf("faults %s", got)
 	}
-	if faults[3].At < Time(100*time.Millisecond) || faults[3].At > Time(200*time.Millisecond) {
+	if faults[3].At < sim.Time(100*time.Millisecond) || faults[3].At > sim.Time(200*time.Millisecond) {
 		t.Errorf("crash at %v, want about 100ms", time.Duration(faults[3].At))
 	}
 	// c1 crashed while paused in its critical section: it never wrote.
-	for _, e := range eventsOf(res.History, KindResourceWrite) {
+	for _, e := range eventsOf(res.History, sim.KindResourceWrite) {
 		if e.Proc == 0 {
 			t.Errorf("c1 wrote after it crashed: %v", e)
 		}
 	}
-	if jumpSeen.Sub(Epoch) < time.Hour {
+	if jumpSeen.Sub(sim.Epoch) < time.Hour {
 		t.Errorf("c2's clock read %v after its jump of 1h", jumpSeen)
 	}
 	if len(w.restarts) != 1 {
@@ -180,29 +181,29 @@ func TestRunRealFaults(t *testing.T) {
 	}
 }
 
-func TestRunRealLostAndDown(t *testing.T) {
+func TestRunLostAndDown(t *testing.T) {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:1]
 	cfg.Network.LossReply = 1
 	cfg.Network.Timeout = 20 * time.Millisecond
 	var got []error
-	cfg.NewLocker = func(int) Locker {
-		return scriptLock{acquire: func(p Proc) (Lease, error) {
+	cfg.NewLocker = func(int) sim.Locker {
+		return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 			_, err := p.Do(0, "SET", "k", "v")
 			got = append(got, err)
-			return Lease{}, nil
+			return sim.Lease{}, nil
 		}}
 	}
-	res, err := RunReal(cfg, newMemWire(1))
+	res, err := Run(cfg, newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds, results := eventsOf(res.History, KindCommand), eventsOf(res.History, KindCommandResult)
+	cmds, results := eventsOf(res.History, sim.KindCommand), eventsOf(res.History, sim.KindCommandResult)
 	if len(cmds) != 3 || len(results) != 3 {
 		t.Fatalf("commands %d, results %d; want 3 of each (the reply is lost, the command runs)", len(cmds), len(results))
 	}
 	for i, r := range results {
-		if r.Err != "timeout: reply lost" || got[i] != ErrTimeout {
+		if r.Err != "timeout: reply lost" || got[i] != sim.ErrTimeout {
 			t.Errorf("result %d: %q, %v", i, r.Err, got[i])
 		}
 		if d := time.Duration(r.At - r.Sent); d < cfg.Network.Timeout {
@@ -211,17 +212,17 @@ func TestRunRealLostAndDown(t *testing.T) {
 	}
 }
 
-func TestRunRealEndsAtDuration(t *testing.T) {
+func TestRunEndsAtDuration(t *testing.T) {
 	cfg := realConfig()
 	cfg.Duration = 200 * time.Millisecond
 	cfg.Network.Timeout = 0
 	cfg.Network.LossRequest = 1 // every client waits for ever
 	start := time.Now()
-	res, err := RunReal(cfg, newMemWire(1))
+	res, err := Run(cfg, newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.Cut, "duration limit") || res.End != Time(cfg.Duration) {
+	if !strings.Contains(res.Cut, "duration limit") || res.End != sim.Time(cfg.Duration) {
 		t.Errorf("cut %q end %v", res.Cut, res.End)
 	}
 	if el := time.Since(start); el > time.Second {
@@ -232,43 +233,43 @@ func TestRunRealEndsAtDuration(t *testing.T) {
 // A chosen loss takes the process's next command only: lose-reply runs it
 // and drops the reply, lose-request never sends it; the client waits the
 // fault's Dur, and the command after it goes through.
-func TestRunRealChosenLoss(t *testing.T) {
-	for _, kind := range []FaultKind{FaultLoseReply, FaultLoseRequest} {
+func TestRunChosenLoss(t *testing.T) {
+	for _, kind := range []sim.FaultKind{sim.FaultLoseReply, sim.FaultLoseRequest} {
 		cfg := realConfig()
 		cfg.Procs = cfg.Procs[:1]
 		cfg.Procs[0].Iterations = 1
 		cfg.Network.Timeout = time.Second
-		cfg.Faults = []Fault{{Kind: kind, Proc: 0, Dur: 30 * time.Millisecond, On: Trigger{Proc: 0, Point: PointSend, N: 1}}}
+		cfg.Faults = []sim.Fault{{Kind: kind, Proc: 0, Dur: 30 * time.Millisecond, On: sim.Trigger{Proc: 0, Point: sim.PointSend, N: 1}}}
 		var got []error
-		cfg.NewLocker = func(int) Locker {
-			return scriptLock{acquire: func(p Proc) (Lease, error) {
+		cfg.NewLocker = func(int) sim.Locker {
+			return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 				for _, v := range []string{"a", "b"} {
 					_, err := p.Do(0, "SET", "k", v)
 					got = append(got, err)
 				}
-				return Lease{}, nil
+				return sim.Lease{}, nil
 			}}
 		}
 		w := newMemWire(1)
-		res, err := RunReal(cfg, w)
+		res, err := Run(cfg, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ran, results := eventsOf(res.History, KindCommand), eventsOf(res.History, KindCommandResult)
+		ran, results := eventsOf(res.History, sim.KindCommand), eventsOf(res.History, sim.KindCommandResult)
 		wantRan, why := 2, "timeout: reply lost"
-		if kind == FaultLoseRequest {
+		if kind == sim.FaultLoseRequest {
 			wantRan, why = 1, "timeout: request lost"
 		}
 		if len(ran) != wantRan || len(results) != 2 || len(got) != 2 {
 			t.Fatalf("%s: %d ran, %d results, %d replies; want %d, 2, 2", kind, len(ran), len(results), len(got), wantRan)
 		}
-		if results[0].Err != why || got[0] != ErrTimeout || got[1] != nil {
+		if results[0].Err != why || got[0] != sim.ErrTimeout || got[1] != nil {
 			t.Errorf("%s: first %q %v, second %v", kind, results[0].Err, got[0], got[1])
 		}
 		if d := time.Duration(results[0].At - results[0].Sent); d < 30*time.Millisecond || d > 500*time.Millisecond {
 			t.Errorf("%s: the client waited %v, want the fault's 30ms", kind, d)
 		}
-		if v := w.nodes[0].Key(Epoch.Add(time.Hour), "k").Value; v != "b" {
+		if v := w.nodes[0].Key(sim.Epoch.Add(time.Hour), "k").Value; v != "b" {
 			t.Errorf("%s: k = %q after the run, want b", kind, v)
 		}
 	}
@@ -276,27 +277,27 @@ func TestRunRealChosenLoss(t *testing.T) {
 
 // A node clock jump on a wire that steps its servers' clocks: the key's TTL
 // runs out at the jump, by the node's clock; a wire that cannot refuses it.
-func TestRunRealNodeClockJump(t *testing.T) {
+func TestRunNodeClockJump(t *testing.T) {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:1]
 	cfg.Procs[0].Iterations = 1
-	cfg.Faults = []Fault{{Kind: FaultNodeJump, Node: 0, Dur: 10 * time.Second, On: Trigger{Proc: 0, Point: PointReply, N: 1}}}
-	var replies []Reply
-	cfg.NewLocker = func(int) Locker {
-		return scriptLock{acquire: func(p Proc) (Lease, error) {
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultNodeJump, Node: 0, Dur: 10 * time.Second, On: sim.Trigger{Proc: 0, Point: sim.PointReply, N: 1}}}
+	var replies []sim.Reply
+	cfg.NewLocker = func(int) sim.Locker {
+		return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 			p.Do(0, "SET", "k", "v", "PX", "5000")
 			p.Sleep(20 * time.Millisecond) // the jump's I/O runs beside the process
 			r, _ := p.Do(0, "GET", "k")
 			replies = append(replies, r)
-			return Lease{}, nil
+			return sim.Lease{}, nil
 		}}
 	}
-	if _, err := RunReal(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
+	if _, err := Run(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
 		t.Fatalf("a wire without clocks: %v", err)
 	}
 	w := newMemWire(1)
 	w.parts.Clocks = true
-	res, err := RunReal(cfg, w)
+	res, err := Run(cfg, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,56 +307,56 @@ func TestRunRealNodeClockJump(t *testing.T) {
 	if w.jumped[0] != 10*time.Second {
 		t.Errorf("the wire's clock moved %v", w.jumped[0])
 	}
-	if fs := eventsOf(res.History, KindFault); len(fs) != 1 || fs[0].Fault != FaultNodeJump || fs[0].Node != 0 {
+	if fs := eventsOf(res.History, sim.KindFault); len(fs) != 1 || fs[0].Fault != sim.FaultNodeJump || fs[0].Node != 0 {
 		t.Errorf("fault events %+v", fs)
 	}
 }
 
-func TestCheckRealRefusesNodeClocks(t *testing.T) {
+func TestCheckRefusesNodeClocks(t *testing.T) {
 	cfg := realConfig()
-	cfg.Faults = []Fault{{Kind: FaultNodeJump, Node: 0, At: time.Millisecond, Dur: time.Second}}
-	if _, err := RunReal(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultNodeJump, Node: 0, At: time.Millisecond, Dur: time.Second}}
+	if _, err := Run(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
 		t.Errorf("node jump: %v", err)
 	}
 	cfg = realConfig()
 	cfg.Nodes[0].Clock.DriftPPM = 5
-	if err := CheckReal(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].clock") {
+	if err := Check(&cfg); err == nil || !strings.HasPrefix(err.Error(), "nodes[0].clock") {
 		t.Errorf("node drift: %v", err)
 	}
 	cfg = realConfig()
 	cfg.Procs[0].Clock.Offset = time.Hour // a client's clock is the client's own: fine
-	if err := CheckReal(&cfg); err != nil {
+	if err := Check(&cfg); err != nil {
 		t.Error(err)
 	}
 }
 
 // realOneSet is a real-time run of one process that sends one SET at
 // start, with the faults given.
-func realOneSet(start time.Duration, faults ...Fault) Config {
+func realOneSet(start time.Duration, faults ...sim.Fault) sim.Config {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:1]
 	cfg.Procs[0].Start = start
 	cfg.Procs[0].Iterations = 1
 	cfg.Faults = faults
-	cfg.NewLocker = func(int) Locker {
-		return scriptLock{acquire: func(p Proc) (Lease, error) {
+	cfg.NewLocker = func(int) sim.Locker {
+		return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 			p.Do(0, "SET", "k", "v")
-			return Lease{}, nil
+			return sim.Lease{}, nil
 		}}
 	}
 	return cfg
 }
 
-func TestRunRealNodeDown(t *testing.T) {
-	cfg := realOneSet(20*time.Millisecond, Fault{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond})
-	res, err := RunReal(cfg, newMemWire(1))
+func TestRunNodeDown(t *testing.T) {
+	cfg := realOneSet(20*time.Millisecond, sim.Fault{Kind: sim.FaultNodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond})
+	res, err := Run(cfg, newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(eventsOf(res.History, KindCommand)); n != 0 {
+	if n := len(eventsOf(res.History, sim.KindCommand)); n != 0 {
 		t.Errorf("%d commands ran on a node that was down", n)
 	}
-	rs := eventsOf(res.History, KindCommandResult)
+	rs := eventsOf(res.History, sim.KindCommandResult)
 	if len(rs) != 1 || rs[0].Err != "timeout: node down" {
 		t.Errorf("results %+v", rs)
 	}
@@ -379,45 +380,45 @@ type flakyConn struct {
 	used bool
 }
 
-func (c *flakyConn) Exec(args []string, key string) (Reply, KeyState, error) {
+func (c *flakyConn) Exec(args []string, key string) (sim.Reply, sim.KeyState, error) {
 	if !c.used {
 		c.used = true
-		return Reply{}, KeyState{}, errConnClosed
+		return sim.Reply{}, sim.KeyState{}, errConnClosed
 	}
 	return c.Conn.Exec(args, key)
 }
 
-func TestRunRealRedialsABrokenConnection(t *testing.T) {
+func TestRunRedialsABrokenConnection(t *testing.T) {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:1]
 	cfg.Procs[0].Iterations = 1
 	var errs []error
-	cfg.NewLocker = func(int) Locker {
-		return scriptLock{acquire: func(p Proc) (Lease, error) {
+	cfg.NewLocker = func(int) sim.Locker {
+		return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 			for range 3 {
 				_, err := p.Do(0, "SET", "k", "v")
 				errs = append(errs, err)
 			}
-			return Lease{}, nil
+			return sim.Lease{}, nil
 		}}
 	}
 	w := &flakyWire{memWire: newMemWire(1)}
-	if _, err := RunReal(cfg, w); err != nil {
+	if _, err := Run(cfg, w); err != nil {
 		t.Fatal(err)
 	}
 	// 1st: broken (a timeout for the client), 2nd and 3rd on a fresh one.
-	if len(errs) != 3 || errs[0] != ErrTimeout || errs[1] != nil || errs[2] != nil || w.dials != 2 {
+	if len(errs) != 3 || errs[0] != sim.ErrTimeout || errs[1] != nil || errs[2] != nil || w.dials != 2 {
 		t.Errorf("errors %v, dials %d", errs, w.dials)
 	}
 }
 
 // realRenewConfig is renewConfig in wall-clock time: c1 works 1.2 s with a
 // 400 ms lease renewed every 150 ms; c2 starts at 100 ms.
-func realRenewConfig(mod func(*Config)) Config {
-	cfg := renewConfig(func(c *Config) {
+func realRenewConfig(mod func(*sim.Config)) sim.Config {
+	cfg := renewConfig(func(c *sim.Config) {
 		c.Duration = 3 * time.Second
 		c.Procs[0].Work, c.Procs[0].RenewEvery = 1200*time.Millisecond, 150*time.Millisecond
-		c.NewLocker = func(int) Locker { return extendLock{tokenLock{ttl: 400 * time.Millisecond}} }
+		c.NewLocker = func(int) sim.Locker { return extendLock{tokenLock{ttl: 400 * time.Millisecond}} }
 	})
 	if mod != nil {
 		mod(&cfg)
@@ -428,13 +429,13 @@ func realRenewConfig(mod func(*Config)) Config {
 // The real-time watchdog is a goroutine renewing in wall-clock time: it
 // keeps c1's lease through work three times its TTL, and c2 gets the lock
 // only after c1 released it; no renewal begins after the release.
-func TestRunRealWatchdogKeepsLeaseAlive(t *testing.T) {
-	res, err := RunReal(realRenewConfig(nil), newMemWire(1))
+func TestRunWatchdogKeepsLeaseAlive(t *testing.T) {
+	res, err := Run(realRenewConfig(nil), newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := res.History
-	ext := eventsOf(h, KindExtendReturn)
+	ext := eventsOf(h, sim.KindExtendReturn)
 	if len(ext) < 5 {
 		t.Fatalf("%d renewals in 1.2 s every 150 ms, want at least 5", len(ext))
 	}
@@ -443,8 +444,8 @@ func TestRunRealWatchdogKeepsLeaseAlive(t *testing.T) {
 			t.Fatalf("a renewal failed at %v: %+v", e.At, e)
 		}
 	}
-	rel, held := eventsOf(h, KindReleaseInvoke), eventsOf(h, KindLockReturn)
-	var c2 *Event
+	rel, held := eventsOf(h, sim.KindReleaseInvoke), eventsOf(h, sim.KindLockReturn)
+	var c2 *sim.Event
 	for i := range held {
 		if held[i].Proc == 1 && held[i].Held {
 			c2 = &held[i]
@@ -453,7 +454,7 @@ func TestRunRealWatchdogKeepsLeaseAlive(t *testing.T) {
 	if len(rel) != 2 || c2 == nil || c2.At < rel[0].At {
 		t.Fatalf("c2 got the lock before c1 released it: holds %+v, releases %+v", held, rel)
 	}
-	for _, e := range eventsOf(h, KindExtendInvoke) {
+	for _, e := range eventsOf(h, sim.KindExtendInvoke) {
 		if e.At > rel[0].At {
 			t.Fatalf("a renewal began at %v after the release at %v", e.At, rel[0].At)
 		}
@@ -463,35 +464,35 @@ func TestRunRealWatchdogKeepsLeaseAlive(t *testing.T) {
 // A pause longer than the lease stops the watchdog with its process: the
 // key expires, c2 takes it, c1's next renewal fails and c1 neither writes
 // nor releases. A crash ends the watchdog: nothing of c1's after it.
-func TestRunRealWatchdogPausedAndCrashed(t *testing.T) {
-	res, err := RunReal(realRenewConfig(func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultPause, Proc: 0, Dur: 700 * time.Millisecond, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
+func TestRunWatchdogPausedAndCrashed(t *testing.T) {
+	res, err := Run(realRenewConfig(func(c *sim.Config) {
+		c.Faults = []sim.Fault{{Kind: sim.FaultPause, Proc: 0, Dur: 700 * time.Millisecond, On: sim.Trigger{Point: sim.PointAcquired, Proc: 0, N: 1}}}
 	}), newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := res.History
-	if ext := eventsOf(h, KindExtendReturn); len(ext) != 1 || ext[0].Held || ext[0].At < Time(700*time.Millisecond) {
+	if ext := eventsOf(h, sim.KindExtendReturn); len(ext) != 1 || ext[0].Held || ext[0].At < sim.Time(700*time.Millisecond) {
 		t.Fatalf("want one failed renewal after the pause, got %+v", ext)
 	}
 	for _, e := range h.Events {
-		if (e.Kind == KindResourceWrite || e.Kind == KindReleaseInvoke) && e.Proc == 0 {
+		if (e.Kind == sim.KindResourceWrite || e.Kind == sim.KindReleaseInvoke) && e.Proc == 0 {
 			t.Fatalf("c1 went on after it learned it lost the lock: %+v", e)
 		}
 	}
 
-	res, err = RunReal(realRenewConfig(func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: 500 * time.Millisecond}}
+	res, err = Run(realRenewConfig(func(c *sim.Config) {
+		c.Faults = []sim.Fault{{Kind: sim.FaultCrash, Proc: 0, At: 500 * time.Millisecond}}
 	}), newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, e := range res.History.Events {
-		if e.Kind == KindExtendReturn {
+		if e.Kind == sim.KindExtendReturn {
 			n++
 		}
-		if (e.Kind == KindExtendInvoke || e.Kind == KindCommand && e.Proc == 0) && e.At > Time(500*time.Millisecond) {
+		if (e.Kind == sim.KindExtendInvoke || e.Kind == sim.KindCommand && e.Proc == 0) && e.At > sim.Time(500*time.Millisecond) {
 			t.Fatalf("c1 acted after its crash: %+v", e)
 		}
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"errors"
@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/text"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
 
-// rtProc is one incarnation of a real-time client: a goroutine running the
+// proc is one incarnation of a real-time client: a goroutine running the
 // workload, with its own connections.
-type rtProc struct {
-	r       *rtRunner
-	s       *rtSlot
+type proc struct {
+	r       *runner
+	s       *slot
 	inc     int
 	rng     *rand.Rand
 	conns   []Conn // dialled on first use
@@ -22,17 +23,17 @@ type rtProc struct {
 	crashed bool // (mu)
 
 	// Leases (mu): the watchdog beside the holder, and whether it lost
-	// the lock. A watchdog is an rtProc too, with owner set.
-	owner   *rtProc
-	dog     *rtProc
+	// the lock. A watchdog is an proc too, with owner set.
+	owner   *proc
+	dog     *proc
 	dogStop chan struct{} // closed to stop dog
 	dogGen  uint64
 	lost    bool
 }
 
-func (p *rtProc) run() {
+func (p *proc) run() {
 	defer func() {
-		p.stopWatchdog() // a watchdog never outlives its holder's workload
+		p.StopWatchdog() // a watchdog never outlives its holder's workload
 		for _, c := range p.conns {
 			if c != nil {
 				c.Close()
@@ -41,7 +42,7 @@ func (p *rtProc) run() {
 		if v := recover(); v != nil {
 			if _, ok := v.(crashSignal); !ok {
 				p.lock()
-				p.r.recordLocked(Event{Kind: KindProcEnd, Proc: p.s.id, Node: -1,
+				p.r.recordLocked(sim.Event{Kind: sim.KindProcEnd, Proc: p.s.id, Node: -1,
 					Err: "panic: " + text.FirstLine(fmt.Sprint(v))}, p.inc)
 				p.r.mu.Unlock()
 			} else {
@@ -56,13 +57,13 @@ func (p *rtProc) run() {
 		}
 		p.r.mu.Unlock()
 	}()
-	workload(p, p.r.cfg.NewLocker(p.s.id))
+	sim.Workload(p, p.r.cfg.NewLocker(p.s.id))
 }
 
-func (p *rtProc) lock() { p.r.mu.Lock() }
+func (p *proc) lock() { p.r.mu.Lock() }
 
 // alive unwinds the goroutine if the process crashed or the run ended.
-func (p *rtProc) alive() {
+func (p *proc) alive() {
 	select {
 	case <-p.dead:
 		panic(crashSignal{})
@@ -73,15 +74,15 @@ func (p *rtProc) alive() {
 }
 
 // wait sleeps until t, unwinding on a crash or the end of the run.
-func (p *rtProc) wait(t Time) {
+func (p *proc) wait(t sim.Time) {
 	if !p.r.sleepUntil(t, p.dead) {
 		panic(crashSignal{})
 	}
 }
 
 // unpaused returns once no pause holds the process (a pause may grow while
-// it waits), as Run's resume and begin do before every effect.
-func (p *rtProc) unpaused() {
+// it waits), as sim.Run's resume and begin do before every effect.
+func (p *proc) unpaused() {
 	for {
 		p.alive()
 		p.lock()
@@ -94,35 +95,34 @@ func (p *rtProc) unpaused() {
 	}
 }
 
-func (p *rtProc) Name() string     { return p.s.spec.Name }
-func (p *rtProc) Rand() *rand.Rand { return p.rng }
-func (p *rtProc) Nodes() int       { return len(p.r.cfg.Nodes) }
-func (p *rtProc) Now() time.Time {
-	c := clock{spec: p.s.spec.Clock, jumped: time.Duration(p.s.jumped.Load())}
-	return c.at(p.r.now()).Std()
+func (p *proc) Name() string     { return p.s.spec.Name }
+func (p *proc) Rand() *rand.Rand { return p.rng }
+func (p *proc) Nodes() int       { return len(p.r.cfg.Nodes) }
+func (p *proc) Now() time.Time {
+	return p.s.spec.Clock.At(p.r.now(), time.Duration(p.s.jumped.Load())).Std()
 }
 
-func (p *rtProc) Sleep(d time.Duration) {
+func (p *proc) Sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
 	p.unpaused()
-	p.wait(p.r.now() + Time(d))
+	p.wait(p.r.now() + sim.Time(d))
 	p.unpaused()
 }
 
-func (p *rtProc) procID() int         { return p.s.id }
-func (p *rtProc) procSpec() *ProcSpec { return p.s.spec }
-func (p *rtProc) record(e Event) {
+func (p *proc) ID() int             { return p.s.id }
+func (p *proc) Spec() *sim.ProcSpec { return p.s.spec }
+func (p *proc) Record(e sim.Event) {
 	p.lock()
 	p.r.recordLocked(e, p.inc)
 	p.r.mu.Unlock()
 	p.alive()
 }
 
-func (p *rtProc) trigger(point Point) { p.triggerCmd(point, "") }
+func (p *proc) Trigger(point sim.Point) { p.triggerCmd(point, "") }
 
-func (p *rtProc) triggerCmd(point Point, cmd string) {
+func (p *proc) triggerCmd(point sim.Point, cmd string) {
 	p.lock()
 	io := p.r.trigger(point, p.s, cmd)
 	p.r.mu.Unlock()
@@ -130,47 +130,51 @@ func (p *rtProc) triggerCmd(point Point, cmd string) {
 	p.alive()
 }
 
-func (p *rtProc) count(acquired bool) {
+func (p *proc) Count(acquired bool) {
 	p.lock()
-	p.r.stats.count(acquired)
+	p.r.book.Count(acquired)
 	p.r.mu.Unlock()
 }
 
-func (p *rtProc) readResource() int64 {
+func (p *proc) ReadResource() int64 {
 	p.unpaused()
 	p.lock()
-	v := p.r.resource.value
-	p.r.recordLocked(Event{Kind: KindResourceRead, Proc: p.s.id, Node: -1, Value: v}, p.inc)
+	v := p.r.book.Resource()
+	p.r.recordLocked(sim.Event{Kind: sim.KindResourceRead, Proc: p.s.id, Node: -1, Value: v}, p.inc)
 	p.r.mu.Unlock()
 	p.unpaused()
 	return v
 }
 
-func (p *rtProc) writeResource(v, fence int64) {
+func (p *proc) WriteResource(v, fence int64) {
 	p.unpaused()
 	p.lock()
-	accepted := p.r.resource.write(v, fence)
-	p.r.recordLocked(Event{Kind: KindResourceWrite, Proc: p.s.id, Node: -1, Value: v, Fence: fence, Accepted: accepted}, p.inc)
+	accepted := p.r.book.Write(v, fence)
+	p.r.recordLocked(sim.Event{Kind: sim.KindResourceWrite, Proc: p.s.id, Node: -1, Value: v, Fence: fence, Accepted: accepted}, p.inc)
 	p.r.mu.Unlock()
 	p.unpaused()
 }
 
+// crashSignal unwinds a process's goroutine when it crashed or the run
+// ended, through the algorithm's code, to its run.
+type crashSignal struct{}
+
 // errConnClosed is what a connection reports once the run closed it.
 var errConnClosed = errors.New("connection closed")
 
-// Do is Run's send, arrive and deliver in one blocking call: the same
+// Do is sim.Run's send, arrive and deliver in one blocking call: the same
 // network draws in the same order, the same events, the same timeout
 // reasons.
-func (p *rtProc) Do(n int, args ...string) (Reply, error) {
+func (p *proc) Do(n int, args ...string) (sim.Reply, error) {
 	if n < 0 || n >= len(p.r.cfg.Nodes) {
-		return Reply{}, fmt.Errorf("no node %d: the run has %d", n, len(p.r.cfg.Nodes))
+		return sim.Reply{}, fmt.Errorf("no node %d: the run has %d", n, len(p.r.cfg.Nodes))
 	}
 	if len(args) == 0 {
-		return Reply{}, fmt.Errorf("empty command")
+		return sim.Reply{}, fmt.Errorf("empty command")
 	}
 	args = append([]string(nil), args...) // the history keeps them
 	p.unpaused()
-	p.triggerCmd(PointSend, args[0])
+	p.triggerCmd(sim.PointSend, args[0])
 	p.unpaused()
 
 	r, nw := p.r, &p.r.cfg.Network
@@ -179,36 +183,36 @@ func (p *rtProc) Do(n int, args ...string) (Reply, error) {
 	id, sent := r.reqID, r.now()
 	lostReq := nw.LossRequest > 0 && p.s.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.s.net.Float64() < nw.LossReply
-	reqLat, repLat := latency(p.s.net, nw.Request), latency(p.s.net, nw.Reply)
+	reqLat, repLat := nw.Request.Draw(p.s.net), nw.Reply.Draw(p.s.net)
 	lose := p.s.lose // a chosen loss (lose-request, lose-reply), after the draws as in send
 	p.s.lose = lossPlan{}
 	r.mu.Unlock()
-	var deadline Time
+	var deadline sim.Time
 	if nw.Timeout > 0 {
-		deadline = sent + Time(nw.Timeout)
+		deadline = sent + sim.Time(nw.Timeout)
 	}
 	if lose.kind != 0 {
-		lostReq = lostReq || lose.kind == FaultLoseRequest
-		lostReply = lostReply || lose.kind == FaultLoseReply
+		lostReq = lostReq || lose.kind == sim.FaultLoseRequest
+		lostReply = lostReply || lose.kind == sim.FaultLoseReply
 		if lose.timeout > 0 {
-			deadline = sent + Time(lose.timeout)
+			deadline = sent + sim.Time(lose.timeout)
 		}
 	}
-	res := Event{Kind: KindCommandResult, Proc: p.s.id, Node: n, Req: id, Args: args, Sent: sent}
-	timeout := func(why string) (Reply, error) {
+	res := sim.Event{Kind: sim.KindCommandResult, Proc: p.s.id, Node: n, Req: id, Args: args, Sent: sent}
+	timeout := func(why string) (sim.Reply, error) {
 		if deadline == 0 {
-			p.wait(Time(1<<62 - 1)) // no timeout: the client waits for ever
+			p.wait(sim.Time(1<<62 - 1)) // no timeout: the client waits for ever
 		}
 		p.wait(deadline)
 		res.Err = why
-		p.record(res)
+		p.Record(res)
 		p.unpaused()
-		return Reply{}, ErrTimeout
+		return sim.Reply{}, sim.ErrTimeout
 	}
 	if lostReq {
 		return timeout("timeout: request lost")
 	}
-	p.wait(sent + Time(reqLat))
+	p.wait(sent + sim.Time(reqLat))
 	r.mu.Lock()
 	down := r.now() < r.downUntil[n]
 	r.mu.Unlock()
@@ -221,32 +225,32 @@ func (p *rtProc) Do(n int, args ...string) (Reply, error) {
 		return timeout("timeout: " + err.Error())
 	}
 	r.mu.Lock()
-	r.stats.Commands++
-	r.recordLocked(Event{Kind: KindCommand, Proc: p.s.id, Node: n, Incarnation: p.inc, Req: id, Args: args,
+	r.book.CountCommand()
+	r.recordLocked(sim.Event{Kind: sim.KindCommand, Proc: p.s.id, Node: n, Incarnation: p.inc, Req: id, Args: args,
 		Reply: reply, Sent: sent, Key: key}, p.inc)
 	r.mu.Unlock()
 	p.alive()
 	if lostReply {
 		return timeout("timeout: reply lost")
 	}
-	if replyAt := r.now() + Time(repLat); deadline > 0 && replyAt > deadline {
+	if replyAt := r.now() + sim.Time(repLat); deadline > 0 && replyAt > deadline {
 		return timeout("timeout: reply too slow")
 	}
-	p.wait(r.now() + Time(repLat))
+	p.wait(r.now() + sim.Time(repLat))
 	var rerr error
 	if reply.Kind == node.Error {
-		rerr = &RedisError{Msg: reply.Str}
+		rerr = &sim.RedisError{Msg: reply.Str}
 	}
 	res.Reply = reply
-	p.record(res)
-	p.triggerCmd(PointReply, args[0])
+	p.Record(res)
+	p.triggerCmd(sim.PointReply, args[0])
 	p.unpaused()
 	return reply, rerr
 }
 
 // exec sends args on this incarnation's connection to node, dialling it
 // first if needed.
-func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
+func (p *proc) exec(node int, args []string) (sim.Reply, sim.KeyState, error) {
 	c := p.conns[node]
 	if st, ok := c.(StaleConn); ok && st.Stale() {
 		// Its server died since (a restart, a failover): a client library's
@@ -257,13 +261,13 @@ func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
 	if c == nil {
 		var err error
 		if c, err = p.r.wire.Dial(node); err != nil {
-			return Reply{}, KeyState{}, err
+			return sim.Reply{}, sim.KeyState{}, err
 		}
 		p.lock()
 		if p.r.ended {
 			p.r.mu.Unlock()
 			c.Close()
-			return Reply{}, KeyState{}, errConnClosed
+			return sim.Reply{}, sim.KeyState{}, errConnClosed
 		}
 		p.r.conns = append(p.r.conns, c)
 		p.r.mu.Unlock()
@@ -290,14 +294,14 @@ func (p *rtProc) exec(node int, args []string) (Reply, KeyState, error) {
 
 // startWatchdog starts renewing lease every period, the first time one
 // period from now.
-func (p *rtProc) startWatchdog(x Extender, lease Lease, every time.Duration) {
+func (p *proc) StartWatchdog(x sim.Extender, lease sim.Lease, every time.Duration) {
 	p.lock()
 	defer p.r.mu.Unlock()
 	if p.dog != nil || p.crashed || p.r.ended {
 		return
 	}
 	p.dogGen++
-	d := &rtProc{r: p.r, s: p.s, inc: p.inc, owner: p, dead: make(chan struct{}),
+	d := &proc{r: p.r, s: p.s, inc: p.inc, owner: p, dead: make(chan struct{}),
 		conns: make([]Conn, len(p.r.cfg.Nodes)),
 		rng:   rand.New(rand.NewPCG(mix(p.r.cfg.Seed^0x646f67, uint64(p.s.id)+1), uint64(p.inc)<<32|p.dogGen))}
 	stop := make(chan struct{})
@@ -324,7 +328,7 @@ func (p *rtProc) startWatchdog(x Extender, lease Lease, every time.Duration) {
 					// The algorithm's Extend panicked: the holder cannot know
 					// it still holds the lock.
 					p.lock()
-					r.recordLocked(Event{Kind: KindExtendReturn, Proc: p.s.id, Node: -1, Token: lease.Token,
+					r.recordLocked(sim.Event{Kind: sim.KindExtendReturn, Proc: p.s.id, Node: -1, Token: lease.Token,
 						Err: "panic: " + text.FirstLine(fmt.Sprint(v))}, p.inc)
 					p.lost = true
 					r.mu.Unlock()
@@ -338,15 +342,15 @@ func (p *rtProc) startWatchdog(x Extender, lease Lease, every time.Duration) {
 
 // watch is the watchdog's loop, as in simulation: extend, and on success
 // wait one period; the first failure ends it and tells the holder.
-func (d *rtProc) watch(x Extender, lease Lease, every time.Duration) {
+func (d *proc) watch(x sim.Extender, lease sim.Lease, every time.Duration) {
 	for {
-		d.record(Event{Kind: KindExtendInvoke, Proc: d.s.id, Node: -1, Token: lease.Token, Fence: lease.Fence})
+		d.Record(sim.Event{Kind: sim.KindExtendInvoke, Proc: d.s.id, Node: -1, Token: lease.Token, Fence: lease.Fence})
 		ok, err := x.Extend(d, lease)
-		ev := Event{Kind: KindExtendReturn, Proc: d.s.id, Node: -1, Held: ok && err == nil, Token: lease.Token, Fence: lease.Fence}
+		ev := sim.Event{Kind: sim.KindExtendReturn, Proc: d.s.id, Node: -1, Held: ok && err == nil, Token: lease.Token, Fence: lease.Fence}
 		if err != nil {
 			ev.Err = err.Error()
 		}
-		d.record(ev)
+		d.Record(ev)
 		if !ev.Held {
 			d.lock()
 			d.owner.lost = true
@@ -359,7 +363,7 @@ func (d *rtProc) watch(x Extender, lease Lease, every time.Duration) {
 
 // stopWatchdog stops the watchdog. A renewal it has in flight still
 // reaches its node (the command was written); only its reply is dropped.
-func (p *rtProc) stopWatchdog() {
+func (p *proc) StopWatchdog() {
 	p.lock()
 	defer p.r.mu.Unlock()
 	if p.dog != nil {
@@ -368,13 +372,13 @@ func (p *rtProc) stopWatchdog() {
 	}
 }
 
-func (p *rtProc) lostLease() bool {
+func (p *proc) LostLease() bool {
 	p.lock()
 	defer p.r.mu.Unlock()
 	return p.lost
 }
 
-func (p *rtProc) setLost(lost bool) {
+func (p *proc) SetLost(lost bool) {
 	p.lock()
 	p.lost = lost
 	p.r.mu.Unlock()

@@ -1,22 +1,24 @@
-package sim
+// Package engine is the real-time backend: the processes, workload, faults
+// and history of sim.Run, against real Redis servers in wall-clock time, and
+// not deterministic. It is built on sim's seam for such a backend (a
+// sim.Ledger for the bookkeeping, sim.Workload over its processes as
+// sim.Workers), so Run's event loop pays nothing for it. Wire is its own
+// seam to the servers: it knows nothing of sockets (package
+// realtime/realredis implements Wire over RESP and starts servers; package
+// realtime runs scenarios and searches over it).
+package engine
 
 import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// The real-time backend: the same processes, workload, faults and history
-// as Run, against real Redis servers in wall-clock time. It lives beside the
-// simulated engine, not inside it: Run's event loop is untouched and pays
-// nothing for it; the two share the workload (workload.go), the clocks, the
-// fault plan and the history types. Wire is the seam to the servers; the
-// engine knows nothing of sockets (realtime/realredis implements it over RESP).
+	"github.com/locksim/locksim/sim"
+)
 
 // Wire reaches the real nodes.
 type Wire interface {
@@ -41,29 +43,29 @@ type StaleConn interface {
 type ServerWire interface {
 	Wire
 	// Parts says what the wire can carry out.
-	Parts() RealParts
+	Parts() Parts
 	// ReadKey reads key's state on node, outside any client's commands.
-	ReadKey(node int, key string) (KeyState, error)
+	ReadKey(node int, key string) (sim.KeyState, error)
 	// JumpClock steps node's clock by by (Parts().Clocks only).
 	JumpClock(node int, by time.Duration) error
 	// Failover kills node's primary for its replicas' Sentinel to promote
 	// one (Parts().Replicas only), and returns the replica it will promote
 	// (the one with the most of the stream) and key's state there.
-	Failover(node int, key string) (replica int, ks KeyState, err error)
+	Failover(node int, key string) (replica int, ks sim.KeyState, err error)
 }
 
 // partsOf is what w can carry out.
-func partsOf(w Wire) RealParts {
+func partsOf(w Wire) Parts {
 	if sw, ok := w.(ServerWire); ok {
 		return sw.Parts()
 	}
-	return RealParts{}
+	return Parts{}
 }
 
-// RealParts are what a real backend can carry out beyond sending commands:
+// Parts are what a real backend can carry out beyond sending commands:
 // servers you give locksim can only be flushed; servers it starts itself
 // (--redis start) can be killed and restarted, have their clocks stepped.
-type RealParts struct {
+type Parts struct {
 	// Processes: a node restart kills the node's server and starts it again
 	// on the same directory, so it replays its AOF (nodes[i].persistence).
 	Processes bool
@@ -82,25 +84,25 @@ type Conn interface {
 	// right after it, atomically with it where the server allows, Fresh
 	// when the command began a new version as far as the connection can
 	// tell (realtime/realredis says how).
-	Exec(args []string, key string) (Reply, KeyState, error)
+	Exec(args []string, key string) (sim.Reply, sim.KeyState, error)
 	Close() error
 }
 
-// CheckReal says whether cfg can run against servers locksim did not start
+// Check says whether cfg can run against servers locksim did not start
 // (only flushed), naming the first thing that cannot.
-func CheckReal(cfg *Config) error { return CheckRealWith(cfg, RealParts{}) }
+func Check(cfg *sim.Config) error { return CheckWith(cfg, Parts{}) }
 
-// CheckRealWith says whether cfg can run on a wire with parts, naming the
+// CheckWith says whether cfg can run on a wire with parts, naming the
 // first thing that cannot.
-func CheckRealWith(cfg *Config, parts RealParts) error {
+func CheckWith(cfg *sim.Config, parts Parts) error {
 	for i, n := range cfg.Nodes {
 		switch {
 		case n.Clock.DriftPPM != 0:
 			return fmt.Errorf("nodes[%d].clock: a real server's clock cannot drift (simulation only)", i)
-		case n.Clock != (ClockSpec{}) && !parts.Clocks:
+		case n.Clock != (sim.ClockSpec{}) && !parts.Clocks:
 			return fmt.Errorf("nodes[%d].clock: a real server's clock is its host's: offset it with --redis start (libfaketime)", i)
 		}
-		if n.Persistence != PersistNone && !parts.Processes {
+		if n.Persistence != sim.PersistNone && !parts.Processes {
 			return fmt.Errorf("nodes[%d].persistence: a restart of a server locksim did not start keeps nothing (FLUSHDB); %s needs --redis start", i, n.Persistence)
 		}
 		if n.Replicas > 0 && !parts.Replicas {
@@ -108,118 +110,122 @@ func CheckRealWith(cfg *Config, parts RealParts) error {
 		}
 	}
 	for i, f := range cfg.Faults {
-		if why := f.Kind.spec().realRefusal; why != "" {
+		if why := realKindOf(f.Kind).refusal; why != "" {
 			return fmt.Errorf("faults[%d]: %s", i, why)
 		}
-		if f.Kind == FaultNodeJump && !parts.Clocks {
+		if f.Kind == sim.FaultNodeJump && !parts.Clocks {
 			return fmt.Errorf("faults[%d]: a node clock jump needs a server whose clock locksim steps: --redis start (libfaketime)", i)
 		}
-		if f.Kind == FaultNodeRestart && f.Node >= 0 && f.Node < len(cfg.Nodes) && cfg.Nodes[f.Node].Replicas > 0 {
+		if f.Kind == sim.FaultNodeRestart && f.Node >= 0 && f.Node < len(cfg.Nodes) && cfg.Nodes[f.Node].Replicas > 0 {
 			return fmt.Errorf("faults[%d]: a restart of a node with replicas runs only in simulation (its replicas would resync from it)", i)
 		}
 	}
 	return nil
 }
 
-// RunReal executes cfg against the nodes behind w in wall-clock time. True
+// Run executes cfg against the nodes behind w in wall-clock time. True
 // time is the wall time since the run began, measured on the monotonic
-// clock; the history, stats and Result mean what they mean for Run, but the
-// run is not deterministic: two runs differ in their timings and digest.
+// clock; the history, stats and Result mean what they mean for sim.Run, but
+// the run is not deterministic: two runs differ in their timings and digest.
 // Network latencies of cfg are added on the client side (the request waits
 // before it is written, the reply after it is read); a lost request is never
 // written, a lost reply is read and dropped; either way the client waits out
 // its timeout.
-func RunReal(cfg Config, w Wire) (*Result, error) {
-	if err := cfg.validate(); err != nil {
+func Run(cfg sim.Config, w Wire) (*sim.Result, error) {
+	book, err := sim.NewLedger(cfg)
+	if err != nil {
 		return nil, err
 	}
-	if err := CheckRealWith(&cfg, partsOf(w)); err != nil {
+	c := book.Config()
+	if err := CheckWith(c, partsOf(w)); err != nil {
 		return nil, err
 	}
-	cfg.Faults = append([]Fault(nil), cfg.Faults...)
-	for i := range cfg.Faults {
-		cfg.Faults[i].On.Cmd = upper(cfg.Faults[i].On.Cmd)
+	r := &runner{cfg: c, book: book, wire: w, done: make(chan struct{}),
+		idle: make(chan struct{}), downUntil: make([]sim.Time, len(c.Nodes))}
+	r.slots = make([]*slot, len(c.Procs))
+	for i := range c.Procs {
+		r.slots[i] = &slot{id: i, spec: &c.Procs[i],
+			net: rand.New(rand.NewPCG(mix(c.Seed^0x6e6574, uint64(i)+1), 0))}
 	}
-	r := &rtRunner{cfg: &cfg, wire: w, maxEv: cfg.MaxEvents, done: make(chan struct{}),
-		idle: make(chan struct{}), downUntil: make([]Time, len(cfg.Nodes))}
-	if r.maxEv == 0 {
-		r.maxEv = DefaultMaxEvents
-	}
-	r.hist.cur = make([]Event, 0, historyEstimate(&cfg, r.maxEv))
-	var timed []int
-	r.triggers, timed = newTriggers(&cfg)
-	// Equal times fire in plan order, as the simulation's queue does.
-	sort.SliceStable(timed, func(a, b int) bool { return cfg.Faults[timed[a]].At < cfg.Faults[timed[b]].At })
-	r.slots = make([]*rtSlot, len(cfg.Procs))
-	for i := range cfg.Procs {
-		r.slots[i] = &rtSlot{id: i, spec: &cfg.Procs[i],
-			net: rand.New(rand.NewPCG(mix(cfg.Seed^0x6e6574, uint64(i)+1), 0))}
-	}
-	r.live = len(cfg.Procs)
+	r.live = len(c.Procs)
 	r.t0 = time.Now()
-	for i := range cfg.Procs {
-		r.spawn(r.slots[i], cfg.Procs[i].Start)
+	for i := range c.Procs {
+		r.spawn(r.slots[i], c.Procs[i].Start)
 	}
-	r.goWait(func() { r.fireTimed(timed) })
+	r.goWait(func() { r.fireTimed(book.Timed()) })
 
-	limit := time.NewTimer(cfg.Duration)
+	limit := time.NewTimer(c.Duration)
 	select {
 	case <-r.idle:
 	case <-limit.C:
-		r.stop(fmt.Sprintf("duration limit %s reached", cfg.Duration))
+		r.stop(fmt.Sprintf("duration limit %s reached", c.Duration))
 	case <-r.done:
 	}
 	limit.Stop()
 	r.stop("")
 	r.wg.Wait() // no goroutine outlives the run
-	return cfg.result(r.hist.events(), r.stats, r.end, r.cut), nil
+	return book.Result(r.end, r.cut), nil
 }
 
-// rtRunner is one real-time run. mu guards everything below it: processes
+// mix is sim's stream splitter (splitmix64 of a combined with b), so that
+// the processes draw from the streams they draw from in simulation.
+func mix(a, b uint64) uint64 {
+	z := a ^ (b * 0x9e3779b97f4a7c15)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// runner is one real-time run. mu guards everything below it: processes
 // are goroutines, and every record, fault and resource access takes it, so
 // the history is in true-time order.
-type rtRunner struct {
-	cfg   *Config
-	wire  Wire
-	t0    time.Time
-	maxEv int
-	wg    sync.WaitGroup
-	done  chan struct{} // closed when the run ends
-	idle  chan struct{} // closed when no process is alive or waiting to restart
+type runner struct {
+	cfg  *sim.Config // book's, validated
+	wire Wire
+	t0   time.Time
+	wg   sync.WaitGroup
+	done chan struct{} // closed when the run ends
+	idle chan struct{} // closed when no process is alive or waiting to restart
 
 	mu        sync.Mutex
+	book      *sim.Ledger
 	ended     bool
-	end       Time
+	end       sim.Time
 	cut       string
-	hist      recorder
-	stats     Stats
 	reqID     uint64
 	live      int
-	slots     []*rtSlot
-	downUntil []Time
-	triggers
-	conns    []Conn // every connection opened, closed at the end
-	resource resource
-	// lastFault is the event fire recorded last, for applyReal to complete.
-	lastFault *Event
+	slots     []*slot
+	downUntil []sim.Time
+	conns     []Conn // every connection opened, closed at the end
+	// lastFault is the event fire recorded last, for a kind's apply to
+	// complete.
+	lastFault *sim.Event
 }
 
-// rtSlot is one client across its incarnations.
-type rtSlot struct {
+// slot is one client across its incarnations.
+type slot struct {
 	id          int
-	spec        *ProcSpec
+	spec        *sim.ProcSpec
 	net         *rand.Rand   // the network's draws (mu)
 	jumped      atomic.Int64 // clock jumps so far
-	cur         *rtProc      // the live incarnation, or nil (mu)
+	cur         *proc        // the live incarnation, or nil (mu)
 	inc         int          // incarnations started (mu)
-	pausedUntil Time         // (mu)
+	pausedUntil sim.Time     // (mu)
 	lose        lossPlan     // a chosen loss for the next command (mu)
 }
 
-func (r *rtRunner) now() Time { return Time(time.Since(r.t0)) }
+// lossPlan is a planned loss waiting for its process's next command: kind
+// sim.FaultLoseRequest or sim.FaultLoseReply (0: none) and the client's
+// wait.
+type lossPlan struct {
+	kind    sim.FaultKind
+	timeout time.Duration
+}
+
+func (r *runner) now() sim.Time { return sim.Time(time.Since(r.t0)) }
 
 // goWait runs fn on a goroutine the run waits for.
-func (r *rtRunner) goWait(fn func()) {
+func (r *runner) goWait(fn func()) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -229,14 +235,14 @@ func (r *rtRunner) goWait(fn func()) {
 
 // stop ends the run (once): later records are dropped, sleepers wake and
 // unwind, and closing every connection ends reads in flight.
-func (r *rtRunner) stop(cut string) {
+func (r *runner) stop(cut string) {
 	r.mu.Lock()
 	if r.ended {
 		r.mu.Unlock()
 		return
 	}
 	r.ended, r.cut = true, cut
-	r.end = min(r.now(), Time(r.cfg.Duration))
+	r.end = min(r.now(), sim.Time(r.cfg.Duration))
 	conns := r.conns
 	r.mu.Unlock()
 	close(r.done)
@@ -247,7 +253,7 @@ func (r *rtRunner) stop(cut string) {
 
 // sleepUntil waits until true time t; false when the run ended or dead was
 // closed first.
-func (r *rtRunner) sleepUntil(t Time, dead <-chan struct{}) bool {
+func (r *runner) sleepUntil(t sim.Time, dead <-chan struct{}) bool {
 	d := time.Duration(t - r.now())
 	if d <= 0 {
 		select {
@@ -271,9 +277,9 @@ func (r *rtRunner) sleepUntil(t Time, dead <-chan struct{}) bool {
 	}
 }
 
-func (r *rtRunner) fireTimed(timed []int) {
+func (r *runner) fireTimed(timed []int) {
 	for _, i := range timed {
-		if !r.sleepUntil(Time(r.cfg.Faults[i].At), nil) {
+		if !r.sleepUntil(sim.Time(r.cfg.Faults[i].At), nil) {
 			return
 		}
 		r.mu.Lock()
@@ -284,9 +290,9 @@ func (r *rtRunner) fireTimed(timed []int) {
 }
 
 // spawn starts a fresh incarnation of s at true time at.
-func (r *rtRunner) spawn(s *rtSlot, at time.Duration) {
+func (r *runner) spawn(s *slot, at time.Duration) {
 	r.goWait(func() {
-		if !r.sleepUntil(Time(at), nil) {
+		if !r.sleepUntil(sim.Time(at), nil) {
 			return
 		}
 		r.mu.Lock()
@@ -294,10 +300,10 @@ func (r *rtRunner) spawn(s *rtSlot, at time.Duration) {
 			r.mu.Unlock()
 			return
 		}
-		p := &rtProc{r: r, s: s, inc: s.inc, dead: make(chan struct{}), conns: make([]Conn, len(r.cfg.Nodes)),
+		p := &proc{r: r, s: s, inc: s.inc, dead: make(chan struct{}), conns: make([]Conn, len(r.cfg.Nodes)),
 			rng: rand.New(rand.NewPCG(mix(r.cfg.Seed, uint64(s.id)+1), uint64(s.inc)))}
 		if s.inc > 0 {
-			r.recordLocked(Event{Kind: KindFault, Fault: FaultRestart, Proc: s.id, Node: -1}, s.inc)
+			r.recordLocked(sim.Event{Kind: sim.KindFault, Fault: sim.FaultRestart, Proc: s.id, Node: -1}, s.inc)
 		}
 		s.cur = p
 		r.mu.Unlock()
@@ -307,7 +313,7 @@ func (r *rtRunner) spawn(s *rtSlot, at time.Duration) {
 
 // retire is called when a process's workload returns or it crashed for
 // good: the last one makes the run idle.
-func (r *rtRunner) retire() {
+func (r *runner) retire() {
 	r.live--
 	if r.live == 0 {
 		close(r.idle)
@@ -315,20 +321,19 @@ func (r *rtRunner) retire() {
 }
 
 // recordLocked records e at the current true time and returns it as
-// recorded (it stays where it is: the recorder never moves an event), or nil
+// recorded (it stays where it is: the ledger never moves an event), or nil
 // when the run has ended.
-func (r *rtRunner) recordLocked(e Event, inc int) *Event {
+func (r *runner) recordLocked(e sim.Event, inc int) *sim.Event {
 	if r.ended {
 		return nil
 	}
 	e.At = r.now()
-	if e.Proc >= 0 && e.Kind != KindCommand {
+	if e.Proc >= 0 && e.Kind != sim.KindCommand {
 		e.Incarnation = inc
 	}
-	r.hist.add(e)
-	rec := &r.hist.cur[len(r.hist.cur)-1]
-	if r.hist.atLimit(r.maxEv) {
-		r.ended, r.cut, r.end = true, r.hist.cut(r.maxEv), e.At
+	rec, cut := r.book.Record(e)
+	if cut != "" {
+		r.ended, r.cut, r.end = true, cut, e.At
 		close(r.done)
 		for _, c := range r.conns {
 			c.Close() // ends a read in flight; it does not wait for the reader
@@ -341,55 +346,57 @@ func (r *rtRunner) recordLocked(e Event, inc int) *Event {
 // clock step): it runs after mu is released.
 type faultIO func() error
 
-// trigger is Run's trigger under mu; it returns the faults' I/O.
-func (r *rtRunner) trigger(point Point, s *rtSlot, cmd string) []faultIO {
+// trigger counts point in s's process under mu, fires the faults due and
+// returns their I/O.
+func (r *runner) trigger(point sim.Point, s *slot, cmd string) []faultIO {
+	if r.ended {
+		return nil
+	}
 	var io []faultIO
-	for _, i := range r.byProc[s.id] {
-		if r.reached(&r.cfg.Faults[i], i, point, cmd) {
-			if f := r.fire(i); f != nil {
-				io = append(io, f)
-			}
+	for _, i := range r.book.Reached(s.id, point, cmd) {
+		if f := r.fire(i); f != nil {
+			io = append(io, f)
 		}
 	}
 	return io
 }
 
-// fire applies fault i under mu, as Run's fire does, and returns its I/O
-// for the caller to run after unlocking, or nil.
-func (r *rtRunner) fire(i int) faultIO {
-	if r.fired[i] || r.ended {
+// fire applies fault i under mu, as sim.Run's fire does, and returns its
+// I/O for the caller to run after unlocking, or nil.
+func (r *runner) fire(i int) faultIO {
+	if r.ended {
 		return nil
 	}
-	r.fired[i] = true
-	f := &r.cfg.Faults[i]
-	spec := f.Kind.spec()
-	if spec.applyReal == nil {
-		return nil // CheckReal refuses it
+	ev, ok := r.book.Fire(i)
+	if !ok {
+		return nil
 	}
-	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
+	f := &r.cfg.Faults[i]
+	apply := realKindOf(f.Kind).apply
+	if apply == nil {
+		return nil // CheckWith refuses it
+	}
 	inc := 0
-	switch spec.target {
-	case TargetProc:
+	switch f.Kind.Target() {
+	case sim.TargetProc:
 		p := r.slots[f.Proc].cur
 		if p == nil || p.crashed {
 			return nil
 		}
-		ev.Proc, inc = f.Proc, p.inc
-	case TargetNode:
-		ev.Node = f.Node
-		ev.Dur = r.cfg.downFor(f)
-		if mode := r.cfg.Nodes[f.Node].Persistence; f.Kind == FaultNodeRestart && mode != PersistNone && partsOf(r.wire).Processes {
-			ev.Value = int64(mode) // as restartNode records it; the reloaded key follows (reloaded)
+		inc = p.inc
+	case sim.TargetNode:
+		if mode := r.cfg.Nodes[f.Node].Persistence; f.Kind == sim.FaultNodeRestart && mode != sim.PersistNone && partsOf(r.wire).Processes {
+			ev.Value = int64(mode) // as sim records it; the reloaded key follows (reloaded)
 		}
 	}
 	r.lastFault = r.recordLocked(ev, inc)
-	return spec.applyReal(r, f)
+	return apply(r, f)
 }
 
 // failedOver completes a failover's event rec once the primary is dead:
-// the promoted replica's lane and the watched key there, as failoverEvent
-// records them in simulation.
-func (r *rtRunner) failedOver(rec *Event, n int) error {
+// the promoted replica's lane and the watched key there, as sim records
+// them.
+func (r *runner) failedOver(rec *sim.Event, n int) error {
 	sw, ok := r.wire.(ServerWire)
 	if !ok {
 		return errors.New("the wire cannot fail a node over")
@@ -414,8 +421,8 @@ func (r *rtRunner) failedOver(rec *Event, n int) error {
 // reloaded completes a node restart's event rec once the server is back:
 // with persistence, the watched key as the reload left it, as the
 // simulation records it.
-func (r *rtRunner) reloaded(rec *Event, n int) error {
-	if rec == nil || rec.Value == int64(PersistNone) || r.cfg.WatchKey == "" {
+func (r *runner) reloaded(rec *sim.Event, n int) error {
+	if rec == nil || rec.Value == int64(sim.PersistNone) || r.cfg.WatchKey == "" {
 		return nil
 	}
 	sw, ok := r.wire.(ServerWire)
@@ -436,7 +443,7 @@ func (r *rtRunner) reloaded(rec *Event, n int) error {
 // takes milliseconds, and the process whose event fired the fault must not
 // wait for it (the node refuses commands meanwhile). Faults fired together
 // run their I/O in plan order.
-func (r *rtRunner) afterFire(io ...faultIO) {
+func (r *runner) afterFire(io ...faultIO) {
 	io = slices.DeleteFunc(io, func(f faultIO) bool { return f == nil })
 	if len(io) == 0 {
 		return

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// realKind is a fault kind as the real-time backend knows it: how it fires
+// (apply), or why it cannot (refusal). It is this layer's part of the fault
+// table (sim/faultkinds.go keeps the kinds and their facts);
+// TestFaultKindsComplete fails when a planned kind has neither.
+type realKind struct {
+	// refusal, when set, is why Run cannot apply the kind (CheckWith says it).
+	refusal string
+	// apply fires the kind under mu, after its event is recorded (a process
+	// target is live); it returns the I/O to do after unlocking (a server
+	// to restart), or nil.
+	apply func(r *runner, f *sim.Fault) faultIO
+}
+
+var realKinds = map[sim.FaultKind]realKind{
+	sim.FaultPause: {apply: func(r *runner, f *sim.Fault) faultIO {
+		s := r.slots[f.Proc]
+		s.pausedUntil = max(s.pausedUntil, r.now()+sim.Time(f.Dur))
+		return nil
+	}},
+	sim.FaultCrash: {apply: func(r *runner, f *sim.Fault) faultIO {
+		// The process is abandoned: it unwinds at its next effect, or at
+		// once if it is waiting; a command in flight still runs.
+		s := r.slots[f.Proc]
+		p := s.cur
+		p.crashed = true
+		close(p.dead)
+		s.cur, s.pausedUntil = nil, 0
+		s.inc++
+		if f.Dur > 0 {
+			r.spawn(s, time.Duration(r.now())+f.Dur)
+		} else {
+			r.retire()
+		}
+		return nil
+	}},
+	sim.FaultProcJump: {apply: func(r *runner, f *sim.Fault) faultIO {
+		r.slots[f.Proc].jumped.Add(int64(f.Dur))
+		return nil
+	}},
+	// Only a wire whose servers' clocks it steps takes it (CheckWith).
+	sim.FaultNodeJump: {apply: func(r *runner, f *sim.Fault) faultIO {
+		n, by := f.Node, f.Dur
+		return func() error {
+			sw, ok := r.wire.(ServerWire) // CheckWith: it is one with Clocks
+			if !ok {
+				return fmt.Errorf("node %d: clock jump: the wire cannot step a clock", n)
+			}
+			if err := sw.JumpClock(n, by); err != nil {
+				return fmt.Errorf("node %d: clock jump: %w", n, err)
+			}
+			return nil
+		}
+	}},
+	sim.FaultNodeRestart: {apply: func(r *runner, f *sim.Fault) faultIO {
+		n, rec := f.Node, r.lastFault
+		if rec == nil {
+			return nil // fire recorded it: the run is live
+		}
+		// A restart while the node is still down keeps the later end, as in
+		// simulation; the event's Dur includes the node's restart delay.
+		r.downUntil[n] = max(r.downUntil[n], r.now()+sim.Time(rec.Dur))
+		return func() error {
+			if err := r.wire.Restart(n); err != nil {
+				return fmt.Errorf("node %d: restart: %w", n, err)
+			}
+			if err := r.reloaded(rec, n); err != nil {
+				return fmt.Errorf("node %d: after its restart: %w", n, err)
+			}
+			return nil
+		}
+	}},
+	// The node answers nothing for Dur, as in simulation; with replicas
+	// (CheckWith: on servers locksim started) its primary is killed and
+	// Sentinel promotes a replica, which clients find through it.
+	sim.FaultFailover: {apply: func(r *runner, f *sim.Fault) faultIO {
+		r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+sim.Time(f.Dur))
+		if r.cfg.Nodes[f.Node].Replicas == 0 {
+			return nil // nothing to promote: only unreachable for Dur
+		}
+		n, rec := f.Node, r.lastFault
+		return func() error {
+			if err := r.failedOver(rec, n); err != nil {
+				return fmt.Errorf("node %d: failover: %w", n, err)
+			}
+			return nil
+		}
+	}},
+	// The client side of the connection loses it (proc.Do).
+	sim.FaultLoseRequest: {apply: func(r *runner, f *sim.Fault) faultIO {
+		r.slots[f.Proc].lose = lossPlan{kind: sim.FaultLoseRequest, timeout: f.Dur}
+		return nil
+	}},
+	sim.FaultLoseReply: {apply: func(r *runner, f *sim.Fault) faultIO {
+		r.slots[f.Proc].lose = lossPlan{kind: sim.FaultLoseReply, timeout: f.Dur}
+		return nil
+	}},
+}
+
+// realKindOf is kind's entry; a planned kind this backend does not know is
+// refused, never silently skipped.
+func realKindOf(k sim.FaultKind) realKind {
+	if rk, ok := realKinds[k]; ok {
+		return rk
+	}
+	if k.Planned() {
+		return realKind{refusal: fmt.Sprintf("a %s fault runs only in simulation", k)}
+	}
+	return realKind{}
+}
