@@ -31,6 +31,9 @@ const (
 	FaultLoseReply   FaultKind = 9 // the process's next reply is lost; it times out after Dur
 )
 
+// FaultDogPause stops the process's watchdog for Dur; the holder works on.
+const FaultDogPause FaultKind = 10
+
 // FaultTarget is what a fault acts on.
 type FaultTarget uint8
 
@@ -191,6 +194,16 @@ var faultSpecs = [...]faultSpec{
 		applyReal: func(r *rtRunner, f *Fault) faultIO {
 			r.slots[f.Proc].lose = lossPlan{kind: FaultLoseReply, timeout: f.Dur}
 			return nil
+		}},
+	// The watchdog alone stops (a renewal thread starved or blocked while
+	// the holder's own thread runs on): its renewals wait for the pause's
+	// end, its holder does not. A watchdog started during the pause waits
+	// too. Not Pauses: the process itself is not stopped.
+	FaultDogPause: {name: "watchdog-pause", target: TargetProc, planned: true, mark: "its watchdog stops",
+		realRefusal: "a real-time run cannot hold back its watchdog goroutine alone",
+		apply: func(r *runner, f *Fault) {
+			p := r.procs[f.Proc]
+			p.dogPausedUntil = max(p.dogPausedUntil, r.now+Time(f.Dur))
 		}},
 }
 
