@@ -37,6 +37,9 @@ var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, 
 	sim.FaultLoseReply: func(e sim.Event) (string, sim.Time, string) {
 		return "its next reply is lost" + lossWait(e), e.At, colorJump
 	},
+	sim.FaultDogPause: func(e sim.Event) (string, sim.Time, string) {
+		return fmt.Sprintf("watchdog paused %v", e.Dur), e.At + sim.Time(e.Dur), colorPause
+	},
 }
 
 // lossWait is how long a lost command's client waits, when the fault says.

@@ -171,7 +171,7 @@ func New(o Options) (*Prover, error) {
 		return nil, fmt.Errorf("shard: %s: %w", o.Shard, err)
 	}
 	if len(o.Classes) == 0 {
-		o.Classes = Classes
+		o.Classes = allClasses
 	}
 	p := &Prover{opts: o}
 	if o.Algorithm != "" {
@@ -199,8 +199,12 @@ func New(o Options) (*Prover, error) {
 		o.Classes = rest
 		p.opts.Classes = o.Classes
 	}
-	p.menu = menuOf(o.Classes, o.MaxDelays, nodes)
 	params := p.algo.With(locks.Params{})
+	watchdog := runsWatchdog(p.algo, params)
+	if slices.Contains(o.Classes, ClassDogPause) && !watchdog {
+		return nil, fmt.Errorf("faults: %s is for a lock whose library runs a watchdog; %s has none", ClassDogPause, p.algo.Name)
+	}
+	p.menu = menuOf(o.Classes, o.MaxDelays, nodes)
 	p.ttl = p.algo.Lifetime(locks.Params{})
 	if p.ttl <= 0 {
 		p.ttl = noTTL
@@ -211,6 +215,9 @@ func New(o Options) (*Prover, error) {
 	work := p.ttl / 10
 	if params.RetrySleep > 0 {
 		work = min(work, params.RetrySleep)
+	}
+	if slices.Contains(o.Classes, ClassDogPause) {
+		work = holdPastTTL(p.ttl)
 	}
 	s := &scenarios.Scenario{
 		Name:      fmt.Sprintf("prove-%s-%dx%d", p.algo.Name, o.Clients, o.Rounds),
@@ -629,3 +636,16 @@ func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *judge.Outcome, trie
 }
 
 func isNodeClass(c string) bool { return slices.Contains(nodeClasses, c) }
+
+// runsWatchdog reports whether the lock's library renews its lease on its
+// own (sim.SelfRenewing with a period): prove's clients set no period of
+// their own, so only such a lock has a watchdog to pause.
+func runsWatchdog(a locks.Algorithm, p locks.Params) bool {
+	s, ok := a.New(p).(sim.SelfRenewing)
+	return ok && s.RenewEvery() > 0
+}
+
+// holdPastTTL is the holders' work under watchdog-pause: a little past the
+// TTL, so that the lease lives on the watchdog's renewals alone, and a
+// renewal it misses lets the lease lapse under a working holder.
+func holdPastTTL(ttl time.Duration) time.Duration { return ttl + ttl/10 }

@@ -311,7 +311,7 @@ func TestBadOptions(t *testing.T) {
 		{"crash,pause", []string{ClassShortPause, ClassLongPause, ClassCrash}},
 		{"node-jump,jump,short-pause", []string{ClassShortPause, ClassClientJump, ClassNodeJump}},
 		{"client-jump", []string{ClassClientJump}},
-		{"all", Classes},
+		{"all", allClasses},
 	} {
 		if got, err := ParseClasses(c.in); err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("ParseClasses(%s) = %v, %v; want %v", c.in, got, err, c.want)

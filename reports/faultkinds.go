@@ -59,5 +59,9 @@ func faultMark(e sim.Event) (mark, bool) {
 	case k.LosesCommand():
 		return mark{e.At, markLost, words}, true
 	}
-	return mark{e.At, markLost, words}, true // a kind with words and no drawn fact: a plain mark
+	// A kind with words and no drawn fact: a plain mark, with its length.
+	if e.Dur > 0 {
+		words += " for " + e.Dur.String()
+	}
+	return mark{e.At, markOther, words}, true
 }

@@ -47,7 +47,8 @@ const (
 	markJumpFwd
 	markJumpBack
 	markNodeRestart
-	markLost // a planned lost request or reply
+	markLost  // a planned lost request or reply
+	markOther // a kind with words and no fact the drawing shows (a watchdog's pause)
 )
 
 type stateSpan struct {

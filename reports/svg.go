@@ -188,7 +188,7 @@ func roundDur(t sim.Time) string {
 }
 
 func markText(m mark, x, top float64, who string) svgText {
-	glyph := map[markKind]string{markCrash: "✕", markRestart: "↻", markJumpFwd: "»", markJumpBack: "«", markNodeRestart: "✕", markLost: "~"}[m.kind]
+	glyph := map[markKind]string{markCrash: "✕", markRestart: "↻", markJumpFwd: "»", markJumpBack: "«", markNodeRestart: "✕", markLost: "~", markOther: "*"}[m.kind]
 	return svgText{X: x, Y: top + svgLaneH/2 + 5, Class: "mark", Text: glyph,
 		Title: fmt.Sprintf("%s %s at %s", who, m.detail, Offset(m.at))}
 }

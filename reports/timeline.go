@@ -30,6 +30,7 @@ const (
 	glyphJumpFwd  = '>'
 	glyphJumpBack = '<'
 	glyphLost     = '~'
+	glyphOther    = '*'
 	glyphKeyGone  = '.'
 	glyphKey      = '='
 	glyphDown     = 'x'
@@ -290,6 +291,8 @@ func markCell(k markKind) cell {
 		return cell{glyphJumpFwd, colPaused}
 	case markLost:
 		return cell{glyphLost, colPaused}
+	case markOther:
+		return cell{glyphOther, colPaused}
 	}
 	return cell{glyphJumpBack, colPaused}
 }
@@ -365,6 +368,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 		{glyphPaused, "paused"}, {glyphPausedH, "paused holding"}, {glyphCrashed, "crashed"},
 		{glyphCrash, "crash"}, {glyphRestart, "restart"}, {glyphJumpFwd, "clock jumps ahead"},
 		{glyphJumpBack, "clock jumps back"}, {glyphLost, "request or reply lost"},
+		{glyphOther, "other fault (under faults)"},
 	} {
 		if used[g.r] {
 			parts = append(parts, fmt.Sprintf("%c %s", g.r, g.text))

@@ -30,6 +30,10 @@ const (
 	ClassFailover   = "failover"    // nodes have replicas; a primary is lost and a replica promoted
 )
 
+// ClassDogPause is prove's class of a client's watchdog stopping alone,
+// for longer than the TTL, while the holder works on.
+const ClassDogPause = "watchdog-pause"
+
 // A FaultClass is one word of the vocabulary and what each command does
 // with it.
 type FaultClass struct {
@@ -75,6 +79,9 @@ var Vocabulary = []FaultClass{
 	{Name: ClassFailover, Faults: "nodes have replicas; a primary is lost and a replica promoted",
 		Kinds:     []string{FaultFailover},
 		NotProved: "prove's nodes have no replicas; a node that loses its data is restart"},
+	{Name: ClassDogPause, Faults: "a client's watchdog alone stops for longer than the TTL; the holder works on",
+		Kinds:       []string{FaultDogPause},
+		NotExplored: "explore's pause stops the whole client, its watchdog with it; prove plans a watchdog's own pause"},
 }
 
 // ClassNames lists the names of the Vocabulary, in its order.

@@ -16,6 +16,7 @@ const (
 	FaultFailover    = "failover"
 	FaultLoseRequest = "lose-request"
 	FaultLoseReply   = "lose-reply"
+	FaultDogPause    = "watchdog-pause"
 )
 
 // fileFault is the scenarios' part of a fault kind (sim/faultkinds.go says
@@ -92,6 +93,12 @@ var fileFaults = []fileFault{
 	},
 	{name: FaultLoseReply, target: targetClient, hasFor: true, lost: true,
 		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultLoseReply, f.For.D() },
+	},
+	// The client's watchdog alone stops for For; the holder works on. A
+	// lock without a watchdog is not touched: no assumption of the TTL is
+	// broken.
+	{name: FaultDogPause, target: targetClient, hasFor: true,
+		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultDogPause, f.For.D() },
 	},
 }
 

@@ -4,8 +4,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/internal/fuzzing"
+	"github.com/locksim/locksim/sim"
 )
 
 const minimal = `
@@ -106,6 +108,9 @@ func TestFaultValidation(t *testing.T) {
 		{"{kind: lose-reply, client: a, at: 1s}", "faults[0].on: a lose-reply needs on:"},
 		{"{kind: lose-request, client: a, restart_after: 1s, on: {client: a, point: send, n: 1}}", "faults[0].restart_after: only a crash has restart_after"},
 		{"{kind: lose-reply, node: 0, on: {client: a, point: send, n: 1}}", "faults[0].node: a lose-reply targets a client"},
+		{"{kind: watchdog-pause, node: 0, for: 1s}", "faults[0].node: a watchdog-pause targets a client"},
+		{"{kind: watchdog-pause, client: a, by: 1s}", "faults[0].by: only a clock-jump has by"},
+		{"{kind: watchdog-pause, client: a, for: -1s}", "faults[0]: for and restart_after must be within"},
 	}
 	for _, c := range cases {
 		_, err := Parse("t.yaml", []byte(minimal+"faults:\n  - "+c.fault+"\n"))
@@ -118,6 +123,14 @@ func TestFaultValidation(t *testing.T) {
 	lost := "faults:\n  - {kind: lose-request, client: a, on: {client: a, point: send, n: 2}}\n"
 	if _, err := Parse("t.yaml", []byte(noTimeout+lost)); err == nil || !strings.Contains(err.Error(), "faults[0].for: a lose-request needs for:") {
 		t.Errorf("a lost request with no timeout: got %v", err)
+	}
+	// A watchdog's pause, written as the docs write it, builds the
+	// engine's kind with its length.
+	dog := minimal + "faults:\n  - {kind: watchdog-pause, client: a, for: 12s, on: {client: a, point: acquired, n: 1}}\n"
+	if s, err := Parse("t.yaml", []byte(dog)); err != nil {
+		t.Errorf("a watchdog-pause: %v", err)
+	} else if p, err := s.Prepare(""); err != nil || p.Config.Faults[0].Kind != sim.FaultDogPause || p.Config.Faults[0].Dur != 12*time.Second {
+		t.Errorf("a watchdog-pause prepares as %+v, %v", p, err)
 	}
 	for _, src := range []string{minimal + lost, noTimeout + strings.Replace(lost, "n: 2}", "n: 2}, for: 300ms", 1)} {
 		if _, err := Parse("t.yaml", []byte(src)); err != nil {

@@ -342,7 +342,7 @@ func (r *runner) startProc(p *process) {
 
 // resume runs the process until its next yield, unless it is paused.
 func (r *runner) resume(p *process) {
-	if until := p.home().pausedUntil; until > r.now {
+	if until := p.heldUntil(); until > r.now {
 		r.pauseDeferred(p.home())
 		r.q.push(p.ev(until, evResume))
 		return
@@ -378,7 +378,7 @@ func (r *runner) resume(p *process) {
 
 // begin starts the effect the process yielded for, once any pause is over.
 func (r *runner) begin(p *process) {
-	if until := p.home().pausedUntil; until > r.now {
+	if until := p.heldUntil(); until > r.now {
 		r.pauseDeferred(p.home())
 		r.q.push(p.ev(until, evBegin))
 		return

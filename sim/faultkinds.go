@@ -28,6 +28,9 @@ const (
 	FaultLoseReply   FaultKind = 9 // the process's next reply is lost; it times out after Dur
 )
 
+// FaultDogPause stops the process's watchdog for Dur; the holder works on.
+const FaultDogPause FaultKind = 10
+
 // FaultTarget is what a fault acts on.
 type FaultTarget uint8
 
@@ -107,6 +110,15 @@ var faultSpecs = [...]faultSpec{
 	FaultLoseReply: {name: "lose-reply", target: TargetProc, planned: true,
 		losesCommand: true, mark: "its next reply is lost",
 		apply: func(r *runner, f *Fault) { r.procs[f.Proc].lose = lossPlan{FaultLoseReply, f.Dur, r.firing} }},
+	// The watchdog alone stops (a renewal thread starved or blocked while
+	// the holder's own thread runs on): its renewals wait for the pause's
+	// end, its holder does not. A watchdog started during the pause waits
+	// too. Not Pauses: the process itself is not stopped.
+	FaultDogPause: {name: "watchdog-pause", target: TargetProc, planned: true, mark: "its watchdog stops",
+		apply: func(r *runner, f *Fault) {
+			p := r.procs[f.Proc]
+			p.dogPausedUntil = max(p.dogPausedUntil, r.now+Time(f.Dur))
+		}},
 }
 
 // lossPlan is a planned loss waiting for its process's next command: kind

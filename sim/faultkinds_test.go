@@ -32,7 +32,7 @@ func TestFaultKindsComplete(t *testing.T) {
 	}
 	// The numbers are hashed into digests.
 	want := map[FaultKind]string{1: "pause", 2: "crash", 3: "restart", 4: "proc-clock-jump",
-		5: "node-clock-jump", 6: "node-restart", 7: "failover", 8: "lose-request", 9: "lose-reply"}
+		5: "node-clock-jump", 6: "node-restart", 7: "failover", 8: "lose-request", 9: "lose-reply", 10: "watchdog-pause"}
 	for k, n := range want {
 		if k.String() != n {
 			t.Errorf("kind %d is %q, want %q: a renumbered kind changes every digest", k, k, n)

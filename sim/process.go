@@ -61,6 +61,10 @@ type process struct {
 	dogGen int
 	lost   bool // the watchdog failed to extend the current lease
 
+	// dogPausedUntil holds back the watchdog alone (FaultDogPause): a main
+	// coroutine's field, as pausedUntil, which holds back both.
+	dogPausedUntil Time
+
 	// The pending effect, set before yielding.
 	want    effectKind
 	args    []string
@@ -91,6 +95,16 @@ func (p *process) home() *process {
 		return p.owner
 	}
 	return p
+}
+
+// heldUntil is when this coroutine may run again: its process's pause, and
+// for a watchdog its own too.
+func (p *process) heldUntil() Time {
+	h := p.home()
+	if p.owner != nil {
+		return max(h.pausedUntil, h.dogPausedUntil)
+	}
+	return h.pausedUntil
 }
 
 // ev is a scheduler event for this coroutine.

@@ -59,6 +59,9 @@ var genFaults = []genFault{
 	// (prove/menu.go) plans these kinds, and scenario files may write them.
 	{kind: scenarios.FaultLoseRequest, notDrawn: "the net class loses requests at random (network.loss_request)"},
 	{kind: scenarios.FaultLoseReply, notDrawn: "the net class loses replies at random (network.loss_reply)"},
+	// A watchdog's own pause: drawn, it would change what the pause class
+	// draws for every lock; prove's watchdog-pause class plans it.
+	{kind: scenarios.FaultDogPause, notDrawn: "the pause class stops the whole client, its watchdog with it"},
 }
 
 // drawnInside says, by genFaults index, whether the generator may draw that

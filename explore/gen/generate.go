@@ -86,6 +86,10 @@ type scenarioGen struct {
 	// reply trigger draws from.
 	triggerCommands []string
 	classLabels     []string // by index in classes: "class " + the class, the label of its on/off draw
+	// The lease options the lock supports (leases.go): a watchdog's
+	// period, re-entry. A lock with neither draws neither, so its digests
+	// stand.
+	renews, reenters bool
 }
 
 // Generator makes random scenarios for algo under the given fault classes.
@@ -116,6 +120,7 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	for _, c := range classes {
 		g.classLabels = append(g.classLabels, "class "+c)
 	}
+	g.renews, g.reenters = leaseSupport(algo)
 	return rapid.Custom(g.draw), nil
 }
 
@@ -235,6 +240,7 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 		s.Faults = drawList(t, "faults", 1, genMaxFaults, fg.draw)
 	}
 	g.failoverLast(t, s, on, ttl, nodes)
+	g.leasesLast(t, s, ttl, bound)
 	s.Duration = scenarios.Duration(g.duration(s, ttl))
 	return s
 }

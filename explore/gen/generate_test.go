@@ -82,9 +82,15 @@ func checkGenerated(t *rapid.T, algo locks.Algorithm, s *scenarios.Scenario) {
 	if l := algo.Lifetime(s.LockParams()); l > 0 {
 		bound = min(bound, l)
 	}
+	// A lock whose watchdog renews it may be held past its TTL: up to the
+	// drawn work (half the bound) plus twice the bound (leasesLast).
+	renews, _ := leaseSupport(algo)
 	for _, c := range s.Clients {
-		if c.Work.D() >= bound {
+		switch {
+		case !renews && c.Work.D() >= bound:
 			t.Fatalf("%s works %s, not below the TTL %s", c.Name, c.Work.D(), bound)
+		case renews && c.Work.D() > bound/2+2*bound:
+			t.Fatalf("%s works %s, more than the watchdog's hold allows (TTL %s)", c.Name, c.Work.D(), bound)
 		}
 	}
 	data, err := scenarios.Marshal(s)
@@ -212,5 +218,49 @@ func TestProbeCommands(t *testing.T) {
 func TestShrinkQuietLatencyIsTheGenerators(t *testing.T) {
 	if genBaseLatency != shrink.QuietLatency {
 		t.Errorf("generator's latency %+v, shrinker's quiet one %+v", genBaseLatency, shrink.QuietLatency)
+	}
+}
+
+// The lease options are drawn for the locks that support them and only
+// for those: token-extend renews (a watchdog period, work past the TTL)
+// but is not re-entrant; hash-reentrant-watchdog does both; a lock with
+// neither never draws either, so its draws are what they were.
+func TestLeasesDrawnWhereSupported(t *testing.T) {
+	for _, c := range []struct {
+		algo             string
+		renews, reenters bool
+	}{
+		{"token-extend", true, false},
+		{"hash-reentrant-watchdog", true, true},
+		{"set-nx-px-token", false, false},
+		{"redlock", false, false},
+	} {
+		algo, _ := locks.Lookup(c.algo)
+		if r, e := leaseSupport(algo); r != c.renews || e != c.reenters {
+			t.Fatalf("%s: leaseSupport = renews %v, reenters %v; want %v, %v", c.algo, r, e, c.renews, c.reenters)
+		}
+		g, err := Generator(algo, Options{Classes: []string{"all"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var renewed, reentered, pastTTL int
+		for seed := range 200 {
+			s := g.Example(seed)
+			for _, cl := range s.Clients {
+				if cl.RenewEvery > 0 {
+					renewed++
+				}
+				if cl.Reenter > 0 {
+					reentered++
+				}
+				if cl.Work > s.Params.TTL {
+					pastTTL++
+				}
+			}
+		}
+		if (renewed > 0) != c.renews || (pastTTL > 0) != c.renews || (reentered > 0) != c.reenters {
+			t.Fatalf("%s over 200 seeds: %d clients with renew_every, %d working past the TTL, %d re-entering",
+				c.algo, renewed, pastTTL, reentered)
+		}
 	}
 }

@@ -103,6 +103,7 @@ var realKinds = map[sim.FaultKind]realKind{
 		r.slots[f.Proc].lose = lossPlan{kind: sim.FaultLoseReply, timeout: f.Dur}
 		return nil
 	}},
+	sim.FaultDogPause: {refusal: "a real-time run cannot hold back its watchdog goroutine alone"},
 }
 
 // realKindOf is kind's entry; a planned kind this backend does not know is
