@@ -69,6 +69,23 @@ func TestWatchdogPauseStopsTheWatchdogAlone(t *testing.T) {
 	if !marked {
 		t.Fatal("the history records no watchdog-pause of 12s")
 	}
+	if u := dog.Result.Faults; len(u) != 1 || !u[0].Acted {
+		t.Fatalf("watchdog-pause that let the lease lapse is classed %+v, want acted", u)
+	}
+	// The same pause on a lock without a watchdog held nothing back: the
+	// run says so rather than pass as tested under it.
+	s := &scenarios.Scenario{Name: "no-watchdog", Algorithm: "set-nx-px-token", Seed: 1,
+		Duration: scenarios.Duration(time.Minute),
+		Clients:  []scenarios.Client{{Name: "c1", Iterations: 1, Work: scenarios.Duration(time.Second)}},
+		Faults: []scenarios.Fault{{Kind: scenarios.FaultDogPause, Client: "c1", For: scenarios.Duration(12 * time.Second),
+			On: &scenarios.Trigger{Client: "c1", Point: scenarios.PointAcquired, N: 1}}}}
+	o, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := o.Result.Faults; len(u) != 1 || u[0].Acted || !strings.Contains(u[0].Why, "watchdog") || !o.Result.Vacuous() {
+		t.Fatalf("watchdog-pause on a lock with no watchdog is classed %+v (vacuous %v), want idle, saying why", u, o.Result.Vacuous())
+	}
 }
 
 // prove plans watchdog-pause by name only, for a lock whose library runs a

@@ -85,7 +85,7 @@ func (r *runner) fire(i int) {
 // starts a fresh incarnation after restart, if restart > 0.
 func (r *runner) crash(p *process, restart time.Duration) {
 	p.kill()
-	p.pausedUntil, p.dogPausedUntil, p.pauses = 0, 0, p.pauses[:0]
+	p.pausedUntil, p.dogPausedUntil, p.pauses, p.dogPauses = 0, 0, p.pauses[:0], p.dogPauses[:0]
 	p.lose = lossPlan{} // a fresh life sends nothing the old one planned to lose
 	if restart > 0 {
 		r.q.push(event{at: r.now + Time(restart), kind: evStart, proc: int32(p.id)})

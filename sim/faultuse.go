@@ -89,6 +89,8 @@ func (r *runner) faultFired(i int, f *Fault) {
 			u.Acted = true
 		case FaultPause:
 			p.pauses = append(p.pauses, i)
+		case FaultDogPause:
+			p.dogPauses = append(p.dogPauses, i)
 		case FaultProcJump:
 			r.uses.mark[i] = p.clockReads
 		}
@@ -113,16 +115,31 @@ func (r *runner) faultOnDead(i int, p *process) {
 	}
 }
 
-// pauseDeferred notes that process p's pause deferred what it was due to
-// do now: every pause of its life whose time covers now acted. The others
-// are over, so none is left to wait for.
-func (r *runner) pauseDeferred(p *process) {
-	for _, i := range p.pauses {
+// pauseDeferred notes that a pause deferred what coroutine c (a process or
+// its watchdog) was due to do now: every pause of its process's life whose
+// time covers now acted, and for a watchdog every watchdog-pause too. The
+// others are over, so none is left to wait for. A watchdog-pause never acts
+// through the process's own coroutine: it does not hold it back.
+func (r *runner) pauseDeferred(c *process) {
+	p := c.home()
+	p.pauses = r.pausesActed(p.pauses)
+	if c.owner != nil {
+		p.dogPauses = r.pausesActed(p.dogPauses)
+	}
+}
+
+// pausesActed marks the pauses among planned that cover now as acted, and
+// returns the list emptied.
+func (r *runner) pausesActed(planned []int) []int {
+	if r.uses.use == nil {
+		return planned[:0]
+	}
+	for _, i := range planned {
 		if u := &r.uses.use[i]; r.now < u.At+Time(r.cfg.Faults[i].Dur) {
 			u.Acted = true
 		}
 	}
-	p.pauses = p.pauses[:0]
+	return planned[:0]
 }
 
 // lossSent notes that the planned loss of fault i took the command being
@@ -165,6 +182,8 @@ func (r *runner) faultUses() []FaultUse {
 			}
 		case FaultPause:
 			u.Why = r.procs[f.Proc].label() + " had nothing to do while paused"
+		case FaultDogPause:
+			u.Why = r.procs[f.Proc].label() + "'s watchdog had nothing to do while stopped"
 		case FaultLoseRequest, FaultLoseReply:
 			u.Why = r.procs[f.Proc].label() + " sent no command after it"
 		default:

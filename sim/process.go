@@ -48,6 +48,7 @@ type process struct {
 	crashPending bool // crash at the next yield
 	pausedUntil  Time
 	pauses       []int    // the plan's pauses that have fired and not yet deferred anything (faultuse.go)
+	dogPauses    []int    // the same for its watchdog-pauses
 	lose         lossPlan // a planned lost request or reply for the next command (faultkinds.go)
 	ended        bool     // the workload returned: the process has finished for good
 	clockReads   uint64   // calls of Now, by the process and its watchdog (faultuse.go)
