@@ -173,9 +173,11 @@ func (l *locker) setup(p sim.Proc) error {
 // nodes speak RESP2, the identity commands would only add traffic, and the
 // notifications' set-up resolves the address (a DNS look-up from inside
 // the bubble, which the bubble forbids); the address is an IP literal for
-// the same reason. Its buffers are 4 KiB, not 32: a lock's commands are
-// small, and a run makes fresh clients for every process. A command
-// go-redis retries is retried at once: its
+// the same reason. Its buffers are 512 bytes, not 32 KiB: a lock's commands
+// and replies are small (longer ones still pass, in pieces), and a run
+// makes fresh clients for every process. Its pool holds 10 connections,
+// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. A
+// command go-redis retries is retried at once: its
 // backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
 // and runs with it would not replay. Every other option is go-redis's
 // default (3 s read and write timeouts, 3 retries).
@@ -184,9 +186,10 @@ func newClient(lib *sim.Library, i int) *redis.Client {
 		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
 		Protocol:                 2,
 		DisableIdentity:          true,
+		PoolSize:                 10,
 		MinRetryBackoff:          -1,
-		ReadBufferSize:           4096,
-		WriteBufferSize:          4096,
+		ReadBufferSize:           512,
+		WriteBufferSize:          512,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return lib.Dial(i)
