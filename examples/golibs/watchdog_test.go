@@ -3,6 +3,7 @@ package golibs_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,4 +63,38 @@ func TestWatchdogGoroutineUnwindsAtRunEnd(t *testing.T) {
 	if renewals.Load() == 0 {
 		t.Fatal("the watchdog goroutine never renewed: the test does not test a ticking goroutine")
 	}
+}
+
+// leakyLock's watchdog ticks on context.Background(): nothing the run's
+// end does stops it.
+func leakyLock(env *golock.Env) golock.Acquire {
+	c := env.Clients[0]
+	return func(ctx context.Context) (*golock.Lease, error) {
+		token, _ := env.Token()
+		if ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result(); err != nil || !ok {
+			return nil, errors.Join(errors.New("not obtained"), err)
+		}
+		go func() {
+			for range time.Tick(env.TTL / 3) {
+				c.PExpire(context.Background(), env.Key, env.TTL)
+			}
+		}()
+		return &golock.Lease{Token: token, Release: func(ctx context.Context) error {
+			return c.Del(ctx, env.Key).Err()
+		}}, nil
+	}
+}
+
+// TestGoroutineLeftIsNamedInOneLine: a goroutine that outlives the run is
+// ErrGoroutineLeft, one line naming the function that started it, not
+// synctest's panic with every stack.
+func TestGoroutineLeftIsNamedInOneLine(t *testing.T) {
+	_, err := golock.Run(t, leakyLock, "token-pause")
+	if !errors.Is(err, golock.ErrGoroutineLeft) {
+		t.Fatalf("got %v, want ErrGoroutineLeft", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "leakyLock") {
+		t.Fatalf("not one line naming leakyLock: %q", msg)
+	}
+	t.Log(err)
 }
