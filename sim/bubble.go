@@ -82,6 +82,9 @@ type bubble struct {
 	dirty bool
 	// pending counts the commands written and not yet taken by libSends.
 	pending int
+	// timer is sleepUntil's, one per run: a run sleeps once per instant
+	// that has events, and a timer each time was a tenth of its garbage.
+	timer *time.Timer
 }
 
 // libCall is a call into the library by one coroutine.
@@ -314,11 +317,15 @@ func (b *bubble) sleepUntil(t Time) bool {
 	if d <= 0 {
 		return false
 	}
-	timer := time.NewTimer(d)
+	if b.timer == nil {
+		b.timer = time.NewTimer(d)
+	} else {
+		b.timer.Reset(d) // no stale tick since Go 1.23: Reset drains it
+	}
 	select {
 	case <-b.wake:
-		timer.Stop()
-	case <-timer.C:
+		b.timer.Stop()
+	case <-b.timer.C:
 	}
 	b.dirty = true // timers of the libraries may have fired
 	return true

@@ -43,6 +43,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,9 +174,11 @@ func (l *locker) setup(p sim.Proc) error {
 // nodes speak RESP2, the identity commands would only add traffic, and the
 // notifications' set-up resolves the address (a DNS look-up from inside
 // the bubble, which the bubble forbids); the address is an IP literal for
-// the same reason. Its buffers are 4 KiB, not 32: a lock's commands are
-// small, and a run makes fresh clients for every process. A command
-// go-redis retries is retried at once: its
+// the same reason. Its buffers are 512 bytes, not 32 KiB: a lock's commands
+// and replies are small (longer ones still pass, in pieces), and a run
+// makes fresh clients for every process. Its pool holds 10 connections,
+// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. A
+// command go-redis retries is retried at once: its
 // backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
 // and runs with it would not replay. Every other option is go-redis's
 // default (3 s read and write timeouts, 3 retries).
@@ -184,9 +187,10 @@ func newClient(lib *sim.Library, i int) *redis.Client {
 		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
 		Protocol:                 2,
 		DisableIdentity:          true,
+		PoolSize:                 10,
 		MinRetryBackoff:          -1,
-		ReadBufferSize:           4096,
-		WriteBufferSize:          4096,
+		ReadBufferSize:           512,
+		WriteBufferSize:          512,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return lib.Dial(i)
@@ -277,12 +281,14 @@ func Explore(t *testing.T, newLock NewLock, opts ...Option) (f *simtest.Failure,
 	// One worker: the bubble has one clock. Shrinking is bounded by its
 	// count of runs: the bubble's clock is not the wall clock.
 	all = append(all, simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
-	synctest.Test(t, func(t *testing.T) {
+	if left := inBubble(t, func() {
 		if f, err = simtest.Explore(Locker(newLock), all...); err != nil || f == nil {
 			return
 		}
 		err = replays(newLock, f.YAML, f.Outcome.Digest)
-	})
+	}); left != nil {
+		return nil, left
+	}
 	if err == nil && f != nil {
 		err = replayedByGolock(f)
 	}
@@ -374,7 +380,7 @@ var ErrNondeterministic = errors.New("nondeterministic: the same scenario and se
 // differs from the first is ErrNondeterministic, not a verdict.
 func Run(t *testing.T, newLock NewLock, scenario string) (o *judge.Outcome, err error) {
 	t.Helper()
-	synctest.Test(t, func(t *testing.T) {
+	if left := inBubble(t, func() {
 		var s *scenarios.Scenario
 		if s, err = scenarios.Resolve(scenario); err != nil {
 			return
@@ -387,8 +393,94 @@ func Run(t *testing.T, newLock NewLock, scenario string) (o *judge.Outcome, err 
 			err = fmt.Errorf("%s: %w (digests %.12s and %.12s): does the library read crypto/rand or the unseeded math/rand? Give it Env.Token and Env.Rand",
 				scenario, ErrNondeterministic, o.Digest, again.Digest)
 		}
-	})
+	}); left != nil {
+		return nil, left
+	}
 	return o, err
+}
+
+// ErrGoroutineLeft is a goroutine of the lock that did not end with the
+// runs: every run cancels its processes' contexts and closes their
+// connections when it ends, and a goroutine that waits on neither (a
+// watchdog ticking on context.Background) would run forever.
+var ErrGoroutineLeft = errors.New("a goroutine of the lock outlived the run")
+
+// inBubble runs f in a synctest bubble. A goroutine of the bubble still
+// there when f has returned and the rest have ended makes synctest panic
+// with every stack: inBubble names the oldest one in a line instead.
+func inBubble(t *testing.T, f func()) (err error) {
+	var left string
+	defer func() {
+		if v := recover(); v != nil {
+			if left == "" {
+				panic(v)
+			}
+			err = fmt.Errorf("%w: %s; end it when its context is cancelled", ErrGoroutineLeft, left)
+		}
+	}()
+	synctest.Test(t, func(*testing.T) {
+		f()
+		synctest.Wait() // goroutines unwinding from the last cancel end
+		left = leftInBubble()
+	})
+	return nil
+}
+
+var bubbleOf = regexp.MustCompile(`^goroutine \d+ \[[^\n]*, synctest bubble (\d+)[\] ]`)
+
+// leftInBubble describes, from the stacks of all goroutines, the oldest
+// goroutine of the caller's bubble that is not testing's own or the
+// caller: where it waits and who started it; "" when there is none.
+func leftInBubble() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	blocks := strings.Split(string(buf), "\n\n")
+	own := bubbleOf.FindStringSubmatch(blocks[0]) // the caller's goroutine comes first
+	if own == nil {
+		return ""
+	}
+	// The oldest goroutine left is named: the ones it started since (a
+	// dial go-redis retries for it) are its consequences.
+	count, first, firstID := 0, "", 0
+	for _, b := range blocks[1:] {
+		m := bubbleOf.FindStringSubmatch(b)
+		if m == nil || m[1] != own[1] || strings.Contains(b, "testingSynctestTest") ||
+			strings.Contains(b, "testing.tRunner") {
+			continue
+		}
+		count++
+		id, _ := strconv.Atoi(strings.Fields(b)[1])
+		if first != "" && id > firstID {
+			continue
+		}
+		firstID = id
+		lines := strings.Split(b, "\n")
+		state := strings.TrimSuffix(strings.SplitN(lines[0], "[", 2)[1], "]:")
+		state, _, _ = strings.Cut(state, ", synctest")
+		at := ""
+		if len(lines) > 1 {
+			at, _, _ = strings.Cut(lines[1], "(")
+		}
+		first = fmt.Sprintf("%s in %s", state, at)
+		for _, l := range lines {
+			if by, ok := strings.CutPrefix(l, "created by "); ok {
+				by, _, _ = strings.Cut(by, " in goroutine")
+				first += ", started by " + by
+				break
+			}
+		}
+	}
+	if count > 1 {
+		first += fmt.Sprintf(" (and %d more)", count-1)
+	}
+	return first
 }
 
 // replays runs a counterexample again and compares its digest.

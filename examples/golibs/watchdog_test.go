@@ -1,0 +1,100 @@
+package golibs_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/examples/golibs/golock"
+)
+
+// tickerLock is the smallest lock with a watchdog of its own, as libraries
+// that renew in the background have: Acquire is SET NX PX and starts a
+// goroutine that renews every third of the TTL on a time.Ticker and stops
+// only when ctx (the process's life) is cancelled, never on Release. The
+// run's end cancels every process's ctx, so the goroutine unwinds and the
+// bubble ends clean; renewals counts the ticks that renewed, to show it ran.
+func tickerLock(renewals *atomic.Int64) golock.NewLock {
+	return func(env *golock.Env) golock.Acquire {
+		c := env.Clients[0]
+		return func(ctx context.Context) (*golock.Lease, error) {
+			token, _ := env.Token()
+			ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result()
+			if err != nil || !ok {
+				return nil, errors.Join(errors.New("not obtained"), err)
+			}
+			go func() {
+				t := time.NewTicker(env.TTL / 3)
+				defer t.Stop()
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-t.C:
+						if c.PExpire(ctx, env.Key, env.TTL).Val() {
+							renewals.Add(1)
+						}
+					}
+				}
+			}()
+			return &golock.Lease{Token: token, Release: func(ctx context.Context) error {
+				return c.Del(ctx, env.Key).Err()
+			}}, nil
+		}
+	}
+}
+
+// TestWatchdogGoroutineUnwindsAtRunEnd: a run whose lock leaves a ticking
+// goroutine behind after every Acquire ends without synctest's deadlock
+// panic, twice with the same digest, and the goroutine did tick (the runs
+// last several TTLs after the first Acquire).
+func TestWatchdogGoroutineUnwindsAtRunEnd(t *testing.T) {
+	var renewals atomic.Int64
+	o, err := golock.Run(t, tickerLock(&renewals), "token-pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Digest == "" {
+		t.Fatal("no digest")
+	}
+	if renewals.Load() == 0 {
+		t.Fatal("the watchdog goroutine never renewed: the test does not test a ticking goroutine")
+	}
+}
+
+// leakyLock's watchdog ticks on context.Background(): nothing the run's
+// end does stops it.
+func leakyLock(env *golock.Env) golock.Acquire {
+	c := env.Clients[0]
+	return func(ctx context.Context) (*golock.Lease, error) {
+		token, _ := env.Token()
+		if ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result(); err != nil || !ok {
+			return nil, errors.Join(errors.New("not obtained"), err)
+		}
+		go func() {
+			for range time.Tick(env.TTL / 3) {
+				c.PExpire(context.Background(), env.Key, env.TTL)
+			}
+		}()
+		return &golock.Lease{Token: token, Release: func(ctx context.Context) error {
+			return c.Del(ctx, env.Key).Err()
+		}}, nil
+	}
+}
+
+// TestGoroutineLeftIsNamedInOneLine: a goroutine that outlives the run is
+// ErrGoroutineLeft, one line naming the function that started it, not
+// synctest's panic with every stack.
+func TestGoroutineLeftIsNamedInOneLine(t *testing.T) {
+	_, err := golock.Run(t, leakyLock, "token-pause")
+	if !errors.Is(err, golock.ErrGoroutineLeft) {
+		t.Fatalf("got %v, want ErrGoroutineLeft", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "leakyLock") {
+		t.Fatalf("not one line naming leakyLock: %q", msg)
+	}
+	t.Log(err)
+}
