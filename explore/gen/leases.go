@@ -20,14 +20,18 @@ import (
 // all that more would (scenarios.MaxReenter allows far more).
 const genMaxReenter = 2
 
-// leaseSupport says whether algo's lease can be renewed by a watchdog (its
-// Locker is a sim.Extender) and whether a holder that acquires again gets
+// leaseSupport says whether algo's lease is renewed by a watchdog of its
+// library's and whether a holder that acquires again gets
 // it (a probe run: one client re-entering once, under a lease far longer
 // than the run, so that a lock which is not re-entrant cannot get its own
 // key back by waiting it out). Deterministic: the probe is a fixed
 // scenario.
 func leaseSupport(algo locks.Algorithm) (renews, reenters bool) {
-	_, renews = algo.New(algo.With(locks.Params{})).(sim.Extender)
+	// Only a lock whose library runs the watchdog (sim.SelfRenewing): a
+	// lock that merely offers Extend (a Go library under golock) leaves the
+	// renewal loop to its user, whose period and timeouts are not the
+	// lock's to draw.
+	_, renews = algo.New(algo.With(locks.Params{})).(sim.SelfRenewing)
 	p := scenarios.Params{TTL: scenarios.Duration(time.Minute)}
 	if algo.NodesNeeded(locks.Params{Nodes: 3}) == 3 {
 		p.Nodes = 3
