@@ -292,19 +292,7 @@ func (r *runner) loopInBubble() {
 			r.now = Time(time.Since(b.base))
 			continue // take what the libraries did at this instant
 		}
-		if r.q.len() == 0 || r.q.peek().at > r.limit {
-			r.now = r.limit
-			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
-			return
-		}
-		if r.hist.atLimit(r.maxEv) {
-			r.cut = r.hist.cut(r.maxEv)
-			return
-		}
-		e := r.q.pop()
-		r.now = e.at
-		r.dispatch(&e)
-		if r.cut != "" {
+		if !r.step() {
 			return
 		}
 	}

@@ -266,19 +266,7 @@ func takeNode(seed int64) *node.Node {
 
 func (r *runner) loop() {
 	for r.q.len() > 0 && r.live > 0 {
-		if r.q.peek().at > r.limit {
-			r.now = r.limit
-			r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
-			return
-		}
-		if r.hist.atLimit(r.maxEv) {
-			r.cut = r.hist.cut(r.maxEv)
-			return
-		}
-		e := r.q.pop()
-		r.now = e.at
-		r.dispatch(&e)
-		if r.cut != "" { // a bound met inside the event (MaxReplayed)
+		if !r.step() {
 			return
 		}
 		if r.bub != nil {
@@ -286,6 +274,26 @@ func (r *runner) loop() {
 			return
 		}
 	}
+}
+
+// step runs the next event, unless a bound ends the run first: the
+// duration (nothing left to run before it counts as reaching it too), the
+// event cap, or one met inside the event (MaxReplayed). false: the run is
+// over, and r.cut says why.
+func (r *runner) step() bool {
+	if r.q.len() == 0 || r.q.peek().at > r.limit {
+		r.now = r.limit
+		r.cut = fmt.Sprintf("duration limit %s reached", time.Duration(r.limit))
+		return false
+	}
+	if r.hist.atLimit(r.maxEv) {
+		r.cut = r.hist.cut(r.maxEv)
+		return false
+	}
+	e := r.q.pop()
+	r.now = e.at
+	r.dispatch(&e)
+	return r.cut == ""
 }
 
 func (r *runner) dispatch(e *event) {
