@@ -156,15 +156,21 @@ func TestLibraryOutsideABubbleIsRefused(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
+	end := lastEndError(res)
+	if !strings.Contains(end, "not inside a synctest bubble") {
+		t.Errorf("the process ended with %q, want the bubble named", end)
+	}
+}
+
+// lastEndError is the error the run's last process to end ended with.
+func lastEndError(res *Result) string {
 	var end string
 	for _, e := range res.History.Events {
 		if e.Kind == KindProcEnd {
 			end = e.Err
 		}
 	}
-	if !strings.Contains(end, "not inside a synctest bubble") {
-		t.Errorf("the process ended with %q, want the bubble named", end)
-	}
+	return end
 }
 
 func TestLibraryRefusesAClientClock(t *testing.T) {
@@ -177,12 +183,7 @@ func TestLibraryRefusesAClientClock(t *testing.T) {
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		var end string
-		for _, e := range res.History.Events {
-			if e.Kind == KindProcEnd {
-				end = e.Err
-			}
-		}
+		end := lastEndError(res)
 		if !strings.Contains(end, "c1: clock offset or drift") {
 			t.Errorf("the process ended with %q, want its clock refused", end)
 		}
