@@ -5,10 +5,12 @@ import (
 	"flag"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/shrink"
@@ -234,8 +236,17 @@ func TestLeasesDrawnWhereSupported(t *testing.T) {
 		{"hash-reentrant-watchdog", true, true},
 		{"set-nx-px-token", false, false},
 		{"redlock", false, false},
+		// extend: with no every: offers renewal but runs no watchdog of
+		// its own: renew_every 0 would be none, so nothing is drawn.
+		{"../../examples/bsm-redislock.yaml", false, false},
 	} {
-		algo, _ := locks.Lookup(c.algo)
+		algo, err := locks.Lookup(c.algo)
+		if strings.HasSuffix(c.algo, ".yaml") {
+			algo, err = algofile.LoadFile(c.algo)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		if r, e := leaseSupport(algo); r != c.renews || e != c.reenters {
 			t.Fatalf("%s: leaseSupport = renews %v, reenters %v; want %v, %v", c.algo, r, e, c.renews, c.reenters)
 		}

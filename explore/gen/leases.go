@@ -27,11 +27,14 @@ const genMaxReenter = 2
 // key back by waiting it out). Deterministic: the probe is a fixed
 // scenario.
 func leaseSupport(algo locks.Algorithm) (renews, reenters bool) {
-	// Only a lock whose library runs the watchdog (sim.SelfRenewing): a
-	// lock that merely offers Extend (a Go library under golock) leaves the
-	// renewal loop to its user, whose period and timeouts are not the
-	// lock's to draw.
-	_, renews = algo.New(algo.With(locks.Params{})).(sim.SelfRenewing)
+	// Only a lock whose library runs the watchdog (sim.SelfRenewing with a
+	// period): a lock that merely offers Extend (a Go library under golock,
+	// an algorithm file's extend: with no every:) leaves the renewal loop to
+	// its user, whose period and timeouts are not the lock's to draw; for it
+	// renew_every 0 means no watchdog, and a drawn hold past the TTL would
+	// blame the workload.
+	own, ok := algo.New(algo.With(locks.Params{})).(sim.SelfRenewing)
+	renews = ok && own.RenewEvery() > 0
 	p := scenarios.Params{TTL: scenarios.Duration(time.Minute)}
 	if algo.NodesNeeded(locks.Params{Nodes: 3}) == 3 {
 		p.Nodes = 3
