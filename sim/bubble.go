@@ -421,10 +421,13 @@ func (r *runner) libCalls(l *Library) bool {
 		done := c.done
 		b.mu.Unlock()
 		if done && c.co.live && c.co.want == effLibrary {
+			// No Wait needed for its goroutine: a clean bubble has run
+			// nothing since settle's last Wait, so it has ended, and a
+			// dirty one gets a Wait anyway. What the coroutine does next
+			// that wakes the library (a Call, a close) marks it dirty.
 			l.calls = slices.Delete(l.calls, k, k+1)
 			r.resume(c.co)
-			b.dirty = true // its goroutine may still be unwinding
-			return true    // the coroutine may have started calls: look again
+			return true // the coroutine may have started calls: look again
 		}
 	}
 	return false
