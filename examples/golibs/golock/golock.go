@@ -145,7 +145,8 @@ type locker struct {
 	key     string
 	ttl     time.Duration
 	lib     *sim.Library
-	acquire Acquire
+	env     *Env
+	acquire Acquire // made by newLock in the first Acquire's call
 	held    *Lease
 }
 
@@ -157,17 +158,15 @@ func (l *locker) setup(p sim.Proc) error {
 	if err != nil {
 		return err
 	}
-	env := &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
+	l.env = &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
 	for i := range p.Nodes() {
-		env.Clients = append(env.Clients, newClient(lib, i))
+		l.env.Clients = append(l.env.Clients, newClient(lib, i))
 	}
 	l.lib = lib
-	lib.Call(p, func() { l.acquire = l.newLock(env) })
-	if l.acquire == nil {
-		return errors.New("golock: NewLock returned no Acquire")
-	}
 	return nil
 }
+
+var errNoAcquire = errors.New("golock: NewLock returned no Acquire")
 
 // newClient is a go-redis client whose connections are the run's to node
 // i. RESP2, no CLIENT SETINFO and no maintenance notifications: locksim's
@@ -204,7 +203,20 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	var lease *Lease
 	var err error
-	l.lib.Call(p, func() { lease, err = l.acquire(l.lib.Context()) })
+	// The lock is made in the same call as it first acquires: one
+	// goroutine where two would take the same instant.
+	l.lib.Call(p, func() {
+		if l.acquire == nil {
+			if l.acquire = l.newLock(l.env); l.acquire == nil {
+				err = errNoAcquire
+				return
+			}
+		}
+		lease, err = l.acquire(l.lib.Context())
+	})
+	if err == errNoAcquire {
+		return sim.Lease{}, err
+	}
 	var fe *fatalError
 	if errors.As(err, &fe) {
 		return sim.Lease{}, fe.err
