@@ -176,8 +176,12 @@ var errNoAcquire = errors.New("golock: NewLock returned no Acquire")
 // the same reason. Its buffers are 512 bytes, not 32 KiB: a lock's commands
 // and replies are small (longer ones still pass, in pieces), and a run
 // makes fresh clients for every process. Its pool holds 10 connections,
-// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. A
-// command go-redis retries is retried at once: its
+// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. It
+// has no pool of its own for pipelines (PipelinePoolSize -1, go-redis's
+// single pool of before): a pipeline takes a connection of the main pool,
+// with its small buffers, not one with 128 KiB ones, and a client that
+// never pipelines (redsync, bsm/redislock) does not build a third pool for
+// every process. A command go-redis retries is retried at once: its
 // backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
 // and runs with it would not replay. Every other option is go-redis's
 // default (3 s read and write timeouts, 3 retries).
@@ -187,6 +191,7 @@ func newClient(lib *sim.Library, i int) *redis.Client {
 		Protocol:                 2,
 		DisableIdentity:          true,
 		PoolSize:                 10,
+		PipelinePoolSize:         -1,
 		MinRetryBackoff:          -1,
 		ReadBufferSize:           512,
 		WriteBufferSize:          512,
