@@ -310,6 +310,9 @@ func (b *bubble) firstReadDeadline(now Time) (at Time, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, l := range b.ports {
+		if l.dead {
+			continue // its connections are closed: no read waits
+		}
 		for _, c := range l.conns {
 			if c.reading && !c.expired && !c.rdl.IsZero() {
 				if t := Time(c.rdl.Sub(b.base)); t > now && (!ok || t < at) {
