@@ -463,9 +463,13 @@ func leftInBubble() string {
 	if own == nil {
 		return ""
 	}
-	// The oldest goroutine left is named: the ones it started since (a
-	// dial go-redis retries for it) are its consequences.
-	count, first, firstID := 0, "", 0
+	// The oldest goroutine the lock's code started is named: the ones
+	// go-redis's pool started for it (a dial it retries) are its
+	// consequences. Goroutine ids are handed out from a batch per
+	// processor, so a dial started after the lock's goroutine may have the
+	// smaller id: started by go-redis ranks after any other, whatever the
+	// ids say.
+	count, first, firstID, firstLib := 0, "", 0, false
 	for _, b := range blocks[1:] {
 		m := bubbleOf.FindStringSubmatch(b)
 		if m == nil || m[1] != own[1] || strings.Contains(b, "testingSynctestTest") ||
@@ -473,12 +477,20 @@ func leftInBubble() string {
 			continue
 		}
 		count++
+		lines := strings.Split(b, "\n")
+		by := ""
+		for _, l := range lines {
+			if c, ok := strings.CutPrefix(l, "created by "); ok {
+				by, _, _ = strings.Cut(c, " in goroutine")
+				break
+			}
+		}
+		lib := strings.HasPrefix(by, "github.com/redis/go-redis/")
 		id, _ := strconv.Atoi(strings.Fields(b)[1])
-		if first != "" && id > firstID {
+		if first != "" && (lib && !firstLib || lib == firstLib && id > firstID) {
 			continue
 		}
-		firstID = id
-		lines := strings.Split(b, "\n")
+		firstID, firstLib = id, lib
 		state := strings.TrimSuffix(strings.SplitN(lines[0], "[", 2)[1], "]:")
 		state, _, _ = strings.Cut(state, ", synctest")
 		at := ""
@@ -486,12 +498,8 @@ func leftInBubble() string {
 			at, _, _ = strings.Cut(lines[1], "(")
 		}
 		first = fmt.Sprintf("%s in %s", state, at)
-		for _, l := range lines {
-			if by, ok := strings.CutPrefix(l, "created by "); ok {
-				by, _, _ = strings.Cut(by, " in goroutine")
-				first += ", started by " + by
-				break
-			}
+		if by != "" {
+			first += ", started by " + by
 		}
 	}
 	if count > 1 {
