@@ -288,6 +288,9 @@ func (r *runner) loopInBubble() {
 		if r.q.len() > 0 && r.q.peek().at < next {
 			next = r.q.peek().at
 		}
+		if at, ok := b.firstReadDeadline(r.now); ok && at < next {
+			next = at // libDeadlines times the read out then
+		}
 		if b.sleepUntil(next) {
 			r.now = Time(time.Since(b.base))
 			continue // take what the libraries did at this instant
@@ -298,12 +301,45 @@ func (r *runner) loopInBubble() {
 	}
 }
 
+// firstReadDeadline is the true time of the earliest deadline after now of
+// a read that waits: the engine wakes then to time it out, where each read
+// would otherwise need a timer of its own to wake it. A deadline that has
+// come is timed out already, or held by its process's pause, whose end
+// wakes the engine.
+func (b *bubble) firstReadDeadline(now Time) (at Time, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.ports {
+		if l.dead {
+			continue // its connections are closed: no read waits
+		}
+		for _, c := range l.conns {
+			if c.reading && !c.expired && !c.rdl.IsZero() {
+				if t := Time(c.rdl.Sub(b.base)); t > now && (!ok || t < at) {
+					at, ok = t, true
+				}
+			}
+		}
+	}
+	return at, ok
+}
+
 // sleepUntil moves the bubble's clock towards true time t; it says whether
 // it slept, woken early or not (false: the clock is at t already).
 func (b *bubble) sleepUntil(t Time) bool {
 	d := b.base.Add(time.Duration(t)).Sub(time.Now())
 	if d <= 0 {
 		return false
+	}
+	if !b.dirty {
+		// Every goroutine of the bubble has been blocked since settle's
+		// last Wait and the engine has woken none: a token left in wake
+		// is for a write or an ended call that settle has taken already,
+		// and would only make the sleep end at once for nothing.
+		select {
+		case <-b.wake:
+		default:
+		}
 	}
 	if b.timer == nil {
 		b.timer = time.NewTimer(d)
@@ -388,10 +424,13 @@ func (r *runner) libCalls(l *Library) bool {
 		done := c.done
 		b.mu.Unlock()
 		if done && c.co.live && c.co.want == effLibrary {
+			// No Wait needed for its goroutine: a clean bubble has run
+			// nothing since settle's last Wait, so it has ended, and a
+			// dirty one gets a Wait anyway. What the coroutine does next
+			// that wakes the library (a Call, a close) marks it dirty.
 			l.calls = slices.Delete(l.calls, k, k+1)
 			r.resume(c.co)
-			b.dirty = true // its goroutine may still be unwinding
-			return true    // the coroutine may have started calls: look again
+			return true // the coroutine may have started calls: look again
 		}
 	}
 	return false
@@ -527,9 +566,8 @@ type libConn struct {
 	broken error // a malformed write: the connection is unusable
 	rdl    time.Time
 	// reading: a Read waits; expired: the engine says its deadline came
-	// (libDeadlines); alarm wakes the engine at the deadline.
+	// (libDeadlines), waking at it (firstReadDeadline).
 	reading, expired bool
-	alarm            *time.Timer
 }
 
 func (c *libConn) notify() {
@@ -553,13 +591,8 @@ func (c *libConn) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer func() {
 		c.reading = false
-		if c.alarm != nil {
-			c.alarm.Stop()
-			c.alarm = nil
-		}
 		b.mu.Unlock()
 	}()
-	armed := time.Time{}
 	for {
 		switch {
 		case len(c.rbuf) > 0:
@@ -573,15 +606,6 @@ func (c *libConn) Read(p []byte) (int, error) {
 			return 0, os.ErrDeadlineExceeded
 		}
 		c.reading = true
-		if !c.rdl.IsZero() && !c.rdl.Equal(armed) {
-			// The engine times the read out (libDeadlines); this only
-			// wakes it then, should it sleep past the deadline.
-			if c.alarm != nil {
-				c.alarm.Stop()
-			}
-			armed = c.rdl
-			c.alarm = time.AfterFunc(max(time.Until(armed), 0), b.signal)
-		}
 		b.mu.Unlock()
 		<-c.ready
 		b.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/sim"
 )
 
 // tickerLock is the smallest lock with a watchdog of its own, as libraries
@@ -97,4 +98,28 @@ func TestGoroutineLeftIsNamedInOneLine(t *testing.T) {
 		t.Fatalf("not one line naming leakyLock: %q", msg)
 	}
 	t.Log(err)
+}
+
+// TestNewLockWithoutAcquire: a NewLock that returns no Acquire ends every
+// process with a client error naming it, made in the first Acquire's call.
+func TestNewLockWithoutAcquire(t *testing.T) {
+	o, err := golock.Run(t, func(*golock.Env) golock.Acquire { return nil }, "del-race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Verdict.Verdict != "client-error" {
+		t.Errorf("verdict %s, want client-error", o.Verdict.Verdict)
+	}
+	ends := 0
+	for _, e := range o.Result.History.Events {
+		if e.Kind == sim.KindProcEnd {
+			ends++
+			if !strings.Contains(e.Err, "NewLock returned no Acquire") {
+				t.Errorf("%s ended with %q, want NewLock's missing Acquire named", o.Result.History.Procs[e.Proc], e.Err)
+			}
+		}
+	}
+	if ends == 0 {
+		t.Error("no process ended")
+	}
 }

@@ -145,7 +145,8 @@ type locker struct {
 	key     string
 	ttl     time.Duration
 	lib     *sim.Library
-	acquire Acquire
+	env     *Env
+	acquire Acquire // made by newLock in the first Acquire's call
 	held    *Lease
 }
 
@@ -157,17 +158,15 @@ func (l *locker) setup(p sim.Proc) error {
 	if err != nil {
 		return err
 	}
-	env := &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
+	l.env = &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
 	for i := range p.Nodes() {
-		env.Clients = append(env.Clients, newClient(lib, i))
+		l.env.Clients = append(l.env.Clients, newClient(lib, i))
 	}
 	l.lib = lib
-	lib.Call(p, func() { l.acquire = l.newLock(env) })
-	if l.acquire == nil {
-		return errors.New("golock: NewLock returned no Acquire")
-	}
 	return nil
 }
+
+var errNoAcquire = errors.New("golock: NewLock returned no Acquire")
 
 // newClient is a go-redis client whose connections are the run's to node
 // i. RESP2, no CLIENT SETINFO and no maintenance notifications: locksim's
@@ -177,8 +176,12 @@ func (l *locker) setup(p sim.Proc) error {
 // the same reason. Its buffers are 512 bytes, not 32 KiB: a lock's commands
 // and replies are small (longer ones still pass, in pieces), and a run
 // makes fresh clients for every process. Its pool holds 10 connections,
-// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. A
-// command go-redis retries is retried at once: its
+// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. It
+// has no pool of its own for pipelines (PipelinePoolSize -1, go-redis's
+// single pool of before): a pipeline takes a connection of the main pool,
+// with its small buffers, not one with 128 KiB ones, and a client that
+// never pipelines (redsync, bsm/redislock) does not build a third pool for
+// every process. A command go-redis retries is retried at once: its
 // backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
 // and runs with it would not replay. Every other option is go-redis's
 // default (3 s read and write timeouts, 3 retries).
@@ -188,6 +191,7 @@ func newClient(lib *sim.Library, i int) *redis.Client {
 		Protocol:                 2,
 		DisableIdentity:          true,
 		PoolSize:                 10,
+		PipelinePoolSize:         -1,
 		MinRetryBackoff:          -1,
 		ReadBufferSize:           512,
 		WriteBufferSize:          512,
@@ -204,7 +208,20 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	}
 	var lease *Lease
 	var err error
-	l.lib.Call(p, func() { lease, err = l.acquire(l.lib.Context()) })
+	// The lock is made in the same call as it first acquires: one
+	// goroutine where two would take the same instant.
+	l.lib.Call(p, func() {
+		if l.acquire == nil {
+			if l.acquire = l.newLock(l.env); l.acquire == nil {
+				err = errNoAcquire
+				return
+			}
+		}
+		lease, err = l.acquire(l.lib.Context())
+	})
+	if err == errNoAcquire {
+		return sim.Lease{}, err
+	}
 	var fe *fatalError
 	if errors.As(err, &fe) {
 		return sim.Lease{}, fe.err
@@ -446,9 +463,13 @@ func leftInBubble() string {
 	if own == nil {
 		return ""
 	}
-	// The oldest goroutine left is named: the ones it started since (a
-	// dial go-redis retries for it) are its consequences.
-	count, first, firstID := 0, "", 0
+	// The oldest goroutine the lock's code started is named: the ones
+	// go-redis's pool started for it (a dial it retries) are its
+	// consequences. Goroutine ids are handed out from a batch per
+	// processor, so a dial started after the lock's goroutine may have the
+	// smaller id: started by go-redis ranks after any other, whatever the
+	// ids say.
+	count, first, firstID, firstLib := 0, "", 0, false
 	for _, b := range blocks[1:] {
 		m := bubbleOf.FindStringSubmatch(b)
 		if m == nil || m[1] != own[1] || strings.Contains(b, "testingSynctestTest") ||
@@ -456,12 +477,20 @@ func leftInBubble() string {
 			continue
 		}
 		count++
+		lines := strings.Split(b, "\n")
+		by := ""
+		for _, l := range lines {
+			if c, ok := strings.CutPrefix(l, "created by "); ok {
+				by, _, _ = strings.Cut(c, " in goroutine")
+				break
+			}
+		}
+		lib := strings.HasPrefix(by, "github.com/redis/go-redis/")
 		id, _ := strconv.Atoi(strings.Fields(b)[1])
-		if first != "" && id > firstID {
+		if first != "" && (lib && !firstLib || lib == firstLib && id > firstID) {
 			continue
 		}
-		firstID = id
-		lines := strings.Split(b, "\n")
+		firstID, firstLib = id, lib
 		state := strings.TrimSuffix(strings.SplitN(lines[0], "[", 2)[1], "]:")
 		state, _, _ = strings.Cut(state, ", synctest")
 		at := ""
@@ -469,12 +498,8 @@ func leftInBubble() string {
 			at, _, _ = strings.Cut(lines[1], "(")
 		}
 		first = fmt.Sprintf("%s in %s", state, at)
-		for _, l := range lines {
-			if by, ok := strings.CutPrefix(l, "created by "); ok {
-				by, _, _ = strings.Cut(by, " in goroutine")
-				first += ", started by " + by
-				break
-			}
+		if by != "" {
+			first += ", started by " + by
 		}
 	}
 	if count > 1 {
