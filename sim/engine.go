@@ -213,14 +213,16 @@ type recorder struct {
 	size int // eventBytes so far, against MaxHistoryBytes
 }
 
-func (r *recorder) add(e Event) {
+// add copies *e into the history (by pointer: an Event is 224 bytes, and a
+// run records hundreds).
+func (r *recorder) add(e *Event) {
 	if len(r.cur) == cap(r.cur) {
 		r.full = append(r.full, r.cur)
 		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
 	}
-	r.cur = append(r.cur, e)
+	r.cur = append(r.cur, *e)
 	r.n++
-	r.size += eventBytes(&e)
+	r.size += eventBytes(e)
 }
 
 // atLimit says whether the history has reached a run's bounds: maxEv events
@@ -412,7 +414,7 @@ func (r *runner) record(e Event) {
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
 	}
-	r.hist.add(e)
+	r.hist.add(&e)
 }
 
 func mix(a, b uint64) uint64 {
