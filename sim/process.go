@@ -118,7 +118,10 @@ func (p *process) ev(at Time, kind evKind) event {
 	return event{at: at, kind: kind, proc: int32(p.id), inc: int32(p.inc), sub: p.owner != nil}
 }
 
-func (p *process) Do(node int, args ...string) (Reply, error) {
+func (p *process) Do(node int, args ...string) (Reply, error) { return p.do(node, args) }
+
+// do is Do, args left as they are: the history keeps a copy.
+func (p *process) do(node int, args []string) (Reply, error) {
 	if node < 0 || node >= len(p.r.nodes) {
 		return Reply{}, fmt.Errorf("no node %d: the run has %d", node, len(p.r.nodes))
 	}
