@@ -34,7 +34,7 @@ func clientErr(algo, step string, format string, args ...any) error {
 // reply is what the document's client library raises: it becomes a
 // ClientError naming the step.
 func call(p sim.Proc, algo, step string, n int, args ...string) (sim.Reply, error) {
-	r, err := p.Do(n, args...)
+	r, err := sim.Do(p, n, args...)
 	if err != nil {
 		return r, &ClientError{Algorithm: algo, Step: step, Err: err}
 	}

@@ -31,7 +31,7 @@ var fencedTokenAlgorithm = register(Algorithm{
 	l.granted = func(pr sim.Proc, tok string) (sim.Lease, bool) {
 		// INCR the fencing counter; if that fails, give the lock back and
 		// count the try as failed.
-		r, err := pr.Do(0, "INCR", FenceKey(p.Key))
+		r, err := sim.Do(pr, 0, "INCR", FenceKey(p.Key))
 		if err == nil && r.Kind == node.Int {
 			return sim.Lease{Held: true, Token: tok, Fence: r.Int}, true
 		}

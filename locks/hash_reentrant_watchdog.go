@@ -92,7 +92,7 @@ func (l *hashReentrant) RenewEvery() time.Duration { return l.p.TTL / 3 }
 func (l *hashReentrant) Acquire(p sim.Proc) (sim.Lease, error) {
 	owner := l.ownerID(p)
 	for try := 1; ; try++ {
-		r, err := p.Do(0, "EVAL", hashLockScript, "1", l.p.Key, millis(l.p.TTL), owner)
+		r, err := sim.Do(p, 0, "EVAL", hashLockScript, "1", l.p.Key, millis(l.p.TTL), owner)
 		if err == nil && r.Kind == node.Nil {
 			return sim.Lease{Held: true, Token: owner}, nil
 		}
@@ -105,7 +105,7 @@ func (l *hashReentrant) Acquire(p sim.Proc) (sim.Lease, error) {
 
 // Extend is the watchdog's renewal.
 func (l *hashReentrant) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
-	r, err := p.Do(0, "EVAL", hashRenewScript, "1", l.p.Key, millis(l.p.TTL), lease.Token)
+	r, err := sim.Do(p, 0, "EVAL", hashRenewScript, "1", l.p.Key, millis(l.p.TTL), lease.Token)
 	if err != nil {
 		return false, err
 	}
@@ -114,6 +114,6 @@ func (l *hashReentrant) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
 
 // Release counts down; a failure is left to the TTL, as for the others.
 func (l *hashReentrant) Release(p sim.Proc, lease sim.Lease) error {
-	_, _ = p.Do(0, "EVAL", hashUnlockScript, "1", l.p.Key, millis(l.p.TTL), lease.Token)
+	_, _ = sim.Do(p, 0, "EVAL", hashUnlockScript, "1", l.p.Key, millis(l.p.TTL), lease.Token)
 	return nil
 }

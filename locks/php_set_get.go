@@ -83,7 +83,7 @@ func (l *phpSetGet) getLock(p sim.Proc) (sim.Lease, error) {
 // do runs a command as the post's $this->redis is read here: a network
 // error throws, an error reply comes back as false.
 func (l *phpSetGet) do(p sim.Proc, step string, args ...string) (sim.Reply, error) {
-	r, err := p.Do(0, args...)
+	r, err := sim.Do(p, 0, args...)
 	if _, ok := errors.AsType[*sim.RedisError](err); ok { // AsType: no error variable on the heap at every command
 		return sim.Reply{}, nil // false
 	}

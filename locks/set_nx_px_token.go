@@ -81,7 +81,7 @@ func (l *setNXPXToken) Release(p sim.Proc, lease sim.Lease) error {
 // setNXPX tries SET key tok NX PX px on node n, px the TTL in milliseconds
 // (millis). An error (timeout, error reply) is a lock not granted.
 func setNXPX(p sim.Proc, n int, key, tok, px string) bool {
-	r, err := p.Do(n, "SET", key, tok, "NX", "PX", px)
+	r, err := sim.Do(p, n, "SET", key, tok, "NX", "PX", px)
 	return err == nil && r.Kind == node.Status && r.Str == "OK"
 }
 
@@ -91,5 +91,5 @@ func unlock(p sim.Proc, n int, key, tok string) {
 	if tok == "" {
 		return
 	}
-	_, _ = p.Do(n, "EVAL", unlockScript, "1", key, tok)
+	_, _ = sim.Do(p, n, "EVAL", unlockScript, "1", key, tok)
 }

@@ -62,7 +62,7 @@ const (
 // not checked (see above); an error is a try that failed, whose key is
 // released rather than left to block everyone for a TTL.
 func waitForReplica(p sim.Proc, key, tok string) (sim.Lease, bool) {
-	r, err := p.Do(0, "WAIT", strconv.Itoa(WaitReplicas), millis(WaitTimeout))
+	r, err := sim.Do(p, 0, "WAIT", strconv.Itoa(WaitReplicas), millis(WaitTimeout))
 	if err != nil || r.Kind != node.Int {
 		unlock(p, 0, key, tok)
 		return sim.Lease{}, false

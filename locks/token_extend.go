@@ -62,7 +62,7 @@ func (l *tokenExtend) RenewEvery() time.Duration { return l.p.TTL / 2 }
 
 // Extend resets the TTL if the key still holds the lease's token.
 func (l *tokenExtend) Extend(p sim.Proc, lease sim.Lease) (bool, error) {
-	r, err := p.Do(0, "EVAL", extendScript, "1", l.p.Key, lease.Token, millis(l.p.TTL))
+	r, err := sim.Do(p, 0, "EVAL", extendScript, "1", l.p.Key, lease.Token, millis(l.p.TTL))
 	if err != nil {
 		return false, err
 	}

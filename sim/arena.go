@@ -88,10 +88,11 @@ func (c *chunks[T]) take(n int) []T {
 	return out
 }
 
-// request returns a zeroed request.
-func (m *memory) request() *request {
+// request returns a new request holding v (set once: it was zeroed, then
+// set, a request is 200 bytes).
+func (m *memory) request(v request) *request {
 	q := &m.reqs.take(1)[0]
-	*q = request{}
+	*q = v
 	return q
 }
 

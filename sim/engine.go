@@ -213,14 +213,16 @@ type recorder struct {
 	size int // eventBytes so far, against MaxHistoryBytes
 }
 
-func (r *recorder) add(e Event) {
+// add copies *e into the history (by pointer: an Event is 224 bytes, and a
+// run records hundreds).
+func (r *recorder) add(e *Event) {
 	if len(r.cur) == cap(r.cur) {
 		r.full = append(r.full, r.cur)
 		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
 	}
-	r.cur = append(r.cur, e)
+	r.cur = append(r.cur, *e)
 	r.n++
-	r.size += eventBytes(&e)
+	r.size += eventBytes(e)
 }
 
 // atLimit says whether the history has reached a run's bounds: maxEv events
@@ -355,6 +357,10 @@ func (r *runner) resume(p *process) {
 		r.q.push(p.ev(until, evResume))
 		return
 	}
+	if p.running {
+		p.woken = true // p runs the events itself (runOwn) and goes on
+		return
+	}
 	p.running = true
 	_, ok := p.next()
 	p.running = false
@@ -374,6 +380,10 @@ func (r *runner) resume(p *process) {
 			r.live--
 		}
 		return
+	}
+	if p.begun {
+		p.begun = false
+		return // the coroutine began its effect itself (suspend)
 	}
 	if p.want == effCommand {
 		r.trigger(PointSend, p, p.args[0])
@@ -397,22 +407,79 @@ func (r *runner) begin(p *process) {
 	case effCommand:
 		r.send(p)
 	case effRead:
-		p.readVal = r.resource.value
-		r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
+		r.read(p)
 		r.resume(p)
 	case effWrite:
-		accepted := r.resource.write(p.value, p.fence)
-		r.record(Event{Kind: KindResourceWrite, Proc: p.id, Node: -1, Value: p.value, Fence: p.fence, Accepted: accepted})
+		r.write(p)
 		r.resume(p)
 	}
 }
+
+// read is a critical section's read of the resource, now.
+func (r *runner) read(p *process) {
+	p.readVal = r.resource.value
+	r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
+}
+
+// write is a critical section's write of p.value with p.fence, now.
+func (r *runner) write(p *process) {
+	accepted := r.resource.write(p.value, p.fence)
+	r.record(Event{Kind: KindResourceWrite, Proc: p.id, Node: -1, Value: p.value, Fence: p.fence, Accepted: accepted})
+}
+
+// inlines says whether the running coroutine p may do the scheduler's work
+// on its own yield (suspend): it is a main coroutine (a watchdog's events go
+// through its process), no client library shares the run's time
+// (bubble.go), and none of p's trigger points can fire a fault or call
+// OnPoint (a fault may stop other coroutines, which only the scheduler does).
+func (r *runner) inlines(p *process) bool {
+	if p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil {
+		return false
+	}
+	for _, i := range r.byProc[p.id] {
+		if !r.fired[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// runOwn runs the loop's next events in the running coroutine p, exactly as
+// step would, for as long as each is a command arriving at its node (which
+// resumes no one) or an event of p's own: true once one resumes p (resume
+// then only marks it woken). The first other event, or a bound of the run,
+// is left to the scheduler: false, and p yields. A process alone with its
+// command or sleep saves the two coroutine switches of a yield.
+func (r *runner) runOwn(p *process) bool {
+	for !p.woken {
+		if r.cut != "" || r.q.len() == 0 {
+			return false
+		}
+		e := r.q.peek()
+		own := e.proc == int32(p.id) && !e.sub && (e.kind == evResume || e.kind == evReply || e.kind == evBegin)
+		if e.at > r.limit || r.hist.atLimit(r.maxEv) || !own && e.kind != evArrive {
+			return false
+		}
+		next := r.q.pop()
+		r.now = next.at
+		r.dispatch(&next)
+		if ranOwn != nil {
+			ranOwn()
+		}
+	}
+	p.woken = false
+	return true
+}
+
+// ranOwn, set by tests, is told of every event a coroutine runs itself.
+var ranOwn func()
 
 func (r *runner) record(e Event) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
 	}
-	r.hist.add(e)
+	r.hist.add(&e)
 }
 
 func mix(a, b uint64) uint64 {

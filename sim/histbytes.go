@@ -25,13 +25,25 @@ const eventSize = 240
 // algorithm's, shared by every event that sends it, not a copy per event.
 func eventBytes(e *Event) int {
 	n := eventSize + len(e.Err) + len(e.Token) + len(e.Key.Value) + replyBytes(e.Reply)
-	for i, a := range e.Args {
-		if i == 1 && (strings.EqualFold(e.Args[0], "EVAL") || strings.EqualFold(e.Args[0], "EVAL_RO")) {
-			continue
-		}
+	if len(e.Args) == 0 {
+		return n
+	}
+	for _, a := range e.Args {
 		n += len(a) + 16
 	}
+	if len(e.Args) > 1 && (isCommand(e.Args[0], "EVAL") || isCommand(e.Args[0], "EVAL_RO")) {
+		n -= len(e.Args[1]) + 16
+	}
 	return n
+}
+
+// isCommand says whether arg names the command name (upper case), in any
+// case. Only k and s have case folds of another length (the Kelvin sign,
+// the long s), so for a name without them a name of another length never
+// matches: the length is compared first, which spares a fold of every
+// command's name at each of the engine's checks.
+func isCommand(arg, name string) bool {
+	return len(arg) == len(name) && strings.EqualFold(arg, name)
 }
 
 func replyBytes(r Reply) int {

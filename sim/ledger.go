@@ -58,7 +58,7 @@ func (l *Ledger) Timed() []int { return l.timed }
 // event can be completed once its I/O is done. cut is not "" when the
 // history reached its bounds (MaxEvents, MaxHistoryBytes): the run stops.
 func (l *Ledger) Record(e Event) (rec *Event, cut string) {
-	l.hist.add(e)
+	l.hist.add(&e)
 	rec = &l.hist.cur[len(l.hist.cur)-1]
 	if l.hist.atLimit(l.maxEv) {
 		cut = l.hist.cut(l.maxEv)

@@ -13,8 +13,7 @@ import (
 func (r *runner) send(p *process) *request {
 	nw := &r.cfg.Network
 	r.reqID++
-	q := r.mem.request()
-	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now}
+	q := r.mem.request(request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now})
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}

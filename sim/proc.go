@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -21,6 +22,19 @@ type Proc interface {
 	Rand() *rand.Rand
 	// Nodes is how many Redis nodes the run has.
 	Nodes() int
+}
+
+// Do is p.Do(node, args...), without the allocation a variadic call through
+// the Proc interface makes: the compiler cannot see that the callee keeps
+// no reference to args, so every such call puts its argument list on the
+// heap (two of a run's allocations in three above its commands'). The
+// engine's processes copy the list into their run's memory; another Proc
+// is given a copy. Lock code sends its commands through it.
+func Do(p Proc, node int, args ...string) (Reply, error) {
+	if sp, ok := p.(*process); ok {
+		return sp.do(node, args)
+	}
+	return p.Do(node, slices.Clone(args)...)
 }
 
 // ErrTimeout is the client-side timeout: the caller cannot know whether the

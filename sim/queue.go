@@ -39,19 +39,22 @@ type queue struct {
 	seq   uint64
 }
 
+// push and pop move elements into a hole rather than swapping them: the
+// same heap as swaps leave, with half the copies.
 func (q *queue) push(e event) {
 	q.seq++
 	e.seq = q.seq
-	q.items = append(q.items, e)
+	q.items = append(q.items, event{})
 	i := len(q.items) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.items[i].before(&q.items[parent]) {
+		if !e.before(&q.items[parent]) {
 			break
 		}
-		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		q.items[i] = q.items[parent]
 		i = parent
 	}
+	q.items[i] = e
 }
 
 func (q *queue) len() int { return len(q.items) }
@@ -62,22 +65,29 @@ func (q *queue) peek() *event { return &q.items[0] }
 func (q *queue) pop() event {
 	top := q.items[0]
 	last := len(q.items) - 1
-	q.items[0] = q.items[last]
+	e := q.items[last]
 	q.items[last] = event{}
 	q.items = q.items[:last]
+	if last == 0 {
+		return top
+	}
+	// e sinks from the root: each step lifts the earlier child into the
+	// hole while it comes before e (at and seq order events totally).
 	i := 0
 	for {
-		l, r, small := 2*i+1, 2*i+2, i
-		if l < last && q.items[l].before(&q.items[small]) {
-			small = l
+		c := 2*i + 1
+		if c >= last {
+			break
 		}
-		if r < last && q.items[r].before(&q.items[small]) {
-			small = r
+		if r := c + 1; r < last && q.items[r].before(&q.items[c]) {
+			c = r
 		}
-		if small == i {
-			return top
+		if !q.items[c].before(&e) {
+			break
 		}
-		q.items[i], q.items[small] = q.items[small], q.items[i]
-		i = small
+		q.items[i] = q.items[c]
+		i = c
 	}
+	q.items[i] = e
+	return top
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim/node"
@@ -311,7 +310,7 @@ func (r *runner) wait(i int, q *request) (Reply, Time) {
 }
 
 // isWait says whether a command is WAIT.
-func isWait(args []string) bool { return len(args) > 0 && strings.EqualFold(args[0], "WAIT") }
+func isWait(args []string) bool { return len(args) > 0 && isCommand(args[0], "WAIT") }
 
 // lanes lists, for every replica lane of cfg, the node it replicates.
 func (cfg *Config) lanes() []int {

@@ -14,7 +14,7 @@ const releaseScript = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis
 func (l tokenLock) Acquire(p Proc) (Lease, error) {
 	tok := strconv.FormatUint(p.Rand().Uint64(), 16)
 	for {
-		r, err := p.Do(0, "SET", "lock", tok, "NX", "PX", strconv.FormatInt(l.ttl.Milliseconds(), 10))
+		r, err := Do(p, 0, "SET", "lock", tok, "NX", "PX", strconv.FormatInt(l.ttl.Milliseconds(), 10))
 		if err == nil && r.Str == "OK" {
 			return Lease{Held: true, Token: tok}, nil
 		}
@@ -23,7 +23,7 @@ func (l tokenLock) Acquire(p Proc) (Lease, error) {
 }
 
 func (l tokenLock) Release(p Proc, le Lease) error {
-	p.Do(0, "EVAL", releaseScript, "1", "lock", le.Token)
+	Do(p, 0, "EVAL", releaseScript, "1", "lock", le.Token)
 	return nil
 }
 

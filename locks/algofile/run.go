@@ -347,12 +347,12 @@ func (t *try) sendStep(s *step, args []string) (sim.Reply, error) {
 // command, the same arguments, after a timeout only (an error reply is an
 // answer).
 func (t *try) send(s *step, args []string) (sim.Reply, error) {
-	r, err := t.p.Do(t.node, args...)
+	r, err := sim.Do(t.p, t.node, args...)
 	for k := 1; k <= s.resend.times && errors.Is(err, sim.ErrTimeout); k++ {
 		if s.resend.base > 0 {
 			t.p.Sleep(fullJitter(t.p, s.resend.base, s.resend.cap, k))
 		}
-		r, err = t.p.Do(t.node, args...)
+		r, err = sim.Do(t.p, t.node, args...)
 	}
 	return r, err
 }
