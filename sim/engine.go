@@ -118,6 +118,7 @@ type runner struct {
 	limit      Time
 	triggers
 	resource resource
+	past     past // what the state keys keep of the history (statehash.go)
 	// uses classes the planned faults (faultuse.go); firing is the fault
 	// being applied, for a kind that leaves work for later (a planned loss).
 	uses   faultUses
@@ -343,7 +344,9 @@ func (r *runner) startProc(p *process) {
 	if p.inc > 0 {
 		r.record(Event{Kind: KindFault, Fault: FaultRestart, Proc: p.id, Node: -1})
 	}
-	p.rng = rand.New(rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc)))
+	p.rngSrc = rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc))
+	p.rng = rand.New(p.rngSrc)
+	p.obs = stateSum{}.num(int64(p.inc)) // its observations start again (statehash.go)
 	p.start()
 	r.resume(p)
 }
@@ -398,6 +401,9 @@ func (r *runner) begin(p *process) {
 		r.send(p)
 	case effRead:
 		p.readVal = r.resource.value
+		if r.cfg.OnState != nil {
+			p.obs = p.obs.num(p.readVal)
+		}
 		r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
 		r.resume(p)
 	case effWrite:
@@ -411,6 +417,9 @@ func (r *runner) record(e Event) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
+	}
+	if r.cfg.OnState != nil {
+		r.note(&e)
 	}
 	r.hist.add(e)
 }
