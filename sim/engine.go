@@ -347,6 +347,7 @@ func (r *runner) startProc(p *process) {
 	p.rngSrc = rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc))
 	p.rng = rand.New(p.rngSrc)
 	p.obs = stateSum{}.num(int64(p.inc)) // its observations start again (statehash.go)
+	p.obsStart, p.readClock = r.now, false
 	p.start()
 	r.resume(p)
 }

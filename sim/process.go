@@ -38,7 +38,11 @@ type process struct {
 	// what the coroutine has observed (statehash.go).
 	rngSrc *rand.PCG
 	obs    stateSum
-	net    *rand.Rand // the network's draws for this process's commands
+	// obsStart is when the incarnation began; readClock says it has read
+	// its clock since (statehash.go).
+	obsStart  Time
+	readClock bool
+	net       *rand.Rand // the network's draws for this process's commands
 	// netSrc is net's source, kept here: one allocation less per process.
 	netSrc rand.PCG
 	inc    int // incarnation
@@ -93,7 +97,8 @@ func (p *process) Now() time.Time {
 	h.clockReads++
 	t := h.clock.at(p.r.now)
 	if p.r.cfg.OnState != nil {
-		p.obs = p.obs.num(int64(t))
+		h.readClock = true
+		p.obs = p.obs.num(int64(t - h.obsStart))
 	}
 	return t.Std()
 }

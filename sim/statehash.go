@@ -37,9 +37,14 @@ import (
 type StateKey [2]uint64
 
 // StateKeys are what Config.OnState is told at a point: the state key and
-// the two keys of the past (above).
+// the two keys of the past (above). State and Summary hold times relative
+// to now, so a run shifted in time has the same keys; what ends a run at an
+// absolute bound is beside them: Now (the duration cap) and Events (the
+// event cap and the history's size cap both grow with them).
 type StateKeys struct {
 	State, History, Summary StateKey
+	Now                     Time
+	Events                  int
 }
 
 // past is what the run keeps of its history for StateKeys, when asked.
@@ -67,7 +72,7 @@ func (r *runner) note(e *Event) {
 	pa.history = h.flag(k.Exists).flag(k.Fresh).num(int64(k.Type)).str(k.Value).num(int64(k.TTL))
 	endHold := func(p int) {
 		if pa.holding[p] != 0 {
-			pa.holding[p], pa.lastHoldEnd = 0, e.At
+			pa.holding[p], pa.lastHoldEnd = 0, e.At+1
 		}
 	}
 	switch e.Kind {
@@ -103,11 +108,11 @@ func (r *runner) note(e *Event) {
 	}
 }
 
-// summary is the Summary key of the past.
-func (pa *past) summary() StateKey {
-	s := stateSum{}.num(int64(pa.lastHoldEnd)).num(int64(pa.accepted)).num(int64(pa.refusd))
+// summary is the Summary key of the past, its times relative to now.
+func (pa *past) summary(now Time) StateKey {
+	s := stateSum{}.num(int64(rel(pa.lastHoldEnd, now))).num(int64(pa.accepted)).num(int64(pa.refusd))
 	for i := range pa.trying {
-		s = s.num(int64(pa.trying[i])).num(int64(pa.holding[i])).flag(pa.errored[i])
+		s = s.num(int64(rel(pa.trying[i], now))).num(int64(rel(pa.holding[i], now))).flag(pa.errored[i])
 	}
 	return StateKey(s)
 }
@@ -170,7 +175,7 @@ func (r *runner) stateKey() StateKey {
 	if r.bub != nil {
 		return Unknown
 	}
-	s := stateSum{}.num(int64(r.now))
+	s := stateSum{}
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		if n.g != nil || len(n.parked) > 0 {
@@ -231,7 +236,7 @@ func (r *runner) requestSum(s stateSum, q *request) stateSum {
 	for _, a := range q.args {
 		s = s.str(a)
 	}
-	s = s.num(int64(q.sent - r.now)).num(int64(q.deadline)).flag(q.dropped).flag(q.ran).num(int64(q.gen)).num(int64(q.block))
+	s = s.num(int64(q.sent - r.now)).num(int64(rel(q.deadline, r.now))).num(int64(rel(q.arrived, r.now))).flag(q.dropped).flag(q.ran).num(int64(q.gen)).num(int64(q.block))
 	s = s.str(q.why).reply(q.reply).flag(q.waiting).flag(q.answered).num(int64(q.replyLat))
 	return s
 }
@@ -259,5 +264,18 @@ func (p *process) stateSum(s stateSum) stateSum {
 		b, _ = p.netSrc.MarshalBinary()
 		s = s.str(string(b))
 	}
+	if p.readClock {
+		// The readings are summed relative to the incarnation's start:
+		// where now is from there says what they were.
+		s = s.num(int64(p.r.now - p.obsStart))
+	}
 	return s.num(int64(p.obs[0])).num(int64(p.obs[1]))
+}
+
+// rel is a deadline relative to now; 0 stays 0 (none).
+func rel(t, now Time) Time {
+	if t == 0 {
+		return 0
+	}
+	return t - now
 }

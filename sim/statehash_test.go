@@ -98,3 +98,29 @@ func TestStateKeyFoldsWhatLeftNoTrace(t *testing.T) {
 		t.Fatal("the first and the last point have the same key")
 	}
 }
+
+// A run shifted in time (its process starts later) has the same state keys
+// and summaries, point for point: they hold times relative to now.
+func TestStateKeyIsRelativeToNow(t *testing.T) {
+	at := func(start time.Duration) []keyedPoint {
+		cfg := standardConfig(1)
+		cfg.Procs = cfg.Procs[:1]
+		cfg.Procs[0].Start = start
+		cfg.Network.Request = Latency{Min: time.Millisecond, Max: time.Millisecond}
+		cfg.Network.Reply = cfg.Network.Request
+		_, pts := keyedRun(t, cfg)
+		return pts
+	}
+	a, b := at(0), at(7*time.Millisecond)
+	if len(a) != len(b) || len(a) < 20 {
+		t.Fatalf("%d and %d points", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].key != b[i].key || a[i].past != b[i].past {
+			t.Fatalf("point %d (%v of c%d): keys %x %x, shifted %x %x", i, a[i].pt, a[i].proc+1, a[i].key, a[i].past, b[i].key, b[i].past)
+		}
+		if a[i].hist == b[i].hist {
+			t.Fatalf("point %d: the same history key, 7 ms apart", i)
+		}
+	}
+}

@@ -66,6 +66,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "all", proveFaultsHelp())
 	maxFaults := fs.Int("max-faults", 1, "at most `K` faults in one schedule")
 	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
+	reduce := fs.String("reduce", "history", "state pruning: `R` is history (state and whole past), summary (state and the lock's story) or off")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
 	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
@@ -90,6 +91,8 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return proveMerge(pos, a, af, *out, *force, *asJSON, *workers, stdout, stderr)
 	}
 	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers}
+	red, redErr := prove.ParseReduction(*reduce)
+	o.Reduce = red
 	if af.File == "" {
 		o.Algorithm = a.Name
 	} else {
@@ -103,6 +106,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"rounds", prove.CheckRounds(*rounds)},
 		flagCheck{"max-faults", prove.CheckMaxFaults(*maxFaults)},
 		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
+		flagCheck{"reduce", redErr},
 		flagCheck{"workers", search.CheckWorkers(*workers)},
 	); err != nil {
 		return bad(name, err)
