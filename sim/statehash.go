@@ -27,8 +27,10 @@ import (
 // add what its checkers need of the past, and StateKeys offers two pasts:
 // History, every event so far (exact), and Summary, the lock's story so far
 // (who is trying since when, who holds since when, when the last hold
-// ended, the writes accepted and refused, client errors), which forgets
-// commands and faults. Where the state cannot be read
+// ended, the writes accepted and refused, client errors, and when each
+// process last sent, timed out and met a fault, and each node its last
+// fault), which forgets the rest: commands before a process's last, faults
+// before its last, and whatever the state holds already. Where the state cannot be read
 // (a Go library's goroutines, replicas, parked blocking pops, a node with
 // persistence or a drawn random source) the key is Unknown, equal to none.
 
@@ -54,13 +56,22 @@ type past struct {
 	errored          []bool
 	lastHoldEnd      Time
 	accepted, refusd int
+	// The starts of the spans a checker may still be inside (+1; 0:
+	// none): a process's last send, last timeout and last fault (a pause's
+	// start, which the stuck check cuts out of waiting), a node's last
+	// fault (an outage's start).
+	sent, timedOut, faulted []Time
+	nodeFault               []Time
 }
 
 // note adds an event to the past.
 func (r *runner) note(e *Event) {
 	pa := &r.past
 	if pa.trying == nil {
-		pa.trying, pa.holding, pa.errored = make([]Time, len(r.procs)), make([]Time, len(r.procs)), make([]bool, len(r.procs))
+		n := len(r.procs)
+		pa.trying, pa.holding, pa.errored = make([]Time, n), make([]Time, n), make([]bool, n)
+		pa.sent, pa.timedOut, pa.faulted = make([]Time, n), make([]Time, n), make([]Time, n)
+		pa.nodeFault = make([]Time, len(r.nodes))
 	}
 	h := pa.history.num(int64(e.At)).num(int64(e.Kind)).flag(e.Held).flag(e.Silent).flag(e.Accepted).num(int64(e.Fault))
 	h = h.num(int64(e.Proc)).num(int64(e.Node)).num(int64(e.Incarnation)).num(int64(e.Req)).num(int64(len(e.Args)))
@@ -94,10 +105,22 @@ func (r *runner) note(e *Event) {
 		if e.Err != "" {
 			pa.errored[e.Proc] = true
 		}
+	case KindCommand:
+		pa.sent[e.Proc] = e.Sent + 1
+	case KindCommandResult:
+		pa.sent[e.Proc] = e.Sent + 1 // a lost request has no KindCommand
+		if e.Err != "" {
+			pa.timedOut[e.Proc] = e.At + 1
+		}
 	case KindFault:
-		if e.Proc >= 0 && (e.Fault == FaultCrash) {
-			pa.trying[e.Proc] = 0
-			endHold(e.Proc)
+		if e.Proc >= 0 {
+			pa.faulted[e.Proc] = e.At + 1
+			if e.Fault == FaultCrash {
+				pa.trying[e.Proc] = 0
+				endHold(e.Proc)
+			}
+		} else if e.Node >= 0 && e.Node < len(pa.nodeFault) {
+			pa.nodeFault[e.Node] = e.At + 1
 		}
 	case KindResourceWrite:
 		if e.Accepted {
@@ -113,6 +136,10 @@ func (pa *past) summary(now Time) StateKey {
 	s := stateSum{}.num(int64(rel(pa.lastHoldEnd, now))).num(int64(pa.accepted)).num(int64(pa.refusd))
 	for i := range pa.trying {
 		s = s.num(int64(rel(pa.trying[i], now))).num(int64(rel(pa.holding[i], now))).flag(pa.errored[i])
+		s = s.num(int64(rel(pa.sent[i], now))).num(int64(rel(pa.timedOut[i], now))).num(int64(rel(pa.faulted[i], now)))
+	}
+	for _, t := range pa.nodeFault {
+		s = s.num(int64(rel(t, now)))
 	}
 	return StateKey(s)
 }
