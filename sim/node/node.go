@@ -26,7 +26,11 @@ type Node struct {
 	w     *bufio.Writer
 	peers []*server.Peer // one connection per client, made on first use, kept across Reset (disconnect)
 	multi []bool         // per connection: inside MULTI, commands are queued
-	seed  int64
+	// connState says a connection has sent WATCH, SELECT, CLIENT or HELLO
+	// since the last disconnect: state of miniredis's connection (Ctx, its
+	// name, RESP3) that State cannot read.
+	connState bool
+	seed      int64
 	// seeded says miniredis's random source is seeded for this run. Seeding
 	// makes a 5 KB source and costs microseconds, a tenth of a search's
 	// time, and lock commands never draw from it: it is done before the
@@ -185,6 +189,8 @@ func (n *Node) track(conn int, name string, args []string, r Reply) {
 		if len(args) == 1 {
 			n.multi[conn] = false
 		}
+	case "WATCH", "SELECT", "CLIENT", "HELLO":
+		n.connState = true // kept in miniredis's connection, which State cannot read
 	default:
 		// Redis aborts a transaction that queued an unknown command;
 		// miniredis forgets to.
@@ -225,6 +231,7 @@ func (n *Node) disconnect() {
 		p.Ctx, p.ClientName, p.Resp3, p.SwitchResp3 = nil, "", false, nil
 	}
 	clear(n.multi)
+	n.connState = false
 }
 
 func (n *Node) peer(conn int) *server.Peer {

@@ -8,14 +8,15 @@ import (
 // State visits what of the node decides its future replies, in a fixed
 // order, at node time now (not before the node's last command): every key
 // of db 0 as KeyState reads it (TTLs counted down to now), the loaded
-// scripts, the connections inside MULTI, the watched key's tracker and the
-// scripts' write budget. ok is false when some of it cannot be read
-// (persistence on, or miniredis's random source drawn from): the caller
-// must then treat the node as unlike any other. Reading moves the node's
+// scripts, the watched key's tracker and the scripts' write budget. ok is
+// false when some of it cannot be read (persistence on, miniredis's random
+// source drawn from, a transaction open, whose queued commands miniredis
+// keeps, or a connection that sent WATCH, SELECT, CLIENT or HELLO): the caller must then
+// treat the node as unlike any other. Reading moves the node's
 // clock to now, as a command at now would, and marks the data looked at
 // (watch.go), so the node's later events are what they would have been.
 func (n *Node) State(now time.Time, str func(string), num func(int64)) (ok bool) {
-	if n.aof.mode != PersistNone || n.seeded {
+	if n.aof.mode != PersistNone || n.seeded || n.connState || slices.Contains(n.multi, true) {
 		return false
 	}
 	if !now.Equal(n.now) {
@@ -40,12 +41,6 @@ func (n *Node) State(now time.Time, str func(string), num func(int64)) (ok bool)
 	for _, sha := range shas {
 		str(sha)
 	}
-	for conn, in := range n.multi {
-		if in {
-			num(int64(conn))
-		}
-	}
-	num(-1)
 	w := n.watch.last
 	str(w.Value)
 	num(int64(w.Type))
