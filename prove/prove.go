@@ -20,14 +20,14 @@
 // schedule of each verdict met has the fewest choices and is the first of
 // those in that order, whatever the number of workers or shards.
 //
-// Pruning. Two schedules whose runs are identical event for event (the same
-// history digest and the same sequence of choice points) reach the same
-// engine state at each choice point, so extending the second after the
-// first adds nothing; prove skips such an extension (and counts the
-// schedules it did not run) when an earlier schedule with the same run was
-// extended from no later a point with no smaller budget. This is sound but
-// catches only faults that changed nothing (a fault on a process already
-// dead); see docs/prove.md.
+// Pruning. At each choice point of a run the engine can hash the state the
+// rest of the run depends on (sim.Config.OnState): a point whose key an
+// earlier schedule was extended from, with no smaller budget, no later a
+// time and no more events, is not extended again (its futures are those
+// ones, shifted no later). The key is paired with the past the checkers
+// read (Options.Reduce): the whole history (sound by construction), or a
+// summary of the lock's story (tested against the full space, not proved).
+// Off, only identical whole runs are pruned. See docs/prove.md.
 package prove
 
 import (

@@ -181,6 +181,10 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 // which bypass miniredis, are never run where they should be queued.
 func (n *Node) track(conn int, name string, args []string, r Reply) {
 	switch name {
+	case "WATCH", "SELECT", "CLIENT", "HELLO":
+		n.connState = true // kept in miniredis's connection, which State cannot read
+	}
+	switch name {
 	case "MULTI":
 		if r.Kind == Status {
 			n.multi[conn] = true
@@ -189,8 +193,6 @@ func (n *Node) track(conn int, name string, args []string, r Reply) {
 		if len(args) == 1 {
 			n.multi[conn] = false
 		}
-	case "WATCH", "SELECT", "CLIENT", "HELLO":
-		n.connState = true // kept in miniredis's connection, which State cannot read
 	default:
 		// Redis aborts a transaction that queued an unknown command;
 		// miniredis forgets to.
