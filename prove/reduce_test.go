@@ -147,3 +147,19 @@ func setChecks(t *testing.T, n int) {
 	}
 	t.Cleanup(func() { _ = f.Value.Set(old) })
 }
+
+// The pruning decisions are taken in canonical order, whatever the number
+// of workers: the same counts and the same findings with 1 and 2.
+func TestReductionSameWhateverWorkers(t *testing.T) {
+	o := Options{Algorithm: "set-nx-px-token", Rounds: 1, Classes: []string{ClassCrash, ClassClientJump}, MaxFaults: 1, MaxDelays: 1, Reduce: ReduceSummary}
+	o.Workers = 1
+	one := run(t, o)
+	o.Workers = 2
+	two := run(t, o)
+	if one.Explored != two.Explored || one.Pruned != two.Pruned || one.Pruned == 0 {
+		t.Fatalf("1 worker: %d run, %d pruned; 2 workers: %d run, %d pruned", one.Explored, one.Pruned, two.Explored, two.Pruned)
+	}
+	if err := sameFindings(one, two); err != nil {
+		t.Fatal(err)
+	}
+}

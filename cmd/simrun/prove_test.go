@@ -64,6 +64,7 @@ func TestProveBadFlags(t *testing.T) {
 		{[]string{"--algo", "set-nx-px-token", "--rounds", "101"}, "--rounds"},
 		{[]string{"--algo", "set-nx-px-token", "--max-faults", "-1"}, "--max-faults"},
 		{[]string{"--algo", "set-nx-px-token", "--max-delays", "9"}, "--max-delays"},
+		{[]string{"--algo", "set-nx-px-token", "--reduce", "most"}, "--reduce"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "pause,lava"}, "--faults"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "restart"}, "faults: restart is for a lock on several nodes"},
 		{[]string{"--algo", "set-nx-px-token", "--shard", "2/2"}, "--shard"},
