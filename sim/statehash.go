@@ -7,12 +7,12 @@ import (
 
 // The state key: at a trigger point, a hash of everything the rest of the
 // run depends on, so that two runs with equal keys at a point go on alike
-// (event for event, the same times) whatever happened before. prove prunes
-// with it (Config.OnState). What it reads:
+// (event for event, shifted by the difference of their nows) whatever
+// happened before. prove prunes with it (Config.OnState). Every time in it
+// is relative to now. What it reads:
 //
-//   - the true time now (absolute: the duration cap and every absolute
-//     time a checker reads stay aligned) and the queue of future events, in
-//     their order, with their requests in flight;
+//   - the queue of future events, in their order, with their requests in
+//     flight;
 //   - every node: its keys (KeyState: type, value, TTL), scripts, MULTI
 //     state, the watched key's tracker, its clock and whether it is down;
 //   - every process: alive, ended, crashing, its incarnation, pause, clock,
@@ -30,9 +30,10 @@ import (
 // ended, the writes accepted and refused, client errors, and when each
 // process last sent, timed out and met a fault, and each node its last
 // fault), which forgets the rest: commands before a process's last, faults
-// before its last, and whatever the state holds already. Where the state cannot be read
-// (a Go library's goroutines, replicas, parked blocking pops, a node with
-// persistence or a drawn random source) the key is Unknown, equal to none.
+// before its last, and whatever the state holds already. Where the state
+// cannot be read (a Go library's goroutines, replicas, parked blocking pops,
+// a node with persistence, a drawn random source or connection state) the
+// key is Unknown, equal to none.
 
 // StateKey is a run's state key at a point; Unknown when it could not be
 // read.
@@ -51,11 +52,11 @@ type StateKeys struct {
 
 // past is what the run keeps of its history for StateKeys, when asked.
 type past struct {
-	history          stateSum
-	trying, holding  []Time // since when (+1; 0: not), by process
-	errored          []bool
-	lastHoldEnd      Time
-	accepted, refusd int
+	history           stateSum
+	trying, holding   []Time // since when (+1; 0: not), by process
+	errored           []bool
+	lastHoldEnd       Time
+	accepted, refused int
 	// The starts of the spans a checker may still be inside (+1; 0:
 	// none): a process's last send, last timeout and last fault (a pause's
 	// start, which the stuck check cuts out of waiting), a node's last
@@ -126,14 +127,14 @@ func (r *runner) note(e *Event) {
 		if e.Accepted {
 			pa.accepted++
 		} else {
-			pa.refusd++
+			pa.refused++
 		}
 	}
 }
 
 // summary is the Summary key of the past, its times relative to now.
 func (pa *past) summary(now Time) StateKey {
-	s := stateSum{}.num(int64(rel(pa.lastHoldEnd, now))).num(int64(pa.accepted)).num(int64(pa.refusd))
+	s := stateSum{}.num(int64(rel(pa.lastHoldEnd, now))).num(int64(pa.accepted)).num(int64(pa.refused))
 	for i := range pa.trying {
 		s = s.num(int64(rel(pa.trying[i], now))).num(int64(rel(pa.holding[i], now))).flag(pa.errored[i])
 		s = s.num(int64(rel(pa.sent[i], now))).num(int64(rel(pa.timedOut[i], now))).num(int64(rel(pa.faulted[i], now)))
@@ -203,6 +204,11 @@ func (r *runner) stateKey() StateKey {
 		return Unknown
 	}
 	s := stateSum{}
+	if r.drifts() {
+		// A drifting clock reads now's rounding too: two runs shifted in
+		// time may read their clocks a nanosecond apart.
+		s = s.num(int64(r.now))
+	}
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		if n.g != nil || len(n.parked) > 0 {
@@ -249,7 +255,10 @@ func (r *runner) stateKey() StateKey {
 			continue
 		}
 		f := &r.cfg.Faults[i]
-		s = s.num(int64(f.Kind)).num(int64(f.Proc)).num(int64(f.Node)).num(int64(f.Dur)).num(int64(f.At - time.Duration(r.now)))
+		s = s.num(int64(f.Kind)).num(int64(f.Proc)).num(int64(f.Node)).num(int64(f.Dur))
+		if f.On.Point == PointAt {
+			s = s.num(int64(f.At - time.Duration(r.now)))
+		}
 		s = s.num(int64(f.On.Point)).num(int64(f.On.Proc)).str(f.On.Cmd).num(int64(f.On.N - r.counts[i]))
 	}
 	if s == stateSum(Unknown) {
@@ -258,12 +267,28 @@ func (r *runner) stateKey() StateKey {
 	return StateKey(s)
 }
 
+// drifts says some clock of the run drifts.
+func (r *runner) drifts() bool {
+	for i := range r.nodes {
+		if r.nodes[i].clock.spec.DriftPPM != 0 {
+			return true
+		}
+	}
+	for _, p := range r.procs {
+		if p.clock.spec.DriftPPM != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *runner) requestSum(s stateSum, q *request) stateSum {
 	s = s.num(int64(q.proc)).num(int64(q.inc)).num(int64(q.node)).num(int64(len(q.args)))
 	for _, a := range q.args {
 		s = s.str(a)
 	}
-	s = s.num(int64(q.sent - r.now)).num(int64(rel(q.deadline, r.now))).num(int64(rel(q.arrived, r.now))).flag(q.dropped).flag(q.ran).num(int64(q.gen)).num(int64(q.block))
+	s = s.num(int64(q.sent - r.now)).num(int64(rel(q.deadline, r.now))).num(int64(rel(q.arrived, r.now)))
+	s = s.flag(q.dropped).flag(q.ran).num(int64(q.gen)).num(int64(q.block))
 	s = s.str(q.why).reply(q.reply).flag(q.waiting).flag(q.answered).num(int64(q.replyLat))
 	return s
 }

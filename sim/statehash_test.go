@@ -102,16 +102,17 @@ func TestStateKeyFoldsWhatLeftNoTrace(t *testing.T) {
 // A run shifted in time (its process starts later) has the same state keys
 // and summaries, point for point: they hold times relative to now.
 func TestStateKeyIsRelativeToNow(t *testing.T) {
-	at := func(start time.Duration) []keyedPoint {
+	at := func(start time.Duration, drift int64) []keyedPoint {
 		cfg := standardConfig(1)
 		cfg.Procs = cfg.Procs[:1]
 		cfg.Procs[0].Start = start
+		cfg.Procs[0].Clock.DriftPPM = drift
 		cfg.Network.Request = Latency{Min: time.Millisecond, Max: time.Millisecond}
 		cfg.Network.Reply = cfg.Network.Request
 		_, pts := keyedRun(t, cfg)
 		return pts
 	}
-	a, b := at(0), at(7*time.Millisecond)
+	a, b := at(0, 0), at(7*time.Millisecond, 0)
 	if len(a) != len(b) || len(a) < 20 {
 		t.Fatalf("%d and %d points", len(a), len(b))
 	}
@@ -122,5 +123,10 @@ func TestStateKeyIsRelativeToNow(t *testing.T) {
 		if a[i].hist == b[i].hist {
 			t.Fatalf("point %d: the same history key, 7 ms apart", i)
 		}
+	}
+	// A drifting clock rounds by the absolute time: no shift is the same.
+	c, d := at(0, 50), at(7*time.Millisecond, 50)
+	if c[0].key == d[0].key {
+		t.Fatal("a drifting clock: the same key 7 ms apart")
 	}
 }
