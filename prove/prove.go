@@ -142,6 +142,7 @@ type Result struct {
 	Classes    []string
 	MaxFaults  int
 	MaxDelays  int
+	Reduce     Reduction
 	Shard      search.Shard
 	TTL        time.Duration // the lock's lifetime, which the menu scales to
 	Explored   int64         // schedules run
@@ -503,7 +504,7 @@ type seen struct {
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
-		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Shard: o.Shard, TTL: p.ttl, Depth: -1}
 	began := time.Now()
 	w := &walker{p: p, ctx: ctx, workers: o.Workers, met: map[string]*node{}}
 	if w.workers <= 0 {
