@@ -55,7 +55,7 @@ var reductionSpaces = []Options{
 func TestReductionsFindWhatTheFullSpaceFinds(t *testing.T) {
 	spaces := reductionSpaces
 	if testing.Short() {
-		spaces = spaces[2:5]
+		spaces = spaces[1:4] // one that the summary prunes, two small
 	}
 	var pruned int64
 	for _, o := range spaces {
@@ -88,7 +88,7 @@ func TestReductionProperty(t *testing.T) {
 	// Not python-setnx: its waiters retry so often that its spaces take
 	// minutes.
 	algos := []string{"set-nx-px-token", "setnx-del", "setnx-del-recover", "setnx-getset", "php-eval", "java-getset", "fenced-token", "token-extend"}
-	checks := 60
+	checks := 100
 	if testing.Short() {
 		checks = 10
 	}
@@ -126,7 +126,7 @@ func TestReductionProperty(t *testing.T) {
 			}
 		}
 	})
-	if pruning == 0 {
+	if pruning == 0 && !testing.Short() { // rapid runs a fifth of the cases under -short
 		t.Error("the summary pruned in no case: the property shows nothing")
 	}
 }
