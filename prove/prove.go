@@ -20,14 +20,14 @@
 // schedule of each verdict met has the fewest choices and is the first of
 // those in that order, whatever the number of workers or shards.
 //
-// Pruning. Two schedules whose runs are identical event for event (the same
-// history digest and the same sequence of choice points) reach the same
-// engine state at each choice point, so extending the second after the
-// first adds nothing; prove skips such an extension (and counts the
-// schedules it did not run) when an earlier schedule with the same run was
-// extended from no later a point with no smaller budget. This is sound but
-// catches only faults that changed nothing (a fault on a process already
-// dead); see docs/prove.md.
+// Pruning. At each choice point of a run the engine can hash the state the
+// rest of the run depends on (sim.Config.OnState): a point whose key an
+// earlier schedule was extended from, with no smaller budget, no later a
+// time and no more events, is not extended again (its futures are those
+// ones, shifted no later). The key is paired with the past the checkers
+// read (Options.Reduce): the whole history (sound by construction), or a
+// summary of the lock's story (tested against the full space, not proved).
+// Off, only identical whole runs are pruned. See docs/prove.md.
 package prove
 
 import (
@@ -67,10 +67,43 @@ type Options struct {
 	// one-fault schedules whose index is i mod n (every shard runs the
 	// fault-free schedule).
 	Shard search.Shard
+	// Reduce says which state pruning to use (ReduceOff: identical whole
+	// runs only, as before state keys).
+	Reduce Reduction
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the enumeration runs.
 	Progress func(Progress)
 	_        struct{} // grows: callers name the fields they set
+}
+
+// Reduction is how prove prunes by state: which past a choice point's key
+// holds besides the engine's state (sim.StateKeys).
+type Reduction uint8
+
+const (
+	// ReduceHistory keys a choice point by the engine's state and the
+	// whole history so far: sound by construction, since equal keys mean
+	// equal histories so far and equal futures.
+	ReduceHistory Reduction = iota
+	// ReduceSummary keys it by the engine's state, the history's summary
+	// (sim.StateKeys.Summary) and the verdict of the run it was met in.
+	ReduceSummary
+	// ReduceOff prunes identical whole runs only.
+	ReduceOff
+)
+
+var reductionNames = [...]string{ReduceHistory: "history", ReduceSummary: "summary", ReduceOff: "off"}
+
+func (r Reduction) String() string { return reductionNames[r] }
+
+// ParseReduction reads a --reduce word.
+func ParseReduction(s string) (Reduction, error) {
+	for i, n := range reductionNames {
+		if n == s {
+			return Reduction(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not one of history, summary, off", s)
 }
 
 // Progress is what a terminal shows while prove runs.
@@ -109,6 +142,7 @@ type Result struct {
 	Classes    []string
 	MaxFaults  int
 	MaxDelays  int
+	Reduce     Reduction
 	Shard      search.Shard
 	TTL        time.Duration // the lock's lifetime, which the menu scales to
 	Explored   int64         // schedules run
@@ -275,6 +309,10 @@ type point struct {
 	proc int
 	at   sim.Point
 	n    int
+	key  [4]uint64 // the state key there (Options.Reduce); zero: none
+	// Where the run stood against its absolute bounds then (sim.StateKeys).
+	now    sim.Time
+	events int
 }
 
 // scenario is the schedule's scenario: the base workload and its faults.
@@ -326,6 +364,9 @@ func (p *Prover) run(n *node, last bool) error {
 	var pts []point
 	if !last {
 		prep.Config.OnPoint = p.recorder(&pts)
+		if p.opts.Reduce != ReduceOff {
+			prep.Config.OnState = p.keyRecorder(&pts)
+		}
 	}
 	res, v, err := judge.Verdict(prep, model.Options{})
 	if err != nil {
@@ -337,6 +378,14 @@ func (p *Prover) run(n *node, last bool) error {
 		return nil
 	}
 	n.points = pts
+	if p.opts.Reduce == ReduceSummary {
+		// The summary forgets the past's violations: a run that has one
+		// keeps its points apart from runs that do not.
+		v := uint64(model.Rank(n.verdict))
+		for i := range pts {
+			pts[i].key[2] ^= v * 0x9e3779b97f4a7c15
+		}
+	}
 	h := sha256.New()
 	h.Write([]byte(res.History.Digest()))
 	for _, pt := range pts {
@@ -367,11 +416,33 @@ func (p *Prover) recorder(pts *[]point) func(sim.Point, int) {
 	}
 }
 
-// children are n's extensions by one fault, in canonical order.
-func (p *Prover) children(n *node) []*node {
-	var out []*node
+// keyRecorder is an OnState hook that keys the point recorder has just
+// appended with the state there, unless the state could not be read.
+func (p *Prover) keyRecorder(pts *[]point) func(sim.Point, int, sim.StateKeys) {
+	return func(at sim.Point, proc int, k sim.StateKeys) {
+		if len(*pts) == 0 || k.State == sim.Unknown {
+			return
+		}
+		past := k.History
+		if p.opts.Reduce == ReduceSummary {
+			past = k.Summary
+		}
+		pt := &(*pts)[len(*pts)-1]
+		pt.key = [4]uint64{k.State[0], k.State[1], past[0], past[1]}
+		pt.now, pt.events = k.Now, k.Events
+	}
+}
+
+// children are n's extensions by one choice, in canonical order, but for
+// the points whose state (with no smaller budget) an earlier schedule was
+// extended from: skip says so, and pruned counts the children skipped.
+func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool) (out []*node, pruned int) {
 	for i := n.start; i < len(n.points); i++ {
 		pt := n.points[i]
+		if skip != nil && skip(&pt, p.opts.MaxFaults-n.faultN, p.opts.MaxDelays-(len(n.steps)-n.faultN)) {
+			pruned += p.choicesAt(n, pt)
+			continue
+		}
 		st := Step{Client: p.names[pt.proc], Point: pt.at.String(), N: pt.n}
 		for j := range p.menu {
 			c := &p.menu[j]
@@ -396,12 +467,33 @@ func (p *Prover) children(n *node) []*node {
 			})
 		}
 	}
-	return out
+	return out, pruned
+}
+
+// choicesAt counts n's extensions at pt.
+func (p *Prover) choicesAt(n *node, pt point) int {
+	c := 0
+	for j := range p.menu {
+		m := &p.menu[j]
+		if m.sendOnly() && pt.at != sim.PointSend {
+			continue
+		}
+		isDelay := m.class == ""
+		if isDelay && len(n.steps)-n.faultN >= p.opts.MaxDelays || !isDelay && n.faultN >= p.opts.MaxFaults {
+			continue
+		}
+		c++
+	}
+	return c
 }
 
 // seen is what pruning remembers of an extended run: where its extensions
 // began and how many faults and delays they could still add.
-type seen struct{ start, faults, delays int }
+type seen struct {
+	start, faults, delays int
+	now                   sim.Time
+	events                int
+}
 
 // Run enumerates the space by iterative deepening: pass t runs every
 // schedule with exactly t choices, depth first in canonical order,
@@ -412,7 +504,7 @@ type seen struct{ start, faults, delays int }
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
-		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Shard: o.Shard, TTL: p.ttl, Depth: -1}
 	began := time.Now()
 	w := &walker{p: p, ctx: ctx, workers: o.Workers, met: map[string]*node{}}
 	if w.workers <= 0 {
@@ -450,6 +542,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 		w.depth.Store(int32(t))
 		w.target = t
 		w.memo = map[[32]byte]seen{} // the same decisions in every pass
+		w.states = map[[4]uint64]seen{}
 		root := &node{}
 		if err := w.batch([]*node{root}, t == 0); err != nil {
 			return nil, err
@@ -483,6 +576,7 @@ type walker struct {
 	workers                      int
 	target                       int // the pass: schedules with this many choices are judged
 	memo                         map[[32]byte]seen
+	states                       map[[4]uint64]seen // the points extended from, by state key (Options.Reduce)
 	explored, pruned, incomplete atomic.Int64
 	depth                        atomic.Int32
 	met                          map[string]*node // the first schedule of each failing verdict
@@ -512,7 +606,32 @@ func (w *walker) judge(n *node) *node {
 // the pass that fails.
 func (w *walker) walk(n *node, d int) (*node, error) {
 	p := w.p
-	kids := p.children(n)
+	var skip func(pt *point, faults, delays int) bool
+	// A shard does not run the root's every extension, so the root's
+	// points vouch for nothing there.
+	if p.opts.Reduce != ReduceOff && (d > 0 || p.opts.Shard.Count == 1) {
+		skip = func(pt *point, faults, delays int) bool {
+			if pt.key == ([4]uint64{}) {
+				return false
+			}
+			// The earlier point vouches for this one when its extensions
+			// had no smaller budget and no less room before the run's caps:
+			// this one's futures are its futures, shifted no later.
+			here := seen{faults: faults, delays: delays, now: pt.now, events: pt.events}
+			s, ok := w.states[pt.key]
+			if ok && s.faults >= faults && s.delays >= delays && s.now >= pt.now && s.events >= pt.events {
+				return true
+			}
+			if !ok || here.faults >= s.faults && here.delays >= s.delays && here.now >= s.now && here.events >= s.events {
+				w.states[pt.key] = here
+			}
+			return false
+		}
+	}
+	kids, skipped := p.children(n, skip)
+	if d+1 == w.target {
+		w.pruned.Add(int64(skipped))
+	}
 	if d == 0 && p.opts.Shard.Count > 1 {
 		var mine []*node
 		for i, c := range kids {
@@ -545,10 +664,11 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 			}
 			// A failing schedule is extended too: a worse verdict may
 			// follow from more choices (an unsafe one ended the search).
-			left := seen{k.start, p.opts.MaxFaults - k.faultN, p.opts.MaxDelays - (len(k.steps) - k.faultN)}
+			left := seen{start: k.start, faults: p.opts.MaxFaults - k.faultN, delays: p.opts.MaxDelays - (len(k.steps) - k.faultN)}
 			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
 				if d+2 == w.target {
-					w.pruned.Add(int64(len(p.children(k))))
+					kids, _ := p.children(k, nil)
+					w.pruned.Add(int64(len(kids)))
 				}
 				k.points = nil
 				continue

@@ -20,6 +20,10 @@ type Config struct {
 	// fires: how 'prove' learns a run's choice points (prove/). It must
 	// not call back into the run.
 	OnPoint func(point Point, proc int)
+	// OnState, when set, is told at the same points, after OnPoint, the
+	// run's state keys there (statehash.go): equal keys, equal futures.
+	// Off, the engine keeps no observations and hashes nothing.
+	OnState func(point Point, proc int, keys StateKeys)
 	_       struct{} // grows: callers name the fields they set
 }
 

@@ -118,6 +118,7 @@ type runner struct {
 	limit      Time
 	triggers
 	resource resource
+	past     past // what the state keys keep of the history (statehash.go)
 	// uses classes the planned faults (faultuse.go); firing is the fault
 	// being applied, for a kind that leaves work for later (a planned loss).
 	uses   faultUses
@@ -345,7 +346,10 @@ func (r *runner) startProc(p *process) {
 	if p.inc > 0 {
 		r.record(Event{Kind: KindFault, Fault: FaultRestart, Proc: p.id, Node: -1})
 	}
-	p.rng = rand.New(rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc)))
+	p.rngSrc = rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc))
+	p.rng = rand.New(p.rngSrc)
+	p.obs = stateSum{}.num(int64(p.inc)) // its observations start again (statehash.go)
+	p.obsStart, p.readClock = r.now, false
 	p.start()
 	r.resume(p)
 }
@@ -418,6 +422,9 @@ func (r *runner) begin(p *process) {
 // read is a critical section's read of the resource, now.
 func (r *runner) read(p *process) {
 	p.readVal = r.resource.value
+	if r.cfg.OnState != nil {
+		p.obs = p.obs.num(p.readVal)
+	}
 	r.record(Event{Kind: KindResourceRead, Proc: p.id, Node: -1, Value: p.readVal})
 }
 
@@ -431,9 +438,10 @@ func (r *runner) write(p *process) {
 // on its own yield (suspend): it is a main coroutine (a watchdog's events go
 // through its process), no client library shares the run's time
 // (bubble.go), and none of p's trigger points can fire a fault or call
-// OnPoint (a fault may stop other coroutines, which only the scheduler does).
+// OnPoint or OnState (a fault may stop other coroutines, which only the
+// scheduler does; a state key is taken at each point).
 func (r *runner) inlines(p *process) bool {
-	if p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil {
+	if p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil || r.cfg.OnState != nil {
 		return false
 	}
 	for _, i := range r.byProc[p.id] {
@@ -478,6 +486,9 @@ func (r *runner) record(e Event) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
+	}
+	if r.cfg.OnState != nil {
+		r.note(&e)
 	}
 	r.hist.add(&e)
 }

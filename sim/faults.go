@@ -44,6 +44,10 @@ func (r *runner) trigger(point Point, p *process, cmd string) {
 	if r.cfg.OnPoint != nil {
 		r.cfg.OnPoint(point, p.id)
 	}
+	if r.cfg.OnState != nil {
+		r.cfg.OnState(point, p.id, StateKeys{State: r.stateKey(), History: StateKey(r.past.history),
+			Summary: r.past.summary(r.now), Now: r.now, Events: r.hist.n})
+	}
 	for _, i := range r.byProc[p.id] {
 		if r.reached(&r.cfg.Faults[i], i, point, cmd) {
 			r.fire(i)

@@ -174,6 +174,7 @@ func (r *runner) deliver(p *process, q *request) {
 	q.answered = true
 	if q.why != "" {
 		p.reply, p.err = Reply{}, ErrTimeout
+		p.observeReply()
 		res.Err = q.why
 		r.record(res)
 		r.resume(p)
@@ -183,6 +184,7 @@ func (r *runner) deliver(p *process, q *request) {
 	if q.reply.Kind == node.Error {
 		p.err = &RedisError{Msg: q.reply.Str}
 	}
+	p.observeReply()
 	res.Reply = q.reply
 	r.record(res)
 	r.trigger(PointReply, p, q.args[0])

@@ -34,7 +34,15 @@ type process struct {
 	spec  *ProcSpec
 	clock clock
 	rng   *rand.Rand // the algorithm's: tokens, jitter
-	net   *rand.Rand // the network's draws for this process's commands
+	// rngSrc is rng's source, whose state the state key reads; obs sums
+	// what the coroutine has observed (statehash.go).
+	rngSrc *rand.PCG
+	obs    stateSum
+	// obsStart is when the incarnation began; readClock says it has read
+	// its clock since (statehash.go).
+	obsStart  Time
+	readClock bool
+	net       *rand.Rand // the network's draws for this process's commands
 	// netSrc is net's source, kept here: one allocation less per process.
 	netSrc rand.PCG
 	inc    int // incarnation
@@ -92,7 +100,12 @@ func (p *process) Nodes() int       { return len(p.r.nodes) }
 func (p *process) Now() time.Time {
 	h := p.home()
 	h.clockReads++
-	return h.clock.at(p.r.now).Std()
+	t := h.clock.at(p.r.now)
+	if p.r.cfg.OnState != nil {
+		h.readClock = true
+		p.obs = p.obs.num(int64(t - h.obsStart))
+	}
+	return t.Std()
 }
 
 // home is the process's main coroutine: itself, or a watchdog's owner.

@@ -24,12 +24,15 @@ import (
 
 // proveJSON is what prove prints with --json, and as one line per shard.
 type proveJSON struct {
-	Algorithm   string       `json:"algorithm"`
-	Clients     int          `json:"clients"`
-	Rounds      int          `json:"rounds"`
-	Faults      []string     `json:"faults"`
-	MaxFaults   int          `json:"max_faults"`
-	MaxDelays   int          `json:"max_delays"`
+	Algorithm string   `json:"algorithm"`
+	Clients   int      `json:"clients"`
+	Rounds    int      `json:"rounds"`
+	Faults    []string `json:"faults"`
+	MaxFaults int      `json:"max_faults"`
+	MaxDelays int      `json:"max_delays"`
+	// Reduce is the state pruning used: shards merge only with their
+	// like, since a pruned point shifts the canonical positions after it.
+	Reduce      string       `json:"reduce"`
 	Shard       string       `json:"shard,omitempty"`
 	TTL         string       `json:"ttl"`
 	Proved      bool         `json:"proved"`
@@ -66,6 +69,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "all", proveFaultsHelp())
 	maxFaults := fs.Int("max-faults", 1, "at most `K` faults in one schedule")
 	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
+	reduce := fs.String("reduce", "history", "state pruning: `R` is history (state and whole past), summary (state and the lock's story) or off")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
 	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
@@ -90,6 +94,8 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return proveMerge(pos, a, af, *out, *force, *asJSON, *workers, stdout, stderr)
 	}
 	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers}
+	red, redErr := prove.ParseReduction(*reduce)
+	o.Reduce = red
 	if af.File == "" {
 		o.Algorithm = a.Name
 	} else {
@@ -103,6 +109,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"rounds", prove.CheckRounds(*rounds)},
 		flagCheck{"max-faults", prove.CheckMaxFaults(*maxFaults)},
 		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
+		flagCheck{"reduce", redErr},
 		flagCheck{"workers", search.CheckWorkers(*workers)},
 	); err != nil {
 		return bad(name, err)
@@ -132,7 +139,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "prove", err)
 	}
 	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
-		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, TTL: r.TTL.String(), Proved: r.Proved(),
+		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, Reduce: r.Reduce.String(), TTL: r.TTL.String(), Proved: r.Proved(),
 		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
 		Seconds: text.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
 	if sharded {
@@ -284,7 +291,8 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 			count = n
 		}
 		same := l.Algorithm == m.Algorithm && l.Clients == m.Clients && l.Rounds == m.Rounds &&
-			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays
+			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays &&
+			l.Reduce == m.Reduce
 		switch {
 		case !same || n != count:
 			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) is of another space or split", i+1, l.Shard))
@@ -321,6 +329,12 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 			return fail(stderr, "prove", err)
 		}
 		o := prove.Options{Clients: m.Clients, Rounds: m.Rounds, Classes: m.Faults, MaxFaults: m.MaxFaults, MaxDelays: m.MaxDelays, Workers: workers}
+		if m.Reduce == "" {
+			m.Reduce = prove.ReduceOff.String() // a line from before state pruning
+		}
+		if o.Reduce, err = prove.ParseReduction(m.Reduce); err != nil {
+			return fail(stderr, "prove", fmt.Errorf("--merge: reduce: %w", err))
+		}
 		if af.File == "" {
 			o.Algorithm = a.Name
 		} else {

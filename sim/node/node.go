@@ -26,7 +26,11 @@ type Node struct {
 	w     *bufio.Writer
 	peers []*server.Peer // one connection per client, made on first use, kept across Reset (disconnect)
 	multi []bool         // per connection: inside MULTI, commands are queued
-	seed  int64
+	// connState says a connection has sent WATCH, SELECT, CLIENT or HELLO
+	// since the last disconnect: state of miniredis's connection (Ctx, its
+	// name, RESP3) that State cannot read.
+	connState bool
+	seed      int64
 	// seeded says miniredis's random source is seeded for this run. Seeding
 	// makes a 5 KB source and costs microseconds, a tenth of a search's
 	// time, and lock commands never draw from it: it is done before the
@@ -177,6 +181,10 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 // which bypass miniredis, are never run where they should be queued.
 func (n *Node) track(conn int, name string, args []string, r Reply) {
 	switch name {
+	case "WATCH", "SELECT", "CLIENT", "HELLO":
+		n.connState = true // kept in miniredis's connection, which State cannot read
+	}
+	switch name {
 	case "MULTI":
 		if r.Kind == Status {
 			n.multi[conn] = true
@@ -225,6 +233,7 @@ func (n *Node) disconnect() {
 		p.Ctx, p.ClientName, p.Resp3, p.SwitchResp3 = nil, "", false, nil
 	}
 	clear(n.multi)
+	n.connState = false
 }
 
 func (n *Node) peer(conn int) *server.Peer {

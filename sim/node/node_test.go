@@ -204,3 +204,31 @@ func TestClosedConnectionsAreNew(t *testing.T) {
 		})
 	}
 }
+
+// State refuses (ok false) what it cannot read: an open transaction, a
+// WATCH; a disconnect makes the node readable again.
+func TestStateRefusesConnectionState(t *testing.T) {
+	n := New(1)
+	t0 := time.Unix(100, 0)
+	visit := func() bool { return n.State(t0, func(string) {}, func(int64) {}) }
+	n.Exec(0, t0, cmd("SET", "k", "v"))
+	if !visit() {
+		t.Fatal("a node with one key: State refused")
+	}
+	n.Exec(0, t0, cmd("MULTI"))
+	if visit() {
+		t.Fatal("inside MULTI: State read the node")
+	}
+	n.Exec(0, t0, cmd("EXEC"))
+	if !visit() {
+		t.Fatal("after EXEC: State refused")
+	}
+	n.Exec(1, t0, cmd("WATCH", "k"))
+	if visit() {
+		t.Fatal("after WATCH: State read the node")
+	}
+	n.Flush()
+	if !visit() {
+		t.Fatal("after a restart's flush: State refused")
+	}
+}

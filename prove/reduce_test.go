@@ -1,0 +1,165 @@
+package prove
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// sameFindings compares a reduced enumeration with the full one: the same
+// outcome, the same verdicts met, each at the same first schedule.
+func sameFindings(full, reduced *Result) error {
+	if full.Proved() != reduced.Proved() || (full.Incomplete > 0) != (reduced.Incomplete > 0) {
+		return fmt.Errorf("proved %v (incomplete %d) in full, %v (incomplete %d) reduced",
+			full.Proved(), full.Incomplete, reduced.Proved(), reduced.Incomplete)
+	}
+	verdicts := func(r *Result) []string {
+		var out []string
+		for _, m := range r.Met {
+			out = append(out, m.Verdict)
+		}
+		return out
+	}
+	if !slices.Equal(verdicts(full), verdicts(reduced)) {
+		return fmt.Errorf("met %v in full, %v reduced", verdicts(full), verdicts(reduced))
+	}
+	for i := range full.Met {
+		if !slices.Equal(full.Met[i].Schedule, reduced.Met[i].Schedule) {
+			return fmt.Errorf("%s first at %v in full, at %v reduced", full.Met[i].Verdict, full.Met[i].Schedule, reduced.Met[i].Schedule)
+		}
+	}
+	return nil
+}
+
+// reductionSpaces are small spaces with each verdict prove meets, and a
+// proof: the reductions must find what the full enumeration finds.
+var reductionSpaces = []Options{
+	{Algorithm: "set-nx-px-token", Rounds: 1, Classes: []string{ClassShortPause, ClassCrash}, MaxFaults: 2},
+	{Algorithm: "set-nx-px-token", Rounds: 1, Classes: []string{ClassCrash, ClassClientJump}, MaxFaults: 1, MaxDelays: 1},
+	{Algorithm: "set-nx-px-token", Rounds: 1, Classes: []string{ClassLongPause}, MaxFaults: 1},
+	{Algorithm: "setnx-del", Rounds: 1, Classes: []string{ClassNet}, MaxFaults: 1},
+	{Algorithm: "setnx-del-recover", Clients: 3, Rounds: 1, Classes: []string{ClassCrash}, MaxFaults: 1, MaxDelays: 1},
+	{Algorithm: "php-eval", Rounds: 1, Classes: []string{ClassShortPause}, MaxFaults: 1},
+	{Algorithm: "python-setnx", Rounds: 1, Classes: []string{ClassLongPause}, MaxFaults: 1},
+	{Algorithm: "java-getset", Rounds: 1, Classes: []string{ClassClientJump}, MaxFaults: 2, MaxDelays: 0},
+	{Algorithm: "redlock", Rounds: 1, Classes: []string{ClassRestart}, MaxFaults: 1, MaxDelays: 0},
+}
+
+// TestReductionsFindWhatTheFullSpaceFinds: soundness on small spaces. The
+// full enumeration (ReduceOff) runs every branch the reductions prune; any
+// verdict found only there, or first found elsewhere, fails.
+func TestReductionsFindWhatTheFullSpaceFinds(t *testing.T) {
+	spaces := reductionSpaces
+	if testing.Short() {
+		spaces = spaces[1:4] // one that the summary prunes, two small
+	}
+	var pruned int64
+	for _, o := range spaces {
+		o.Reduce = ReduceOff
+		full := run(t, o)
+		t.Logf("%s %v K=%d D=%d: %d schedules", o.Algorithm, o.Classes, o.MaxFaults, o.MaxDelays, full.Explored)
+		for _, red := range []Reduction{ReduceHistory, ReduceSummary} {
+			o.Reduce = red
+			r := run(t, o)
+			if err := sameFindings(full, r); err != nil {
+				t.Errorf("%s %v K=%d D=%d, reduce %s: %v", o.Algorithm, o.Classes, o.MaxFaults, o.MaxDelays, red, err)
+			}
+			if r.Explored > full.Explored {
+				t.Errorf("%s %v, reduce %s: %d schedules, more than the full space's %d", o.Algorithm, o.Classes, red, r.Explored, full.Explored)
+			}
+			t.Logf("  reduce %s: %d schedules, %d pruned", red, r.Explored, r.Pruned)
+			if red == ReduceSummary {
+				pruned += full.Explored - r.Explored
+			}
+		}
+	}
+	if pruned == 0 {
+		t.Error("the summary reduction pruned nothing on any space: the test shows nothing")
+	}
+}
+
+// TestReductionProperty: on random small spaces, reduced and full prove
+// agree (sameFindings).
+func TestReductionProperty(t *testing.T) {
+	// Not python-setnx: its waiters retry so often that its spaces take
+	// minutes.
+	algos := []string{"set-nx-px-token", "setnx-del", "setnx-del-recover", "setnx-getset", "php-eval", "java-getset", "fenced-token", "token-extend"}
+	checks := 100
+	if testing.Short() {
+		checks = 10
+	}
+	pruning := 0 // cases the summary pruned in
+	setChecks(t, checks)
+	rapid.Check(t, func(rt *rapid.T) {
+		o := Options{
+			Algorithm: rapid.SampledFrom(algos).Draw(rt, "algorithm"),
+			Clients:   rapid.IntRange(1, 3).Draw(rt, "clients"),
+			Rounds:    rapid.IntRange(1, 2).Draw(rt, "rounds"),
+			MaxFaults: rapid.IntRange(0, 2).Draw(rt, "K"),
+			MaxDelays: rapid.IntRange(0, 1).Draw(rt, "D"),
+		}
+		classes := []string{ClassShortPause, ClassLongPause, ClassCrash, ClassClientJump, ClassNet}
+		o.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom(classes), 1, 2, rapid.ID[string]).Draw(rt, "classes")
+		// Keep each space small (seconds): more clients and rounds, fewer
+		// choices.
+		switch work := o.Clients * o.Rounds; {
+		case work > 2:
+			o.MaxFaults, o.MaxDelays = min(o.MaxFaults, 1), 0
+		case work == 2:
+			o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
+		}
+		o.Reduce = ReduceOff
+		full := run(t, o)
+		rt.Logf("%+v: %d schedules", o, full.Explored)
+		for _, red := range []Reduction{ReduceHistory, ReduceSummary} {
+			o.Reduce = red
+			r := run(t, o)
+			if err := sameFindings(full, r); err != nil {
+				rt.Fatalf("reduce %s: %v", red, err)
+			}
+			if red == ReduceSummary && r.Pruned > 0 {
+				pruning++
+			}
+		}
+	})
+	if pruning == 0 && !testing.Short() { // rapid runs a fifth of the cases under -short
+		t.Error("the summary pruned in no case: the property shows nothing")
+	}
+}
+
+// setChecks makes rapid.Check run n cases (the default 100 would take
+// minutes), unless -rapid.checks was given.
+func setChecks(t *testing.T, n int) {
+	f := flag.Lookup("rapid.checks")
+	if f == nil {
+		t.Fatal("rapid registers no -rapid.checks flag")
+	}
+	old := f.Value.String()
+	if old != "100" {
+		return // asked for on the command line
+	}
+	if err := f.Value.Set(strconv.Itoa(n)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(old) })
+}
+
+// The pruning decisions are taken in canonical order, whatever the number
+// of workers: the same counts and the same findings with 1 and 2.
+func TestReductionSameWhateverWorkers(t *testing.T) {
+	o := Options{Algorithm: "set-nx-px-token", Rounds: 1, Classes: []string{ClassCrash, ClassClientJump}, MaxFaults: 1, MaxDelays: 1, Reduce: ReduceSummary}
+	o.Workers = 1
+	one := run(t, o)
+	o.Workers = 2
+	two := run(t, o)
+	if one.Explored != two.Explored || one.Pruned != two.Pruned || one.Pruned == 0 {
+		t.Fatalf("1 worker: %d run, %d pruned; 2 workers: %d run, %d pruned", one.Explored, one.Pruned, two.Explored, two.Pruned)
+	}
+	if err := sameFindings(one, two); err != nil {
+		t.Fatal(err)
+	}
+}
