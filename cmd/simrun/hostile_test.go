@@ -118,7 +118,7 @@ func TestHostileInputs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr strings.Builder
-			cmd := exec.Command(bin, c.args...)
+			cmd, peak := measured(t, bin, c.args...)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			start := time.Now()
 			err := cmd.Run()
@@ -152,8 +152,8 @@ func TestHostileInputs(t *testing.T) {
 			if cpu > time.Second || took > 20*time.Second {
 				t.Errorf("took %s CPU, %s wall; want well under a second", cpu, took)
 			}
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > hostileCeiling {
-				t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", ru.Maxrss>>10, hostileCeiling>>20)
+			if p := peak(); p > hostileCeiling {
+				t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", p>>20, hostileCeiling>>20)
 			}
 		})
 	}
@@ -174,7 +174,7 @@ func TestExploreMemoryBomb(t *testing.T) {
 	if err := os.WriteFile(algo, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "explore", "--algo-file", algo, "--runs", "20", "--shrink-tries", "20", "--workers", "2",
+	cmd, peak := measured(t, bin, "explore", "--algo-file", algo, "--runs", "20", "--shrink-tries", "20", "--workers", "2",
 		"--out", filepath.Join(dir, "out"), "--json")
 	out, err := cmd.Output()
 	var ee *exec.ExitError
@@ -198,10 +198,9 @@ func TestExploreMemoryBomb(t *testing.T) {
 	// seen here. The ceiling is the soft memory limit simrun sets itself
 	// (memlimit.go): past it, the memory would not be bounded by design.
 	const ceiling = softMemoryLimit
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		t.Logf("peak resident memory %d MiB", ru.Maxrss>>10)
-		if ru.Maxrss*1024 > ceiling {
-			t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", ru.Maxrss>>10, ceiling>>20)
-		}
+	p := peak()
+	t.Logf("peak resident memory %d MiB", p>>20)
+	if p > ceiling {
+		t.Errorf("peak resident memory %d MiB, over the %d MiB ceiling", p>>20, ceiling>>20)
 	}
 }

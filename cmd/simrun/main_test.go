@@ -12,10 +12,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/locksim/locksim/internal/racedetect"
 )
 
-// TestMain removes the binary builtSimrun made, once every test is done.
+// TestMain removes the binary builtSimrun made, once every test is done;
+// started as a go-between (peakrss_test.go), it is only that.
 func TestMain(m *testing.M) {
+	if peakFile := os.Getenv(peakRSSEnv); peakFile != "" {
+		os.Exit(goBetween(peakFile, os.Args[1:]))
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -53,6 +59,28 @@ func builtSimrun(t *testing.T) string {
 		t.Fatal(binErr)
 	}
 	return binPath
+}
+
+// raceCut is all, or under the race detector the cut of it that still
+// runs the test's concurrent case: the detector's bookkeeping grows with
+// every run the test binary makes, and this package's tests would pass
+// 2 GB together. The plain `go test` runs all of it.
+func raceCut[T any](all, cut T) T {
+	if racedetect.Enabled {
+		return cut
+	}
+	return all
+}
+
+// skipUnderRace skips a test of the command line whose searches the race
+// detector would make too big for one test binary (their concurrency is
+// raced in the package that runs it, named by why), saying so; the plain
+// `go test ./cmd/simrun` runs it.
+func skipUnderRace(t *testing.T, why string) {
+	t.Helper()
+	if racedetect.Enabled {
+		t.Skip("under -race: " + why + "; go test ./cmd/simrun runs it")
+	}
 }
 
 func simrun(args ...string) (code int, stdout, stderr string) {

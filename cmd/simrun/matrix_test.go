@@ -44,6 +44,7 @@ func TestMatrixSameBytesWhateverWorkers(t *testing.T) {
 // --check passes against the file the same command wrote, fails naming
 // each cell whose verdict changed, and reads the JSON form too.
 func TestMatrixCheck(t *testing.T) {
+	skipUnderRace(t, "the matrix's workers are raced in ./matrix")
 	narrowMatrix(t)
 	dir := t.TempDir()
 	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
@@ -106,6 +107,7 @@ func TestMatrixCheck(t *testing.T) {
 }
 
 func TestMatrixBadInput(t *testing.T) {
+	skipUnderRace(t, "the matrix's workers are raced in ./matrix")
 	narrowMatrix(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "m.md")
@@ -152,6 +154,7 @@ func TestMatrixCheckCommitted(t *testing.T) {
 // --algo-file makes a one-row matrix of the file's lock, and --check with
 // the same flag guards it.
 func TestMatrixAlgoFile(t *testing.T) {
+	skipUnderRace(t, "the matrix's workers are raced in ./matrix")
 	file := filepath.Join(t.TempDir(), "m.md")
 	code, _, errOut := simrun("matrix", "--algo-file", "../../examples/set-nx-px-token.yaml", "--runs", "50", "--shrink-tries", "2000", "-o", file)
 	if code != exitOK {
@@ -174,6 +177,7 @@ func TestMatrixAlgoFile(t *testing.T) {
 // never advice that would overwrite it with the full matrix. --check
 // compares every verdict a cell met, not only the worst.
 func TestMatrixCheckOneRow(t *testing.T) {
+	skipUnderRace(t, "the matrix's workers are raced in ./matrix")
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "my-lock.md")
 	if code, _, errOut := simrun("matrix", "--algo-file", "../../examples/set-nx-px-token.yaml", "--runs", "30",

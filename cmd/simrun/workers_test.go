@@ -87,6 +87,7 @@ func TestExploreKeepsAShrinkAllCounterexample(t *testing.T) {
 
 // book clamps --workers as matrix does: its matrix is searched cell by cell.
 func TestBookClampsWorkers(t *testing.T) {
+	skipUnderRace(t, "the clamp is arithmetic, and the book's workers are raced by TestBookSite")
 	narrowMatrix(t) // two rows: 16 cells
 	code, _, errOut := simrun("book", "-o", t.TempDir(), "--runs", "2", "--workers", "99")
 	want := "simrun book: --workers 99 clamped to " + strconv.Itoa(min(16, runtime.GOMAXPROCS(0))) + " (16 cells,"

@@ -1,0 +1,6 @@
+//go:build !race
+
+package racedetect
+
+// Enabled: this binary was built with -race.
+const Enabled = false
