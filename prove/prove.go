@@ -446,15 +446,11 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 		st := Step{Client: p.names[pt.proc], Point: pt.at.String(), N: pt.n}
 		for j := range p.menu {
 			c := &p.menu[j]
-			if c.sendOnly() && pt.at != sim.PointSend {
-				continue
-			}
-			isDelay := c.class == ""
-			if isDelay && len(n.steps)-n.faultN >= p.opts.MaxDelays || !isDelay && n.faultN >= p.opts.MaxFaults {
+			if !p.offered(n, pt, c) {
 				continue
 			}
 			faultN := n.faultN
-			if !isDelay {
+			if c.class != "" { // a fault, not a delay
 				faultN++
 			}
 			st.Choice = c.name
@@ -474,17 +470,23 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 func (p *Prover) choicesAt(n *node, pt point) int {
 	c := 0
 	for j := range p.menu {
-		m := &p.menu[j]
-		if m.sendOnly() && pt.at != sim.PointSend {
-			continue
+		if p.offered(n, pt, &p.menu[j]) {
+			c++
 		}
-		isDelay := m.class == ""
-		if isDelay && len(n.steps)-n.faultN >= p.opts.MaxDelays || !isDelay && n.faultN >= p.opts.MaxFaults {
-			continue
-		}
-		c++
 	}
 	return c
+}
+
+// offered says whether choice c extends n at pt: the kind of point it is
+// for, and a fault or delay left in n's budget.
+func (p *Prover) offered(n *node, pt point, c *choice) bool {
+	if c.sendOnly() && pt.at != sim.PointSend {
+		return false
+	}
+	if c.class == "" { // a delay
+		return len(n.steps)-n.faultN < p.opts.MaxDelays
+	}
+	return n.faultN < p.opts.MaxFaults
 }
 
 // seen is what pruning remembers of an extended run: where its extensions
