@@ -32,6 +32,10 @@ type Node struct {
 	// time, and lock commands never draw from it: it is done before the
 	// first command that does (usesRandom).
 	seeded bool
+	// selected says a connection may have left database 0 (SELECT ran
+	// since the connections were last made new): the watched key is read
+	// from database 0, and a SET is no longer known to have written it.
+	selected bool
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -102,7 +106,11 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 	}
 	before := n.watchBefore(now)
 	r := n.execCapture(conn, now, args)
-	n.watchAfter(conn, before)
+	if after, ok := n.setAfter(args, r, before); ok {
+		n.settle(before, n.watch.writer, after, conn)
+	} else {
+		n.watchAfter(conn, before)
+	}
 	return r
 }
 
@@ -162,6 +170,9 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	if !n.seeded && usesRandom(args[0]) {
 		n.m.Seed(int(n.seed))
 		n.seeded = true
+	}
+	if len(args[0]) == len("SELECT") && strings.EqualFold(args[0], "SELECT") {
+		n.selected = true
 	}
 	n.srv.Dispatch(p, args)
 	n.w.Flush()
@@ -225,6 +236,7 @@ func (n *Node) disconnect() {
 		p.Ctx, p.ClientName, p.Resp3, p.SwitchResp3 = nil, "", false, nil
 	}
 	clear(n.multi)
+	n.selected = false // a connection made new is on database 0
 }
 
 func (n *Node) peer(conn int) *server.Peer {

@@ -1,6 +1,9 @@
 package node
 
 import (
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -99,6 +102,62 @@ func (n *Node) lookBefore(now time.Time) KeyState {
 func (n *Node) watchAfter(writer int, before KeyState) {
 	after := n.readKey(n.watch.key)
 	n.settle(before, n.watch.writer, after, writer)
+}
+
+// setAfter is the watched key after args, when args is a SET of it with
+// no option but NX, XX, EX and PX, each once, known from its reply without
+// reading the data: OK wrote the value with its TTL (none without EX or PX);
+// a null reply (NX of a key that exists, XX of one that does not) left the
+// key as before, which the data says of a string or an absent key
+// (TestWatchBeforeCountsAsTheData). A read of the data after every command
+// was a tenth of a run's engine cost, and the SET itself touched what the
+// read would (the key's idle time, at the same node time; no TTL counts
+// down between them). ok is false for anything else, and for a connection
+// that may have selected another database.
+func (n *Node) setAfter(args []string, r Reply, before KeyState) (after KeyState, ok bool) {
+	if !knownSets || n.selected || len(args) < 3 || args[1] != n.watch.key || !isName(args[0], "SET") {
+		return KeyState{}, false
+	}
+	var cond, expiry bool
+	ttl := time.Duration(-1)
+	for i := 3; i < len(args); i++ {
+		switch opt := args[i]; {
+		case !cond && (isName(opt, "NX") || isName(opt, "XX")):
+			cond = true
+		case !expiry && i+1 < len(args) && (isName(opt, "EX") || isName(opt, "PX")):
+			expiry = true
+			// miniredis's own parse: Atoi, times the unit.
+			v, err := strconv.Atoi(args[i+1])
+			unit := time.Millisecond
+			if isName(opt, "EX") {
+				unit = time.Second
+			}
+			if err != nil || v <= 0 || int64(v) > math.MaxInt64/int64(unit) {
+				return KeyState{}, false
+			}
+			ttl = time.Duration(v) * unit
+			i++
+		default:
+			return KeyState{}, false
+		}
+	}
+	switch {
+	case r.Kind == Status && r.Str == "OK":
+		return KeyState{Exists: true, Value: args[2], TTL: ttl}, true
+	case r.Kind == Nil && cond && (!before.Exists || before.Type == KeyString):
+		return before, true
+	}
+	return KeyState{}, false
+}
+
+// knownSets turns setWritten on; tests turn it off to compare.
+var knownSets = true
+
+// isName says whether arg is name (upper case) in any case, of the same
+// length: a fold of another length (the long s of SET) is not matched, and
+// the data is read as for any other command.
+func isName(arg, name string) bool {
+	return len(arg) == len(name) && strings.EqualFold(arg, name)
 }
 
 // settle records after, left by writer, as the watched key's state after an
