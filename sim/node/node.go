@@ -49,8 +49,9 @@ type Node struct {
 	lastSrc string            // its source
 	vm      *luaVM            // made by the first script, kept by Reset and Flush, dropped when a script spoils it
 
-	aof   aof   // what a Restart keeps (persist.go)
-	watch watch // the watched key (watch.go)
+	aof    aof       // what a Restart keeps (persist.go)
+	watch  watch     // the watched key (watch.go)
+	follow keyFollow // the watched key through the Exec running (watch.go)
 	// Replication (replicate.go): while capture is on, effects is the
 	// write stream of the last Exec, its lists cut from effArgs.
 	capture bool
@@ -105,12 +106,15 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 		return n.execCapture(conn, now, args)
 	}
 	before := n.watchBefore(now)
+	n.startFollow(before)
 	r := n.execCapture(conn, now, args)
-	if after, ok := n.setAfter(args, r, before); ok {
-		n.settle(before, n.watch.writer, after, conn)
+	if n.follow.on && n.follow.ran {
+		n.settle(before, n.watch.writer, n.follow.key, conn)
+		followedExecs++
 	} else {
 		n.watchAfter(conn, before)
 	}
+	n.follow.on = false
 	return r
 }
 
@@ -179,7 +183,10 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	r, _, err := parseReplyKnown(n.out.Bytes(), known)
 	n.out.Reset()
 	if err != nil {
-		return errorReply("ERR locksim: " + err.Error())
+		r = errorReply("ERR locksim: " + err.Error())
+	}
+	if n.follow.on {
+		n.followed(args, r)
 	}
 	return r
 }
