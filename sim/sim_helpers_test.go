@@ -13,8 +13,9 @@ const releaseScript = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis
 
 func (l tokenLock) Acquire(p Proc) (Lease, error) {
 	tok := strconv.FormatUint(p.Rand().Uint64(), 16)
+	px := strconv.FormatInt(l.ttl.Milliseconds(), 10) // once, as set-nx-px-token does
 	for {
-		r, err := Do(p, 0, "SET", "lock", tok, "NX", "PX", strconv.FormatInt(l.ttl.Milliseconds(), 10))
+		r, err := Do(p, 0, "SET", "lock", tok, "NX", "PX", px)
 		if err == nil && r.Str == "OK" {
 			return Lease{Held: true, Token: tok}, nil
 		}

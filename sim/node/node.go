@@ -36,6 +36,10 @@ type Node struct {
 	// time, and lock commands never draw from it: it is done before the
 	// first command that does (usesRandom).
 	seeded bool
+	// selected says a connection may have left database 0 (SELECT ran
+	// since the connections were last made new): the watched key is read
+	// from database 0, and a SET is no longer known to have written it.
+	selected bool
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -49,8 +53,9 @@ type Node struct {
 	lastSrc string            // its source
 	vm      *luaVM            // made by the first script, kept by Reset and Flush, dropped when a script spoils it
 
-	aof   aof   // what a Restart keeps (persist.go)
-	watch watch // the watched key (watch.go)
+	aof    aof       // what a Restart keeps (persist.go)
+	watch  watch     // the watched key (watch.go)
+	follow keyFollow // the watched key through the Exec running (watch.go)
 	// Replication (replicate.go): while capture is on, effects is the
 	// write stream of the last Exec, its lists cut from effArgs.
 	capture bool
@@ -105,8 +110,15 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 		return n.execCapture(conn, now, args)
 	}
 	before := n.watchBefore(now)
+	n.startFollow(before)
 	r := n.execCapture(conn, now, args)
-	n.watchAfter(conn, before)
+	if n.follow.on && n.follow.ran {
+		n.settle(before, n.watch.writer, n.follow.key, conn)
+		followedExecs++
+	} else {
+		n.watchAfter(conn, before)
+	}
+	n.follow.on = false
 	return r
 }
 
@@ -167,12 +179,18 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 		n.m.Seed(int(n.seed))
 		n.seeded = true
 	}
+	if len(args[0]) == len("SELECT") && strings.EqualFold(args[0], "SELECT") {
+		n.selected = true
+	}
 	n.srv.Dispatch(p, args)
 	n.w.Flush()
 	r, _, err := parseReplyKnown(n.out.Bytes(), known)
 	n.out.Reset()
 	if err != nil {
-		return errorReply("ERR locksim: " + err.Error())
+		r = errorReply("ERR locksim: " + err.Error())
+	}
+	if n.follow.on {
+		n.followed(args, r)
 	}
 	return r
 }
@@ -234,6 +252,7 @@ func (n *Node) disconnect() {
 	}
 	clear(n.multi)
 	n.connState = false
+	n.selected = false // a connection made new is on database 0
 }
 
 func (n *Node) peer(conn int) *server.Peer {

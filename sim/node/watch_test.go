@@ -2,6 +2,7 @@ package node
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -371,5 +372,80 @@ func TestWatchBeforeCountsAsTheData(t *testing.T) {
 		if rng.IntN(20) == 0 { // a look from outside, later than the next step may be
 			n.Key(now.Add(time.Duration(rng.IntN(3_000_000))), "k")
 		}
+	}
+}
+
+// TestKnownSetsReadAsTheData runs one random command stream on two nodes,
+// one that follows the watched key through commands' replies and one
+// that reads the data after every command: the watched key after each
+// command, and OBJECT IDLETIME, must be the same on both.
+func TestKnownSetsReadAsTheData(t *testing.T) {
+	defer func() { knownSets = true }()
+	rng := rand.New(rand.NewPCG(3, 4))
+	ms := func() string { return strconv.Itoa(1 + rng.IntN(50)) }
+	cmds := []func() []string{
+		func() []string { return []string{"SET", "k", "v" + ms()} },
+		func() []string { return []string{"SET", "k", "v", "NX", "PX", ms()} },
+		func() []string { return []string{"set", "k", "w", "px", ms(), "nx"} },
+		func() []string { return []string{"SET", "k", "v", "XX", "EX", "1"} },
+		func() []string { return []string{"SET", "k", "v", "XX"} },
+		func() []string { return []string{"SET", "k", "v", "NX", "GET"} },
+		func() []string { return []string{"SET", "k", "v", "KEEPTTL"} },
+		func() []string { return []string{"SET", "k", "v", "PX", "5", "PX", ms()} },
+		func() []string { return []string{"SET", "k", "v", "PX", "0"} },
+		func() []string { return []string{"SET", "k", "v", "EX", "99999999999999"} },
+		func() []string { return []string{"SET", "other", "x", "PX", "5"} },
+		func() []string { return []string{"HSET", "k", "f", "v"} },
+		func() []string { return []string{"PEXPIRE", "k", ms()} },
+		func() []string { return []string{"GET", "k"} },
+		func() []string { return []string{"DEL", "k"} },
+		func() []string { return []string{"MULTI"} },
+		func() []string { return []string{"EXEC"} },
+		func() []string { return []string{"OBJECT", "IDLETIME", "k"} },
+		func() []string { return []string{"DEL", "k", "other"} },
+		func() []string { return []string{"DEL", "other"} },
+		func() []string { return []string{"EVAL", releaseScript, "1", "k", "v"} },
+		func() []string { return []string{"EVAL", releaseScript, "1", "k", "w"} },
+		func() []string {
+			return []string{"EVAL", `redis.call("get", KEYS[1]); return redis.call("set", KEYS[1], ARGV[1], "px", ARGV[2])`, "1", "k", "v", ms()}
+		},
+		func() []string { return []string{"EVAL", `return redis.call("append", KEYS[1], "x")`, "1", "k"} },
+		func() []string {
+			return []string{"EVAL", `redis.call("select", "1"); return redis.call("set", KEYS[1], "z")`, "1", "k"}
+		},
+	}
+	known, read := New(1), New(1)
+	known.Watch("k")
+	read.Watch("k")
+	now, fast := t0, 0
+	for i := range 20000 {
+		step := time.Duration(rng.IntN(3_000_000_000)) // up to 3 s: IDLETIME counts seconds
+		if rng.IntN(10) == 0 {
+			step = -step / 2
+		}
+		now = now.Add(step)
+		if rng.IntN(200) == 0 { // connections made new, on database 0
+			known.Flush()
+			read.Flush()
+		}
+		conn, args := rng.IntN(3), cmds[rng.IntN(len(cmds))]()
+		if rng.IntN(500) == 0 { // a SET after it may write another database
+			args = []string{"SELECT", strconv.Itoa(rng.IntN(2))}
+		}
+		followed := followedExecs
+		got := known.Exec(conn, now, args)
+		fast += followedExecs - followed
+		knownSets = false
+		want := read.Exec(conn, now, args)
+		knownSets = true
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: %q replied %+v, on the node that reads %+v", i, args, got, want)
+		}
+		if g, w := known.Watched(), read.Watched(); g != w {
+			t.Fatalf("step %d: after %q the watched key is %+v, the data says %+v", i, args, g, w)
+		}
+	}
+	if fast < 2000 {
+		t.Fatalf("only %d of 20000 commands known from their reply: the test tests little", fast)
 	}
 }
