@@ -40,6 +40,11 @@ type Node struct {
 	// since the connections were last made new): the watched key is read
 	// from database 0, and a SET is no longer known to have written it.
 	selected bool
+	// readBack turns following the watched key off (tests compare the two
+	// ways); follows counts the Execs that followed it, for tests. Fields
+	// of the node, not of the package: runs on other nodes go on at once.
+	readBack bool
+	follows  int
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -114,7 +119,7 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 	r := n.execCapture(conn, now, args)
 	if n.follow.on && n.follow.ran {
 		n.settle(before, n.watch.writer, n.follow.key, conn)
-		followedExecs++
+		n.follows++
 	} else {
 		n.watchAfter(conn, before)
 	}

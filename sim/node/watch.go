@@ -128,7 +128,7 @@ type keyFollow struct {
 // TestWatchBeforeCountsAsTheData): from a string or an absent key, on a
 // node whose connections are all on database 0.
 func (n *Node) startFollow(before KeyState) {
-	n.follow = keyFollow{on: knownSets && !n.selected && (!before.Exists || before.Type == KeyString), key: before}
+	n.follow = keyFollow{on: !n.readBack && !n.selected && (!before.Exists || before.Type == KeyString), key: before}
 }
 
 // followed takes args, a command that ran with reply r, into the followed
@@ -193,12 +193,6 @@ func (n *Node) followSet(args []string, r Reply) bool {
 	}
 	return false
 }
-
-// knownSets turns following on; tests turn it off to compare.
-var knownSets = true
-
-// followedExecs counts the Execs whose watched key was followed, for tests.
-var followedExecs int
 
 // isName says whether arg is name (upper case) in any case, of the same
 // length: a fold of another length (the long s of SET) is not matched, and
