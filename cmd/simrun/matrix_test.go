@@ -20,6 +20,7 @@ func narrowMatrix(t *testing.T) {
 
 // The same seed and runs print the same bytes, whatever the workers.
 func TestMatrixSameBytesWhateverWorkers(t *testing.T) {
+	skipUnderRace(t, "the matrix's workers are raced in ./matrix")
 	narrowMatrix(t)
 	var want string
 	for _, w := range []string{"1", "2"} {
