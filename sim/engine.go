@@ -441,7 +441,7 @@ func (r *runner) write(p *process) {
 // OnPoint or OnState (a fault may stop other coroutines, which only the
 // scheduler does; a state key is taken at each point).
 func (r *runner) inlines(p *process) bool {
-	if p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil || r.cfg.OnState != nil {
+	if inlineOff || p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil || r.cfg.OnState != nil {
 		return false
 	}
 	for _, i := range r.byProc[p.id] {

@@ -12,7 +12,8 @@ import (
 func TestCoroutinesRunTheirOwnEventsAsTheSchedulerWould(t *testing.T) {
 	own := 0
 	ranOwn = func() { own++ }
-	defer func() { ranOwn = nil }()
+	defer func(off bool) { ranOwn, inlineOff = nil, off }(inlineOff)
+	inlineOff = false // on under -race too: this test races the path
 	configs := map[string]func(uint64) Config{"standard": standardConfig, "faulty": faultyConfig, "send": sendFaultConfig}
 	for _, name := range []string{"standard", "faulty", "send"} {
 		for seed := uint64(0); seed < 60; seed++ {
