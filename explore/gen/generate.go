@@ -114,7 +114,7 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	if !o.DrawTTL {
 		g.ttl = algo.With(locks.Params{}).TTL // 0 (none) falls back to a draw
 	}
-	g.multiNode = algo.NodesNeeded(locks.Params{Nodes: 3}) == 3
+	g.multiNode = multiNode(algo)
 	g.commands = probeCommands(algo)
 	g.triggerCommands = append([]string{""}, g.commands...)
 	for _, c := range classes {
@@ -382,15 +382,26 @@ func (g *scenarioGen) duration(s *scenarios.Scenario, ttl time.Duration) time.Du
 	return (d + time.Second - 1).Truncate(time.Second)
 }
 
+// multiNode says whether the lock runs on as many nodes as it is given
+// (Redlock), so a probe or a draw gives it three.
+func multiNode(algo locks.Algorithm) bool { return algo.NodesNeeded(locks.Params{Nodes: 3}) == 3 }
+
+// probeParams are a probe scenario's parameters: this TTL, and three nodes
+// for a lock on several.
+func probeParams(algo locks.Algorithm, ttl time.Duration) scenarios.Params {
+	p := scenarios.Params{TTL: scenarios.Duration(ttl)}
+	if multiNode(algo) {
+		p.Nodes = 3
+	}
+	return p
+}
+
 // probeCommands runs the algorithm once through contention, a crash that
 // abandons the lock and a release, and lists the command names it sent, in
 // the order first sent: what event triggers may name. Deterministic: the
 // probe is a fixed scenario.
 func probeCommands(algo locks.Algorithm) []string {
-	p := scenarios.Params{TTL: scenarios.Duration(time.Second)}
-	if algo.NodesNeeded(locks.Params{Nodes: 3}) == 3 {
-		p.Nodes = 3
-	}
+	p := probeParams(algo, time.Second)
 	s := &scenarios.Scenario{
 		Name: "probe", Algorithm: algo.Name, Params: p, Seed: 1, Duration: scenarios.Duration(10 * time.Second),
 		MaxEvents: genMaxEvents,

@@ -35,10 +35,7 @@ func leaseSupport(algo locks.Algorithm) (renews, reenters bool) {
 	// blame the workload.
 	own, ok := algo.New(algo.With(locks.Params{})).(sim.SelfRenewing)
 	renews = ok && own.RenewEvery() > 0
-	p := scenarios.Params{TTL: scenarios.Duration(time.Minute)}
-	if algo.NodesNeeded(locks.Params{Nodes: 3}) == 3 {
-		p.Nodes = 3
-	}
+	p := probeParams(algo, time.Minute)
 	s := &scenarios.Scenario{
 		Name: "reentry probe", Algorithm: algo.Name, Params: p, Seed: 1, Duration: scenarios.Duration(5 * time.Second),
 		MaxEvents: genMaxEvents,
