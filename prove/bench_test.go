@@ -13,8 +13,14 @@ import (
 // The first two enumerate a space inside set-nx-px-token's assumptions (pauses
 // shorter than the TTL, crashes, clock steps of a client, one reordering),
 // so they run it to the end: a proof. With long-pause on the menu the
-// search stops at the first overlap instead, in well under a second.
-func benchProve(b *testing.B, o Options) {
+// search stops at the first overlap instead, in well under a second. The
+// php-set-get ones complete their space with the verdict the document's
+// code earns there (stuck: nothing worse), redlock's with a proof.
+func benchProve(b *testing.B, o Options) { benchProveTo(b, o, "") }
+
+// benchProveTo enumerates o's space whole and fails unless it ends with
+// verdict ("": proved).
+func benchProveTo(b *testing.B, o Options, verdict string) {
 	for range b.N {
 		p, err := New(o)
 		if err != nil {
@@ -29,8 +35,10 @@ func benchProve(b *testing.B, o Options) {
 		}
 		if r.Interrupted {
 			b.Logf("stopped after %s: %d schedules, pass %d of %d not complete", r.Elapsed, r.Explored, r.Depth+1, o.MaxFaults+o.MaxDelays)
-		} else if !r.Proved() {
+		} else if verdict == "" && !r.Proved() {
 			b.Fatalf("not proved: %+v", r.Found)
+		} else if verdict != "" && (r.Found == nil || r.Found.Verdict != verdict || r.Incomplete > 0) {
+			b.Fatalf("want %s over the whole space, got %+v (incomplete %d)", verdict, r.Found, r.Incomplete)
 		}
 		b.ReportMetric(float64(r.Explored), "schedules")
 		b.ReportMetric(float64(r.Pruned), "pruned")
@@ -55,4 +63,20 @@ func BenchmarkProve2x2K2(b *testing.B) {
 func BenchmarkProveSmall(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 2, Rounds: 2,
 		Classes: []string{ClassShortPause, ClassCrash}, MaxFaults: 1, Workers: 1})
+}
+
+// BenchmarkProvePhpSetGetCrash and ...Net: php-set-get, K=1, D=1: the whole
+// space, past its stuck schedule, to rule out worse.
+func BenchmarkProvePhpSetGetCrash(b *testing.B) {
+	benchProveTo(b, Options{Algorithm: "php-set-get", Classes: []string{ClassCrash}, MaxFaults: 1, MaxDelays: 1}, "stuck")
+}
+
+func BenchmarkProvePhpSetGetNet(b *testing.B) {
+	benchProveTo(b, Options{Algorithm: "php-set-get", Classes: []string{ClassNet}, MaxFaults: 1, MaxDelays: 1}, "stuck")
+}
+
+// BenchmarkProveRedlockNet: redlock on 5 nodes, lost requests and replies,
+// K=1, D=1.
+func BenchmarkProveRedlockNet(b *testing.B) {
+	benchProve(b, Options{Algorithm: "redlock", Classes: []string{ClassNet}, MaxFaults: 1, MaxDelays: 1})
 }

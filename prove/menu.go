@@ -21,6 +21,9 @@ type choice struct {
 	fault func(ttl time.Duration, k int) scenarios.Fault
 }
 
+// shift is a delay's length.
+func (c *choice) shift() time.Duration { return time.Duration(c.fault(0, 0).For) }
+
 // sendOnly says whether the choice is offered at send points only: a lost
 // request or reply loses the client's next command, so at a reply or
 // acquired point it would lose the same command as at the next send point.
@@ -114,6 +117,9 @@ var delays = []choice{
 		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip)}
 	}},
 }
+
+// maxShift is the longest delay (races.go looks that far after an event).
+const maxShift = roundTrip
 
 // ParseClasses reads --faults: fault classes, comma-separated, or "all"
 // (every menu class). A class made of menu classes (pause, jump) is taken

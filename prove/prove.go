@@ -70,6 +70,8 @@ type Options struct {
 	// Reduce says which state pruning to use (ReduceOff: identical whole
 	// runs only, as before state keys).
 	Reduce Reduction
+	// Delays says where delays are offered (DelaysAll: at every point).
+	Delays Delays
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the enumeration runs.
 	Progress func(Progress)
@@ -143,6 +145,7 @@ type Result struct {
 	MaxFaults  int
 	MaxDelays  int
 	Reduce     Reduction
+	Delays     Delays
 	Shard      search.Shard
 	TTL        time.Duration // the lock's lifetime, which the menu scales to
 	Explored   int64         // schedules run
@@ -310,9 +313,14 @@ type point struct {
 	at   sim.Point
 	n    int
 	key  [4]uint64 // the state key there (Options.Reduce); zero: none
-	// Where the run stood against its absolute bounds then (sim.StateKeys).
+	// When it came, and how many events the history held then.
 	now    sim.Time
 	events int
+	// Where delays are offered (races.go): the shortest delay that
+	// reorders something there, and there or later in its process (noRace:
+	// none); its process's point before it (-1: none).
+	need, ahead time.Duration
+	prev        int
 }
 
 // scenario is the schedule's scenario: the base workload and its faults.
@@ -378,6 +386,9 @@ func (p *Prover) run(n *node, last bool) error {
 		return nil
 	}
 	n.points = pts
+	if p.opts.MaxDelays > 0 && p.opts.Delays == DelaysRaces {
+		needs(res.History.Events, pts, len(p.names), maxShift)
+	}
 	if p.opts.Reduce == ReduceSummary {
 		// The summary forgets the past's violations: a run that has one
 		// keeps its points apart from runs that do not.
@@ -397,9 +408,9 @@ func (p *Prover) run(n *node, last bool) error {
 
 // recorder is an OnPoint hook that appends each choice point to pts,
 // numbering each client's points of a kind from 1 as triggers count them.
-func (p *Prover) recorder(pts *[]point) func(sim.Point, int) {
+func (p *Prover) recorder(pts *[]point) func(sim.Point, int, sim.Time, int) {
 	counts := make([][3]int, len(p.names))
-	return func(at sim.Point, proc int) {
+	return func(at sim.Point, proc int, now sim.Time, events int) {
 		var k int
 		switch at {
 		case sim.PointSend:
@@ -412,7 +423,7 @@ func (p *Prover) recorder(pts *[]point) func(sim.Point, int) {
 			return
 		}
 		counts[proc][k]++
-		*pts = append(*pts, point{proc: proc, at: at, n: counts[proc][k]})
+		*pts = append(*pts, point{proc: proc, at: at, n: counts[proc][k], now: now, events: events})
 	}
 }
 
@@ -429,7 +440,6 @@ func (p *Prover) keyRecorder(pts *[]point) func(sim.Point, int, sim.StateKeys) {
 		}
 		pt := &(*pts)[len(*pts)-1]
 		pt.key = [4]uint64{k.State[0], k.State[1], past[0], past[1]}
-		pt.now, pt.events = k.Now, k.Events
 	}
 }
 
@@ -440,13 +450,13 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 	for i := n.start; i < len(n.points); i++ {
 		pt := n.points[i]
 		if skip != nil && skip(&pt, p.opts.MaxFaults-n.faultN, p.opts.MaxDelays-(len(n.steps)-n.faultN)) {
-			pruned += p.choicesAt(n, pt)
+			pruned += p.choicesAt(n, i)
 			continue
 		}
 		st := Step{Client: p.names[pt.proc], Point: pt.at.String(), N: pt.n}
 		for j := range p.menu {
 			c := &p.menu[j]
-			if !p.offered(n, pt, c) {
+			if !p.offered(n, i, c) {
 				continue
 			}
 			faultN := n.faultN
@@ -466,24 +476,28 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 	return out, pruned
 }
 
-// choicesAt counts n's extensions at pt.
-func (p *Prover) choicesAt(n *node, pt point) int {
+// choicesAt counts n's extensions at its point i.
+func (p *Prover) choicesAt(n *node, i int) int {
 	c := 0
 	for j := range p.menu {
-		if p.offered(n, pt, &p.menu[j]) {
+		if p.offered(n, i, &p.menu[j]) {
 			c++
 		}
 	}
 	return c
 }
 
-// offered says whether choice c extends n at pt: the kind of point it is
-// for, and a fault or delay left in n's budget.
-func (p *Prover) offered(n *node, pt point, c *choice) bool {
-	if c.sendOnly() && pt.at != sim.PointSend {
+// offered says whether choice c extends n at its point i: the kind of
+// point it is for, a fault or delay left in n's budget, and for a delay,
+// one that reorders something no other does (Options.Delays).
+func (p *Prover) offered(n *node, i int, c *choice) bool {
+	if c.sendOnly() && n.points[i].at != sim.PointSend {
 		return false
 	}
 	if c.class == "" { // a delay
+		if p.opts.Delays == DelaysRaces && !raced(n.points, i, n.start, c.shift()) {
+			return false // another point's delay makes its run (races.go)
+		}
 		return len(n.steps)-n.faultN < p.opts.MaxDelays
 	}
 	return n.faultN < p.opts.MaxFaults
@@ -506,7 +520,7 @@ type seen struct {
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
-		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Shard: o.Shard, TTL: p.ttl, Depth: -1}
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Delays: o.Delays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
 	began := time.Now()
 	w := &walker{p: p, ctx: ctx, workers: o.Workers, met: map[string]*node{}}
 	if w.workers <= 0 {

@@ -38,7 +38,9 @@ func run(t *testing.T, o Options) *Result {
 //     after a pause at point i (0-based) there are 5-1-i points left for
 //     the second: 1 + 5 + (4+3+2+1+0) = 16.
 //   - pause and crash, K=1: 1 + 5·2 = 11.
-//   - delays only (3 of them), D=1: 1 + 5·3 = 16.
+//   - delays only (3 of them), D=1: 1 + 5·3 = 16 with every delay
+//     offered (DelaysAll); 1 with delays where they race, as nothing
+//     else runs.
 //   - net, K=1: a lost request or reply is offered at the 2 send points
 //     only (SET, EVAL): 1 + 2·2 = 5.
 func TestCountTinySpace(t *testing.T) {
@@ -46,17 +48,19 @@ func TestCountTinySpace(t *testing.T) {
 		classes []string
 		k, d    int
 		want    int64
+		delays  Delays
 	}{
-		{[]string{ClassCrash}, 1, 0, 6},
-		{[]string{ClassCrash}, 2, 0, 6},
-		{[]string{ClassShortPause}, 2, 0, 16},
-		{[]string{ClassShortPause, ClassCrash}, 1, 0, 11},
-		{[]string{ClassShortPause}, 0, 1, 16},
-		{[]string{ClassNet}, 1, 0, 5},
+		{[]string{ClassCrash}, 1, 0, 6, DelaysAll},
+		{[]string{ClassCrash}, 2, 0, 6, DelaysAll},
+		{[]string{ClassShortPause}, 2, 0, 16, DelaysAll},
+		{[]string{ClassShortPause, ClassCrash}, 1, 0, 11, DelaysAll},
+		{[]string{ClassShortPause}, 0, 1, 16, DelaysAll},
+		{[]string{ClassShortPause}, 0, 1, 1, DelaysRaces},
+		{[]string{ClassNet}, 1, 0, 5, DelaysAll},
 	} {
-		r := run(t, Options{Algorithm: "set-nx-px-token", Clients: 1, Rounds: 1, Classes: c.classes, MaxFaults: c.k, MaxDelays: c.d})
+		r := run(t, Options{Algorithm: "set-nx-px-token", Clients: 1, Rounds: 1, Classes: c.classes, MaxFaults: c.k, MaxDelays: c.d, Delays: c.delays})
 		if r.Explored+r.Pruned != c.want || r.Found != nil || !r.Proved() {
-			t.Errorf("%v K=%d D=%d: explored %d + pruned %d, want %d in all, proved (found %+v)", c.classes, c.k, c.d, r.Explored, r.Pruned, c.want, r.Found)
+			t.Errorf("%v K=%d D=%d %s: explored %d + pruned %d, want %d in all, proved (found %+v)", c.classes, c.k, c.d, c.delays, r.Explored, r.Pruned, c.want, r.Found)
 		}
 	}
 }

@@ -50,7 +50,21 @@ var reductionSpaces = []Options{
 	{Algorithm: "java-getset", Rounds: 1, Classes: []string{ClassClientJump}, MaxFaults: 2, MaxDelays: 0},
 	{Algorithm: "redlock", Rounds: 1, Classes: []string{ClassRestart}, MaxFaults: 1, MaxDelays: 0},
 	prunedSmall,
+	// Delays that find what they find: a reordering alone, a reordering
+	// after a fault, and spaces where most delays race nothing.
+	{Algorithm: "python-setnx", Classes: []string{ClassShortPause}, MaxDelays: 1},
+	{Algorithm: "php-eval", Classes: []string{ClassShortPause}, MaxFaults: 1, MaxDelays: 1},
+	{Algorithm: "setnx-getset", Classes: []string{ClassNet}, MaxFaults: 1, MaxDelays: 1},
+	{Algorithm: "java-getset", Classes: []string{ClassClientJump}, MaxFaults: 2, MaxDelays: 1},
 }
+
+// reductions are what the full space (ReduceOff, DelaysAll) is compared
+// with: each state reduction with every delay, and with delays where they
+// race (the default).
+var reductions = []struct {
+	reduce Reduction
+	delays Delays
+}{{ReduceHistory, DelaysAll}, {ReduceSummary, DelaysAll}, {ReduceHistory, DelaysRaces}, {ReduceSummary, DelaysRaces}}
 
 // prunedSmall is a space both reductions prune (a second crash of a
 // client already crashed; 41 schedules, 37 reduced), small enough for the
@@ -58,8 +72,9 @@ var reductionSpaces = []Options{
 var prunedSmall = Options{Algorithm: "php-eval", Rounds: 1, Classes: []string{ClassCrash}, MaxFaults: 2}
 
 // TestReductionsFindWhatTheFullSpaceFinds: soundness on small spaces. The
-// full enumeration (ReduceOff) runs every branch the reductions prune; any
-// verdict found only there, or first found elsewhere, fails.
+// full enumeration (ReduceOff, DelaysAll) runs every branch the reductions
+// prune and every delay; any verdict found only there, or first found
+// elsewhere, fails.
 func TestReductionsFindWhatTheFullSpaceFinds(t *testing.T) {
 	spaces := reductionSpaces
 	switch {
@@ -69,28 +84,34 @@ func TestReductionsFindWhatTheFullSpaceFinds(t *testing.T) {
 	case testing.Short():
 		spaces = spaces[1:4] // one that the summary prunes, two small
 	}
-	var pruned int64
+	var pruned, unraced int64
 	for _, o := range spaces {
-		o.Reduce = ReduceOff
+		o.Reduce, o.Delays = ReduceOff, DelaysAll
 		full := run(t, o)
 		t.Logf("%s %v K=%d D=%d: %d schedules", o.Algorithm, o.Classes, o.MaxFaults, o.MaxDelays, full.Explored)
-		for _, red := range []Reduction{ReduceHistory, ReduceSummary} {
-			o.Reduce = red
+		for _, red := range reductions {
+			o.Reduce, o.Delays = red.reduce, red.delays
 			r := run(t, o)
 			if err := sameFindings(full, r); err != nil {
-				t.Errorf("%s %v K=%d D=%d, reduce %s: %v", o.Algorithm, o.Classes, o.MaxFaults, o.MaxDelays, red, err)
+				t.Errorf("%s %v K=%d D=%d, reduce %s, delays %s: %v", o.Algorithm, o.Classes, o.MaxFaults, o.MaxDelays, red.reduce, red.delays, err)
 			}
 			if r.Explored > full.Explored {
-				t.Errorf("%s %v, reduce %s: %d schedules, more than the full space's %d", o.Algorithm, o.Classes, red, r.Explored, full.Explored)
+				t.Errorf("%s %v, reduce %s, delays %s: %d schedules, more than the full space's %d", o.Algorithm, o.Classes, red.reduce, red.delays, r.Explored, full.Explored)
 			}
-			t.Logf("  reduce %s: %d schedules, %d pruned", red, r.Explored, r.Pruned)
-			if red == ReduceSummary {
+			t.Logf("  reduce %s, delays %s: %d schedules, %d pruned", red.reduce, red.delays, r.Explored, r.Pruned)
+			switch red {
+			case reductions[1]:
 				pruned += full.Explored - r.Explored
+			case reductions[2]:
+				unraced += full.Explored - r.Explored
 			}
 		}
 	}
 	if pruned == 0 {
 		t.Error("the summary reduction pruned nothing on any space: the test shows nothing")
+	}
+	if unraced == 0 && !racedetect.Enabled { // prunedSmall has no delays
+		t.Error("delays where they race cut nothing on any space: the test shows nothing")
 	}
 }
 
@@ -104,7 +125,7 @@ func TestReductionProperty(t *testing.T) {
 	if testing.Short() {
 		checks = 10
 	}
-	pruning := 0 // cases the summary pruned in
+	pruning, unraced := 0, 0 // cases the summary pruned in, cases races cut delays in
 	setChecks(t, checks)
 	rapid.Check(t, func(rt *rapid.T) {
 		o := Options{
@@ -124,22 +145,32 @@ func TestReductionProperty(t *testing.T) {
 		case work == 2:
 			o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
 		}
-		o.Reduce = ReduceOff
+		o.Reduce, o.Delays = ReduceOff, DelaysAll
 		full := run(t, o)
 		rt.Logf("%+v: %d schedules", o, full.Explored)
-		for _, red := range []Reduction{ReduceHistory, ReduceSummary} {
-			o.Reduce = red
+		// Every state reduction with delays where they race (the default
+		// among them), and the summary with every delay.
+		for _, red := range reductions[1:] {
+			o.Reduce, o.Delays = red.reduce, red.delays
 			r := run(t, o)
 			if err := sameFindings(full, r); err != nil {
-				rt.Fatalf("reduce %s: %v", red, err)
+				rt.Fatalf("reduce %s, delays %s: %v", red.reduce, red.delays, err)
 			}
-			if red == ReduceSummary && r.Pruned > 0 {
+			if red.reduce == ReduceSummary && r.Pruned > 0 {
 				pruning++
+			}
+			if red.delays == DelaysRaces && r.Explored < full.Explored-r.Pruned {
+				unraced++
 			}
 		}
 	})
-	if pruning == 0 && !testing.Short() { // rapid runs a fifth of the cases under -short
-		t.Error("the summary pruned in no case: the property shows nothing")
+	if !testing.Short() { // rapid runs a fifth of the cases under -short
+		if pruning == 0 {
+			t.Error("the summary pruned in no case: the property shows nothing")
+		}
+		if unraced == 0 {
+			t.Error("delays where they race cut nothing in any case: the property shows nothing")
+		}
 	}
 }
 

@@ -17,9 +17,10 @@ type Config struct {
 	WatchKey string
 	// OnPoint, when set, is told of every send and reply trigger point of
 	// a process as it happens, in order, before any fault waiting for it
-	// fires: how 'prove' learns a run's choice points (prove/). It must
-	// not call back into the run.
-	OnPoint func(point Point, proc int)
+	// fires, with the time and how many events the history held then:
+	// how 'prove' learns a run's choice points (prove/). It must not call
+	// back into the run.
+	OnPoint func(point Point, proc int, now Time, events int)
 	// OnState, when set, is told at the same points, after OnPoint, the
 	// run's state keys there (statehash.go): equal keys, equal futures.
 	// Off, the engine keeps no observations and hashes nothing.

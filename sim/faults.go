@@ -42,7 +42,7 @@ func (t *triggers) reached(f *Fault, i int, point Point, cmd string) bool {
 // were waiting for its Nth occurrence.
 func (r *runner) trigger(point Point, p *process, cmd string) {
 	if r.cfg.OnPoint != nil {
-		r.cfg.OnPoint(point, p.id)
+		r.cfg.OnPoint(point, p.id, r.now, r.hist.n)
 	}
 	if r.cfg.OnState != nil {
 		r.cfg.OnState(point, p.id, StateKeys{State: r.stateKey(), History: StateKey(r.past.history),

@@ -21,7 +21,7 @@ func TestCoroutinesRunTheirOwnEventsAsTheSchedulerWould(t *testing.T) {
 			before := own
 			inline := digestOf(t, cfg)
 			ran := own - before
-			cfg.OnPoint = func(Point, int) {}
+			cfg.OnPoint = func(Point, int, Time, int) {}
 			scheduled := digestOf(t, cfg)
 			if own != before+ran {
 				t.Fatalf("%s seed %d: a coroutine ran events itself with OnPoint set", name, seed)

@@ -56,12 +56,12 @@ func commands() []command {
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
 		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
-		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: proved within bounds, or the first counterexample, shrunk", cmdProve,
+		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--reduce R] [--delays W] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: proved within bounds, or the first counterexample, shrunk", cmdProve,
 			"Enumerates every schedule of a bounded space on the lock's own code: N clients × R rounds on a fixed network, " +
 				"and at every choice point of every client (about to send a command, a reply arrived, the lock acquired) " +
 				"one fault from the menu (a pause of TTL/2K, so that K of them stay inside half the TTL, or of 3·TTL/2, a crash, a client's clock jump of ±TTL/2, " +
 				"a lost request or reply at a send, and for a lock on several nodes a node's restart or clock jump of +TTL), at most K per schedule, " +
-				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D. Schedules run level by level, fewest choices first. " +
+				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D, offered where one would reorder two conflicting events (--delays). Schedules run level by level, fewest choices first. " +
 				"Prints 'proved within bounds' (exit 0), or the worst verdict met (it stops only at unsafe) at its first schedule, shrunk and written to -o FILE, which " +
 				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See docs/prove.md."},
 		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},

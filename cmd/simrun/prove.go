@@ -32,7 +32,10 @@ type proveJSON struct {
 	MaxDelays int      `json:"max_delays"`
 	// Reduce is the state pruning used: shards merge only with their
 	// like, since a pruned point shifts the canonical positions after it.
-	Reduce      string       `json:"reduce"`
+	Reduce string `json:"reduce"`
+	// Delays says where delays were offered: shards merge only with their
+	// like, as for Reduce.
+	Delays      string       `json:"delays"`
 	Shard       string       `json:"shard,omitempty"`
 	TTL         string       `json:"ttl"`
 	Proved      bool         `json:"proved"`
@@ -70,6 +73,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	maxFaults := fs.Int("max-faults", 1, "at most `K` faults in one schedule")
 	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
 	reduce := fs.String("reduce", "history", "state pruning: `R` is history (state and whole past), summary (state and the lock's story) or off")
+	delays := fs.String("delays", "races", "where delays are offered: `W` is races (where one reorders an event with a conflicting one) or all (every point)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
 	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
@@ -96,6 +100,8 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers}
 	red, redErr := prove.ParseReduction(*reduce)
 	o.Reduce = red
+	del, delErr := prove.ParseDelays(*delays)
+	o.Delays = del
 	if af.File == "" {
 		o.Algorithm = a.Name
 	} else {
@@ -110,6 +116,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"max-faults", prove.CheckMaxFaults(*maxFaults)},
 		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
 		flagCheck{"reduce", redErr},
+		flagCheck{"delays", delErr},
 		flagCheck{"workers", search.CheckWorkers(*workers)},
 	); err != nil {
 		return bad(name, err)
@@ -139,7 +146,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "prove", err)
 	}
 	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
-		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, Reduce: r.Reduce.String(), TTL: r.TTL.String(), Proved: r.Proved(),
+		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, Reduce: r.Reduce.String(), Delays: r.Delays.String(), TTL: r.TTL.String(), Proved: r.Proved(),
 		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
 		Seconds: text.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
 	if sharded {
@@ -194,8 +201,12 @@ func stepsText(steps []prove.Step) string {
 
 func writeProveSummary(w io.Writer, r proveJSON) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "prove      %s, %d clients × %d rounds, faults %s, K=%d faults + %d delays (TTL %s)\n",
-		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, r.TTL)
+	where := ""
+	if r.MaxDelays > 0 && r.Delays == prove.DelaysRaces.String() {
+		where = " where they race"
+	}
+	fmt.Fprintf(b, "prove      %s, %d clients × %d rounds, faults %s, K=%d faults + %d delays%s (TTL %s)\n",
+		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, where, r.TTL)
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
 	switch {
 	case r.Interrupted && len(r.Met) > 0:
@@ -292,7 +303,7 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		}
 		same := l.Algorithm == m.Algorithm && l.Clients == m.Clients && l.Rounds == m.Rounds &&
 			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays &&
-			l.Reduce == m.Reduce
+			l.Reduce == m.Reduce && l.Delays == m.Delays
 		switch {
 		case !same || n != count:
 			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) is of another space or split", i+1, l.Shard))
@@ -334,6 +345,12 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		}
 		if o.Reduce, err = prove.ParseReduction(m.Reduce); err != nil {
 			return fail(stderr, "prove", fmt.Errorf("--merge: reduce: %w", err))
+		}
+		if m.Delays == "" {
+			m.Delays = prove.DelaysAll.String() // a line from before races
+		}
+		if o.Delays, err = prove.ParseDelays(m.Delays); err != nil {
+			return fail(stderr, "prove", fmt.Errorf("--merge: delays: %w", err))
 		}
 		if af.File == "" {
 			o.Algorithm = a.Name

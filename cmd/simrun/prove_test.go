@@ -65,6 +65,7 @@ func TestProveBadFlags(t *testing.T) {
 		{[]string{"--algo", "set-nx-px-token", "--max-faults", "-1"}, "--max-faults"},
 		{[]string{"--algo", "set-nx-px-token", "--max-delays", "9"}, "--max-delays"},
 		{[]string{"--algo", "set-nx-px-token", "--reduce", "most"}, "--reduce"},
+		{[]string{"--algo", "set-nx-px-token", "--delays", "some"}, "--delays"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "pause,lava"}, "--faults"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "restart"}, "faults: restart is for a lock on several nodes"},
 		{[]string{"--algo", "set-nx-px-token", "--shard", "2/2"}, "--shard"},
@@ -142,6 +143,18 @@ func TestProveMerge(t *testing.T) {
 	code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "y.yaml"), shards)
 	if code != exitUsage || !strings.Contains(errOut, "another space") {
 		t.Errorf("a shard of another --reduce: exit %d, stderr %q", code, errOut)
+	}
+	// So is one of another --delays.
+	code, other, errOut = simrun(append(args, "--shard", "2/3", "--delays", "all")...)
+	if code != exitOK && code != exitViolation {
+		t.Fatalf("delays-all shard: exit %d, stderr %q", code, errOut)
+	}
+	if err := os.WriteFile(shards, []byte(lines[0]+lines[1]+other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "z.yaml"), shards)
+	if code != exitUsage || !strings.Contains(errOut, "another space") {
+		t.Errorf("a shard of another --delays: exit %d, stderr %q", code, errOut)
 	}
 	// A missing shard is refused.
 	if err := os.WriteFile(shards, []byte(lines[0]+lines[1]), 0o644); err != nil {
