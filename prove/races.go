@@ -124,10 +124,13 @@ func needs(ev []sim.Event, pts []point, procs int, maxShift time.Duration) {
 		pts[k].prev = last[pts[k].proc]
 		last[pts[k].proc] = k
 	}
+	for i := range next {
+		next[i] = -1
+	}
 	for k := len(pts) - 1; k >= 0; k-- {
 		pt := &pts[k]
 		pt.ahead = pt.need
-		if n := next[pt.proc]; n > k {
+		if n := next[pt.proc]; n >= 0 {
 			pt.ahead = minNeed(pt.ahead, pts[n].ahead)
 		}
 		next[pt.proc] = k
