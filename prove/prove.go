@@ -99,13 +99,16 @@ var reductionNames = [...]string{ReduceHistory: "history", ReduceSummary: "summa
 func (r Reduction) String() string { return reductionNames[r] }
 
 // ParseReduction reads a --reduce word.
-func ParseReduction(s string) (Reduction, error) {
-	for i, n := range reductionNames {
+func ParseReduction(s string) (Reduction, error) { return parseWord[Reduction](reductionNames[:], s) }
+
+// parseWord reads a flag's word as the index of its name.
+func parseWord[T ~uint8](names []string, s string) (T, error) {
+	for i, n := range names {
 		if n == s {
-			return Reduction(i), nil
+			return T(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%q is not one of history, summary, off", s)
+	return 0, fmt.Errorf("%q is not one of %s", s, strings.Join(names, ", "))
 }
 
 // Progress is what a terminal shows while prove runs.

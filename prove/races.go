@@ -1,7 +1,6 @@
 package prove
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -26,14 +25,7 @@ var delaysNames = [...]string{DelaysRaces: "races", DelaysAll: "all"}
 func (d Delays) String() string { return delaysNames[d] }
 
 // ParseDelays reads a --delays word.
-func ParseDelays(s string) (Delays, error) {
-	for i, n := range delaysNames {
-		if n == s {
-			return Delays(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%q is not one of races, all", s)
-}
+func ParseDelays(s string) (Delays, error) { return parseWord[Delays](delaysNames[:], s) }
 
 // noRace marks a point where no delay reorders anything.
 const noRace time.Duration = -1

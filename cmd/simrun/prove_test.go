@@ -131,30 +131,20 @@ func TestProveMerge(t *testing.T) {
 	if code, _, _ := simrun("run", merged); code != exitViolation {
 		t.Errorf("merged counterexample replays with exit %d", code)
 	}
-	// A shard of another --reduce is refused: its canonical positions
-	// are not the others'.
-	code, other, errOut := simrun(append(args, "--shard", "2/3", "--reduce", "summary")...)
-	if code != exitOK && code != exitViolation {
-		t.Fatalf("summary shard: exit %d, stderr %q", code, errOut)
-	}
-	if err := os.WriteFile(shards, []byte(lines[0]+lines[1]+other), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "y.yaml"), shards)
-	if code != exitUsage || !strings.Contains(errOut, "another space") {
-		t.Errorf("a shard of another --reduce: exit %d, stderr %q", code, errOut)
-	}
-	// So is one of another --delays.
-	code, other, errOut = simrun(append(args, "--shard", "2/3", "--delays", "all")...)
-	if code != exitOK && code != exitViolation {
-		t.Fatalf("delays-all shard: exit %d, stderr %q", code, errOut)
-	}
-	if err := os.WriteFile(shards, []byte(lines[0]+lines[1]+other), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "z.yaml"), shards)
-	if code != exitUsage || !strings.Contains(errOut, "another space") {
-		t.Errorf("a shard of another --delays: exit %d, stderr %q", code, errOut)
+	// A shard of another --reduce or --delays is refused: its canonical
+	// positions are not the others'.
+	for _, flag := range [][]string{{"--reduce", "summary"}, {"--delays", "all"}} {
+		code, other, errOut := simrun(append(append(args, "--shard", "2/3"), flag...)...)
+		if code != exitOK && code != exitViolation {
+			t.Fatalf("%v shard: exit %d, stderr %q", flag, code, errOut)
+		}
+		if err := os.WriteFile(shards, []byte(lines[0]+lines[1]+other), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "y.yaml"), shards)
+		if code != exitUsage || !strings.Contains(errOut, "another space") {
+			t.Errorf("a shard of another %s: exit %d, stderr %q", flag[0], code, errOut)
+		}
 	}
 	// A missing shard is refused.
 	if err := os.WriteFile(shards, []byte(lines[0]+lines[1]), 0o644); err != nil {
