@@ -165,6 +165,7 @@ func (l *Library) Call(p Proc, f func()) {
 	l.calls = append(l.calls, c)
 	l.b.dirty = true
 	go func() {
+		growStack(0) // redsync's and go-redis's calls run deep, as a coroutine's do
 		defer func() {
 			v := recover()
 			l.b.mu.Lock()
