@@ -285,21 +285,63 @@ func (r *runner) loopInBubble() {
 		if r.cut != "" {
 			return
 		}
+		readAt, reading := b.firstReadDeadline(r.now)
+		if !r.advance(readAt, reading) {
+			return
+		}
+	}
+}
+
+// advance moves the bubble's clock to the next event or read deadline
+// (readAt, when a read waits) and steps the event when the clock is there
+// already. It says false when the run is over. A library goroutine may have
+// woken on the way, at the instant the clock came to or before: advance
+// returns for settle to wait for it, except at an instant whose events are
+// only commands arriving at their nodes. Those it steps at once, and the
+// libraries' effects at that instant are taken after them: an arrival
+// changes a node, which no library sees before its reply, and what a
+// library's timer made it do at that instant (a write, a new read deadline,
+// the end of a call) signals the engine, so the next sleep ends at once and
+// settle takes it, in its order. Before, a Wait for nothing came first at
+// every arrival; the order of effects differs only when a library's own
+// timer fires at the very nanosecond a command arrives, and is fixed either
+// way.
+func (r *runner) advance(readAt Time, reading bool) bool {
+	b := r.bub
+	for {
 		next := r.limit
 		if r.q.len() > 0 && r.q.peek().at < next {
 			next = r.q.peek().at
 		}
-		if at, ok := b.firstReadDeadline(r.now); ok && at < next {
-			next = at // libDeadlines times the read out then
+		if reading && readAt < next {
+			next = readAt // libDeadlines times the read out then
 		}
-		if b.sleepUntil(next) {
-			r.now = Time(time.Since(b.base))
-			continue // take what the libraries did at this instant
+		if !b.sleepUntil(next) {
+			return r.step()
 		}
-		if !r.step() {
-			return
+		r.now = Time(time.Since(b.base))
+		if r.now < next || reading && readAt == r.now || !r.arrivalNow() {
+			return true // take what the libraries did at this instant
+		}
+		for r.arrivalNow() {
+			if !r.step() {
+				return false
+			}
+		}
+		if r.q.len() > 0 && r.q.peek().at == r.now {
+			return true // something else at this instant: settle first
 		}
 	}
+}
+
+// arrivalNow says whether the next event is a command arriving at its node
+// now, within the run's bounds (step ends the run at them).
+func (r *runner) arrivalNow() bool {
+	if r.q.len() == 0 {
+		return false
+	}
+	e := r.q.peek()
+	return e.at == r.now && e.kind == evArrive && e.at <= r.limit
 }
 
 // firstReadDeadline is the true time of the earliest deadline after now of
@@ -607,7 +649,11 @@ func (c *libConn) Read(p []byte) (int, error) {
 			return 0, os.ErrDeadlineExceeded
 		}
 		c.reading = true
+		timed := !c.rdl.IsZero()
 		b.mu.Unlock()
+		if timed {
+			b.signal() // a read that waits with a deadline: see advance
+		}
 		<-c.ready
 		b.mu.Lock()
 	}
@@ -666,6 +712,9 @@ func (c *libConn) SetReadDeadline(t time.Time) error {
 	c.rdl, c.expired = t, false
 	b.mu.Unlock()
 	c.notify() // a Read waiting on the old deadline looks again
+	if !t.IsZero() {
+		b.signal() // a new deadline for the engine to wake at: see advance
+	}
 	return nil
 }
 

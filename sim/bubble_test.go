@@ -224,3 +224,78 @@ func TestLibraryBlockingPopWaitsInSimulatedTime(t *testing.T) {
 		}
 	})
 }
+
+// TestLibraryTimerAtAnArrivalIsTaken: the engine steps a command's arrival
+// without waiting for the libraries first (advance), so a library
+// goroutine whose own timer fires at that very instant must still have
+// what it does taken at that instant: a write is sent then, and a read
+// deadline it sets without writing (no write to signal the engine) times
+// the read out at its time, not at the next event's.
+func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
+	const lat = 10 * time.Millisecond
+	digests := map[bool]string{} // twenty runs of each give one
+	for i := range 40 {
+		write := i%2 == 1
+		synctest.Test(t, func(t *testing.T) {
+			var woke, timedOut time.Time
+			var readErr error
+			l := scriptLock{acquire: func(p Proc) (Lease, error) {
+				lib, err := LibraryFor(p, synctest.Wait)
+				if err != nil {
+					return Lease{}, err
+				}
+				lib.Call(p, func() {
+					c0, _ := lib.Dial(0)
+					c1, _ := lib.Dial(0)
+					done := make(chan struct{})
+					go func() { // wakes when the SET below arrives
+						defer close(done)
+						time.Sleep(lat)
+						woke = time.Now()
+						if write {
+							fmt.Fprintf(c1, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
+						}
+						c1.SetReadDeadline(time.Now().Add(3 * time.Millisecond))
+						_, readErr = c1.Read(make([]byte, 64))
+						timedOut = time.Now()
+					}()
+					fmt.Fprintf(c0, "*3\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n")
+					bufio.NewReader(c0).ReadString('\n')
+					<-done
+				})
+				return Lease{}, nil
+			}}
+			cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: lat, Max: lat}, Reply: Latency{Min: lat, Max: lat}})
+			cfg.NewLocker = func(int) Locker { return l }
+			res, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := Epoch.Add(lat); !woke.Equal(want) {
+				t.Fatalf("the timer woke at %s, want the SET's arrival %s", woke, want)
+			}
+			if d, ok := digests[write]; ok && d != res.History.Digest() {
+				t.Fatalf("run %d: digest %.12s, first %.12s", i, res.History.Digest(), d)
+			}
+			digests[write] = res.History.Digest()
+			if write {
+				var get *Event
+				for i, e := range res.History.Events {
+					if e.Kind == KindCommand && e.Args[0] == "GET" {
+						get = &res.History.Events[i]
+					}
+				}
+				if get == nil || get.Sent != Time(lat) {
+					t.Fatalf("the GET written at the arrival: %+v, want it sent then (%s)", get, lat)
+				}
+				return // its reply comes before the deadline
+			}
+			if ne, ok := readErr.(net.Error); !ok || !ne.Timeout() {
+				t.Fatalf("the read: %v, want a timeout", readErr)
+			}
+			if d := timedOut.Sub(woke); d != 3*time.Millisecond {
+				t.Errorf("the read timed out %s after its deadline was set, want 3ms", d)
+			}
+		})
+	}
+}
