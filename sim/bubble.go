@@ -294,54 +294,63 @@ func (r *runner) loopInBubble() {
 
 // advance moves the bubble's clock to the next event or read deadline
 // (readAt, when a read waits) and steps the event when the clock is there
-// already. It says false when the run is over. A library goroutine may have
-// woken on the way, at the instant the clock came to or before: advance
-// returns for settle to wait for it, except at an instant whose events are
-// only commands arriving at their nodes. Those it steps at once, and the
-// libraries' effects at that instant are taken after them: an arrival
-// changes a node, which no library sees before its reply, and what a
-// library's timer made it do at that instant (a write, a new read deadline,
-// the end of a call) signals the engine, so the next sleep ends at once and
-// settle takes it, in its order. Before, a Wait for nothing came first at
-// every arrival; the order of effects differs only when a library's own
-// timer fires at the very nanosecond a command arrives, and is fixed either
-// way.
+// already; it says false when the run is over. A library goroutine may wake
+// on the way, by its own timer, and say so (a write, the end of a call, a
+// read deadline it sets or waits on: signal), which ends the sleep early;
+// advance then returns for settle to wait for it and take what it did.
+//
+// A command's arrival at its node is no reason to wake (inertArrival): it
+// changes only its node, which no library sees before the reply, and adds
+// no event. The sleep goes past such arrivals, and those due by the instant
+// it ends are stepped then, at their own times, before settle: the same
+// order as waking for each, since no library did anything the engine
+// must see in between, or the sleep would have ended there. Where a
+// library's timer fires at the very nanosecond of an arrival, what it does
+// is taken after the arrival; a read deadline at that instant is taken
+// first, as before.
 func (r *runner) advance(readAt Time, reading bool) bool {
 	b := r.bub
-	for {
-		next := r.limit
-		if r.q.len() > 0 && r.q.peek().at < next {
-			next = r.q.peek().at
-		}
-		if reading && readAt < next {
-			next = readAt // libDeadlines times the read out then
-		}
-		if !b.sleepUntil(next) {
-			return r.step()
-		}
-		r.now = Time(time.Since(b.base))
-		if r.now < next || reading && readAt == r.now || !r.arrivalNow() {
-			return true // take what the libraries did at this instant
-		}
-		for r.arrivalNow() {
-			if !r.step() {
-				return false
-			}
-		}
-		if r.q.len() > 0 && r.q.peek().at == r.now {
-			return true // something else at this instant: settle first
+	next := r.limit
+	for i := range r.q.items {
+		if e := &r.q.items[i]; e.at < next && !r.inertArrival(e) {
+			next = e.at
 		}
 	}
+	if reading && readAt < next {
+		next = readAt // libDeadlines times the read out then
+	}
+	if !b.sleepUntil(next) {
+		return r.step()
+	}
+	woke := Time(time.Since(b.base))
+	for r.q.len() > 0 {
+		e := r.q.peek()
+		if e.at > woke || e.at == woke && reading && readAt == woke || !r.inertArrival(e) {
+			break
+		}
+		if !r.step() {
+			return false
+		}
+	}
+	r.now = woke
+	return true
 }
 
-// arrivalNow says whether the next event is a command arriving at its node
-// now, within the run's bounds (step ends the run at them).
-func (r *runner) arrivalNow() bool {
-	if r.q.len() == 0 {
+// wakeAtArrivals makes every arrival a reason to wake, for the test that
+// compares.
+var wakeAtArrivals = false
+
+// inertArrival says whether e is a command arriving at a node where it
+// adds no event and wakes nobody: no replication, no blocking pop or WAIT,
+// no pop parked there.
+func (r *runner) inertArrival(e *event) bool {
+	// After the last process has ended the loop sleeps once more, to the
+	// next event of any kind, and ends: a run's end time as it always was.
+	if e.kind != evArrive || wakeAtArrivals || r.live == 0 {
 		return false
 	}
-	e := r.q.peek()
-	return e.at == r.now && e.kind == evArrive && e.at <= r.limit
+	n := &r.nodes[e.req.node]
+	return n.g == nil && len(n.parked) == 0 && !blockingPop(e.req.args) && !isWait(e.req.args)
 }
 
 // firstReadDeadline is the true time of the earliest deadline after now of

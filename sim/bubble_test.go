@@ -299,3 +299,67 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 		})
 	}
 }
+
+// TestLibraryArrivalsNeedNoWake: sleeping past arrivals (advance) gives
+// the digests of waking at every one, on runs where libraries' goroutines
+// write, sleep on timers and time reads out between arrivals and replies:
+// three clients, random latencies, lost replies.
+func TestLibraryArrivalsNeedNoWake(t *testing.T) {
+	l := scriptLock{acquire: func(p Proc) (Lease, error) {
+		lib, err := LibraryFor(p, synctest.Wait)
+		if err != nil {
+			return Lease{}, err
+		}
+		var held bool
+		lib.Call(p, func() {
+			c, _ := lib.Dial(0)
+			other, _ := lib.Dial(0)
+			r := bufio.NewReader(c)
+			go func() { // a watchdog on its own timer, on its own connection
+				time.Sleep(3 * time.Millisecond)
+				fmt.Fprintf(other, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
+				other.SetReadDeadline(time.Now().Add(4 * time.Millisecond))
+				other.Read(make([]byte, 64))
+			}()
+			for try := 0; try < 3 && !held; try++ {
+				fmt.Fprintf(c, "*6\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n$2\r\nNX\r\n$2\r\nPX\r\n$2\r\n20\r\n")
+				c.SetReadDeadline(time.Now().Add(8 * time.Millisecond))
+				reply, err := r.ReadString('\n')
+				held = err == nil && reply == "+OK\r\n"
+				if err != nil {
+					r.Reset(c)
+				}
+				time.Sleep(time.Duration(1+try) * time.Millisecond)
+			}
+		})
+		return Lease{Held: held, Token: "t"}, nil
+	}}
+	run := func(seed uint64) string {
+		var digest string
+		synctest.Test(t, func(t *testing.T) {
+			cfg := Config{Seed: seed, Duration: time.Second, Nodes: []NodeSpec{{}},
+				Procs: []ProcSpec{{Name: "c1", Iterations: 2}, {Name: "c2", Iterations: 2, Start: time.Millisecond},
+					{Name: "c3", Iterations: 2, Start: 2 * time.Millisecond}},
+				Network: Network{Request: Latency{Min: time.Millisecond, Max: 5 * time.Millisecond},
+					Reply: Latency{Min: time.Millisecond, Max: 5 * time.Millisecond}, LossReply: 0.2},
+				NewLocker: func(int) Locker { return l },
+				WatchKey:  "lock",
+			}
+			res, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			digest = res.History.Digest()
+		})
+		return digest
+	}
+	defer func() { wakeAtArrivals = false }()
+	for seed := uint64(1); seed <= 20; seed++ {
+		wakeAtArrivals = false
+		past := run(seed)
+		wakeAtArrivals = true
+		if woken := run(seed); woken != past {
+			t.Errorf("seed %d: digest %.12s sleeping past arrivals, %.12s waking at each", seed, past, woken)
+		}
+	}
+}
