@@ -82,6 +82,8 @@ type bubble struct {
 	dirty bool
 	// pending counts the commands written and not yet taken by libSends.
 	pending int
+	// sendConns is libSends' copy of a Library's connections, reused.
+	sendConns []*libConn
 	// timer is sleepUntil's, one per run: a run sleeps once per instant
 	// that has events, and a timer each time was a tenth of its garbage.
 	timer *time.Timer
@@ -517,7 +519,9 @@ func (r *runner) libSends(l *Library) bool {
 		b.mu.Unlock()
 		return false
 	}
-	conns := slices.Clone(l.conns)
+	// A copy: a crash that a send fires wakes the library, which may dial.
+	b.sendConns = append(b.sendConns[:0], l.conns...)
+	conns := b.sendConns
 	b.mu.Unlock()
 	sent := false
 	for _, c := range conns {
@@ -528,7 +532,10 @@ func (r *runner) libSends(l *Library) bool {
 				break
 			}
 			args := c.out[0]
-			c.out = c.out[1:]
+			// Shifted, not resliced: the slice keeps its start for the
+			// next commands.
+			c.out = c.out[:copy(c.out, c.out[1:])]
+			c.out[:cap(c.out)][len(c.out)] = nil
 			b.pending--
 			b.mu.Unlock()
 			h := l.home
@@ -681,8 +688,9 @@ func (c *libConn) Write(p []byte) (int, error) {
 	}
 	c.in = append(c.in, p...)
 	wrote := false
+	parsed := 0
 	for {
-		args, n, err := parseCommand(c.in)
+		args, n, err := parseCommand(c.in[parsed:])
 		if err != nil {
 			c.broken = err
 			b.mu.Unlock()
@@ -691,13 +699,16 @@ func (c *libConn) Write(p []byte) (int, error) {
 		if n == 0 {
 			break
 		}
-		c.in = c.in[n:]
+		parsed += n
 		if len(args) > 0 {
 			c.out = append(c.out, args)
 			b.pending++
 			wrote = true
 		}
 	}
+	// What is not a whole command yet moves to the front: the buffer is
+	// reused, not grown again for every command.
+	c.in = c.in[:copy(c.in, c.in[parsed:])]
 	b.mu.Unlock()
 	if wrote {
 		b.signal()
@@ -740,6 +751,8 @@ func (a libAddr) String() string  { return string(a) }
 
 // parseCommand reads one RESP array of bulk strings from the front of buf:
 // the command and the bytes it took, or n == 0 when it is not whole yet.
+// The arguments share one string, the command's bytes: two allocations a
+// command, not one an argument.
 func parseCommand(buf []byte) (args []string, n int, err error) {
 	line, rest, ok := cutLine(buf)
 	if !ok {
@@ -752,7 +765,9 @@ func parseCommand(buf []byte) (args []string, n int, err error) {
 	if err != nil || count < 0 || count > 1<<20 {
 		return nil, 0, fmt.Errorf("locksim connection: bad array length %q", line)
 	}
-	args = make([]string, 0, count)
+	// First the bounds of each argument in buf, then one string for all.
+	var small [8][2]int
+	bounds := small[:0]
 	for range count {
 		var hdr []byte
 		if hdr, rest, ok = cutLine(rest); !ok {
@@ -768,10 +783,17 @@ func parseCommand(buf []byte) (args []string, n int, err error) {
 		if len(rest) < size+2 {
 			return nil, 0, nil
 		}
-		args = append(args, string(rest[:size]))
+		at := len(buf) - len(rest)
+		bounds = append(bounds, [2]int{at, at + size})
 		rest = rest[size+2:]
 	}
-	return args, len(buf) - len(rest), nil
+	n = len(buf) - len(rest)
+	all := string(buf[:n])
+	args = make([]string, count)
+	for i, b := range bounds {
+		args[i] = all[b[0]:b[1]]
+	}
+	return args, n, nil
 }
 
 func cutLine(buf []byte) (line, rest []byte, ok bool) {

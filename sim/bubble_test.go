@@ -34,6 +34,28 @@ func TestParseCommandTakesWholeArraysOnly(t *testing.T) {
 	}
 }
 
+// TestWriteQueuesWholeCommandsWhateverTheCuts: what the library writes, in
+// any pieces, becomes the same commands in order; a piece that ends inside
+// a command waits for the rest; the buffers are reused.
+func TestWriteQueuesWholeCommandsWhateverTheCuts(t *testing.T) {
+	wire := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
+	for cut := 0; cut <= len(wire); cut++ {
+		c := &libConn{l: &Library{b: &bubble{wake: make(chan struct{}, 1)}}, ready: make(chan struct{}, 1)}
+		for _, piece := range []string{wire[:cut], wire[cut:]} {
+			if n, err := c.Write([]byte(piece)); err != nil || n != len(piece) {
+				t.Fatalf("cut at %d: wrote %d of %q: %v", cut, n, piece, err)
+			}
+		}
+		var got []string
+		for _, args := range c.out {
+			got = append(got, strings.Join(args, " "))
+		}
+		if strings.Join(got, "|") != "SET k v1|PING|GET k" || len(c.in) != 0 || c.l.b.pending != 3 {
+			t.Fatalf("cut at %d: commands %q, %d bytes left, %d pending", cut, got, len(c.in), c.l.b.pending)
+		}
+	}
+}
+
 func TestAppendRESPEncodesEveryKind(t *testing.T) {
 	r := Reply{Kind: node.Array, Elems: []Reply{{Kind: node.Nil}, {Kind: node.Status, Str: "OK"},
 		{Kind: node.Error, Str: "ERR x"}, {Kind: node.Int, Int: -7}, {Kind: node.Bulk, Str: "a\r\nb"}}}
