@@ -82,6 +82,8 @@ type bubble struct {
 	dirty bool
 	// pending counts the commands written and not yet taken by libSends.
 	pending int
+	// sendConns is libSends' copy of a Library's connections, reused.
+	sendConns []*libConn
 	// timer is sleepUntil's, one per run: a run sleeps once per instant
 	// that has events, and a timer each time was a tenth of its garbage.
 	timer *time.Timer
@@ -165,6 +167,7 @@ func (l *Library) Call(p Proc, f func()) {
 	l.calls = append(l.calls, c)
 	l.b.dirty = true
 	go func() {
+		growStack(0) // redsync's and go-redis's calls run deep, as a coroutine's do
 		defer func() {
 			v := recover()
 			l.b.mu.Lock()
@@ -284,21 +287,72 @@ func (r *runner) loopInBubble() {
 		if r.cut != "" {
 			return
 		}
-		next := r.limit
-		if r.q.len() > 0 && r.q.peek().at < next {
-			next = r.q.peek().at
-		}
-		if at, ok := b.firstReadDeadline(r.now); ok && at < next {
-			next = at // libDeadlines times the read out then
-		}
-		if b.sleepUntil(next) {
-			r.now = Time(time.Since(b.base))
-			continue // take what the libraries did at this instant
-		}
-		if !r.step() {
+		readAt, reading := b.firstReadDeadline(r.now)
+		if !r.advance(readAt, reading) {
 			return
 		}
 	}
+}
+
+// advance moves the bubble's clock to the next event or read deadline
+// (readAt, when a read waits) and steps the event when the clock is there
+// already; it says false when the run is over. A library goroutine may wake
+// on the way, by its own timer, and say so (a write, the end of a call, a
+// read deadline it sets or waits on: signal), which ends the sleep early;
+// advance then returns for settle to wait for it and take what it did.
+//
+// A command's arrival at its node is no reason to wake (inertArrival): it
+// changes only its node, which no library sees before the reply, and adds
+// no event. The sleep goes past such arrivals, and those due by the instant
+// it ends are stepped then, at their own times, before settle: the same
+// order as waking for each, since no library did anything the engine
+// must see in between, or the sleep would have ended there. Where a
+// library's timer fires at the very nanosecond of an arrival, what it does
+// is taken after the arrival; a read deadline at that instant is taken
+// first, as before.
+func (r *runner) advance(readAt Time, reading bool) bool {
+	b := r.bub
+	next := r.limit
+	for i := range r.q.items {
+		if e := &r.q.items[i]; e.at < next && !r.inertArrival(e) {
+			next = e.at
+		}
+	}
+	if reading && readAt < next {
+		next = readAt // libDeadlines times the read out then
+	}
+	if !b.sleepUntil(next) {
+		return r.step()
+	}
+	woke := Time(time.Since(b.base))
+	for r.q.len() > 0 {
+		e := r.q.peek()
+		if e.at > woke || e.at == woke && reading && readAt == woke || !r.inertArrival(e) {
+			break
+		}
+		if !r.step() {
+			return false
+		}
+	}
+	r.now = woke
+	return true
+}
+
+// wakeAtArrivals makes every arrival a reason to wake, for the test that
+// compares.
+var wakeAtArrivals = false
+
+// inertArrival says whether e is a command arriving at a node where it
+// adds no event and wakes nobody: no replication, no blocking pop or WAIT,
+// no pop parked there.
+func (r *runner) inertArrival(e *event) bool {
+	// After the last process has ended the loop sleeps once more, to the
+	// next event of any kind, and ends: a run's end time as it always was.
+	if e.kind != evArrive || wakeAtArrivals || r.live == 0 {
+		return false
+	}
+	n := &r.nodes[e.req.node]
+	return n.g == nil && len(n.parked) == 0 && !blockingPop(e.req.args) && !isWait(e.req.args)
 }
 
 // firstReadDeadline is the true time of the earliest deadline after now of
@@ -465,7 +519,9 @@ func (r *runner) libSends(l *Library) bool {
 		b.mu.Unlock()
 		return false
 	}
-	conns := slices.Clone(l.conns)
+	// A copy: a crash that a send fires wakes the library, which may dial.
+	b.sendConns = append(b.sendConns[:0], l.conns...)
+	conns := b.sendConns
 	b.mu.Unlock()
 	sent := false
 	for _, c := range conns {
@@ -476,7 +532,10 @@ func (r *runner) libSends(l *Library) bool {
 				break
 			}
 			args := c.out[0]
-			c.out = c.out[1:]
+			// Shifted, not resliced: the slice keeps its start for the
+			// next commands.
+			c.out = c.out[:copy(c.out, c.out[1:])]
+			c.out[:cap(c.out)][len(c.out)] = nil
 			b.pending--
 			b.mu.Unlock()
 			h := l.home
@@ -606,7 +665,11 @@ func (c *libConn) Read(p []byte) (int, error) {
 			return 0, os.ErrDeadlineExceeded
 		}
 		c.reading = true
+		timed := !c.rdl.IsZero()
 		b.mu.Unlock()
+		if timed {
+			b.signal() // a read that waits with a deadline: see advance
+		}
 		<-c.ready
 		b.mu.Lock()
 	}
@@ -625,8 +688,9 @@ func (c *libConn) Write(p []byte) (int, error) {
 	}
 	c.in = append(c.in, p...)
 	wrote := false
+	parsed := 0
 	for {
-		args, n, err := parseCommand(c.in)
+		args, n, err := parseCommand(c.in[parsed:])
 		if err != nil {
 			c.broken = err
 			b.mu.Unlock()
@@ -635,13 +699,16 @@ func (c *libConn) Write(p []byte) (int, error) {
 		if n == 0 {
 			break
 		}
-		c.in = c.in[n:]
+		parsed += n
 		if len(args) > 0 {
 			c.out = append(c.out, args)
 			b.pending++
 			wrote = true
 		}
 	}
+	// What is not a whole command yet moves to the front: the buffer is
+	// reused, not grown again for every command.
+	c.in = c.in[:copy(c.in, c.in[parsed:])]
 	b.mu.Unlock()
 	if wrote {
 		b.signal()
@@ -665,6 +732,9 @@ func (c *libConn) SetReadDeadline(t time.Time) error {
 	c.rdl, c.expired = t, false
 	b.mu.Unlock()
 	c.notify() // a Read waiting on the old deadline looks again
+	if !t.IsZero() {
+		b.signal() // a new deadline for the engine to wake at: see advance
+	}
 	return nil
 }
 
@@ -681,6 +751,8 @@ func (a libAddr) String() string  { return string(a) }
 
 // parseCommand reads one RESP array of bulk strings from the front of buf:
 // the command and the bytes it took, or n == 0 when it is not whole yet.
+// The arguments share one string, the command's bytes: two allocations a
+// command, not one an argument.
 func parseCommand(buf []byte) (args []string, n int, err error) {
 	line, rest, ok := cutLine(buf)
 	if !ok {
@@ -693,7 +765,9 @@ func parseCommand(buf []byte) (args []string, n int, err error) {
 	if err != nil || count < 0 || count > 1<<20 {
 		return nil, 0, fmt.Errorf("locksim connection: bad array length %q", line)
 	}
-	args = make([]string, 0, count)
+	// First the bounds of each argument in buf, then one string for all.
+	var small [8][2]int
+	bounds := small[:0]
 	for range count {
 		var hdr []byte
 		if hdr, rest, ok = cutLine(rest); !ok {
@@ -709,10 +783,17 @@ func parseCommand(buf []byte) (args []string, n int, err error) {
 		if len(rest) < size+2 {
 			return nil, 0, nil
 		}
-		args = append(args, string(rest[:size]))
+		at := len(buf) - len(rest)
+		bounds = append(bounds, [2]int{at, at + size})
 		rest = rest[size+2:]
 	}
-	return args, len(buf) - len(rest), nil
+	n = len(buf) - len(rest)
+	all := string(buf[:n])
+	args = make([]string, count)
+	for i, b := range bounds {
+		args[i] = all[b[0]:b[1]]
+	}
+	return args, n, nil
 }
 
 func cutLine(buf []byte) (line, rest []byte, ok bool) {

@@ -34,6 +34,28 @@ func TestParseCommandTakesWholeArraysOnly(t *testing.T) {
 	}
 }
 
+// TestWriteQueuesWholeCommandsWhateverTheCuts: what the library writes, in
+// any pieces, becomes the same commands in order; a piece that ends inside
+// a command waits for the rest; the buffers are reused.
+func TestWriteQueuesWholeCommandsWhateverTheCuts(t *testing.T) {
+	wire := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
+	for cut := 0; cut <= len(wire); cut++ {
+		c := &libConn{l: &Library{b: &bubble{wake: make(chan struct{}, 1)}}, ready: make(chan struct{}, 1)}
+		for _, piece := range []string{wire[:cut], wire[cut:]} {
+			if n, err := c.Write([]byte(piece)); err != nil || n != len(piece) {
+				t.Fatalf("cut at %d: wrote %d of %q: %v", cut, n, piece, err)
+			}
+		}
+		var got []string
+		for _, args := range c.out {
+			got = append(got, strings.Join(args, " "))
+		}
+		if strings.Join(got, "|") != "SET k v1|PING|GET k" || len(c.in) != 0 || c.l.b.pending != 3 {
+			t.Fatalf("cut at %d: commands %q, %d bytes left, %d pending", cut, got, len(c.in), c.l.b.pending)
+		}
+	}
+}
+
 func TestAppendRESPEncodesEveryKind(t *testing.T) {
 	r := Reply{Kind: node.Array, Elems: []Reply{{Kind: node.Nil}, {Kind: node.Status, Str: "OK"},
 		{Kind: node.Error, Str: "ERR x"}, {Kind: node.Int, Int: -7}, {Kind: node.Bulk, Str: "a\r\nb"}}}
@@ -223,4 +245,143 @@ func TestLibraryBlockingPopWaitsInSimulatedTime(t *testing.T) {
 			t.Errorf("BLPOP took %s, want its 1s timeout and the round trip", d)
 		}
 	})
+}
+
+// TestLibraryTimerAtAnArrivalIsTaken: the engine steps a command's arrival
+// without waiting for the libraries first (advance), so a library
+// goroutine whose own timer fires at that very instant must still have
+// what it does taken at that instant: a write is sent then, and a read
+// deadline it sets without writing (no write to signal the engine) times
+// the read out at its time, not at the next event's.
+func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
+	const lat = 10 * time.Millisecond
+	digests := map[bool]string{} // twenty runs of each give one
+	for i := range 40 {
+		write := i%2 == 1
+		synctest.Test(t, func(t *testing.T) {
+			var woke, timedOut time.Time
+			var readErr error
+			l := scriptLock{acquire: func(p Proc) (Lease, error) {
+				lib, err := LibraryFor(p, synctest.Wait)
+				if err != nil {
+					return Lease{}, err
+				}
+				lib.Call(p, func() {
+					c0, _ := lib.Dial(0)
+					c1, _ := lib.Dial(0)
+					done := make(chan struct{})
+					go func() { // wakes when the SET below arrives
+						defer close(done)
+						time.Sleep(lat)
+						woke = time.Now()
+						if write {
+							fmt.Fprintf(c1, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
+						}
+						c1.SetReadDeadline(time.Now().Add(3 * time.Millisecond))
+						_, readErr = c1.Read(make([]byte, 64))
+						timedOut = time.Now()
+					}()
+					fmt.Fprintf(c0, "*3\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n")
+					bufio.NewReader(c0).ReadString('\n')
+					<-done
+				})
+				return Lease{}, nil
+			}}
+			cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: lat, Max: lat}, Reply: Latency{Min: lat, Max: lat}})
+			cfg.NewLocker = func(int) Locker { return l }
+			res, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := Epoch.Add(lat); !woke.Equal(want) {
+				t.Fatalf("the timer woke at %s, want the SET's arrival %s", woke, want)
+			}
+			if d, ok := digests[write]; ok && d != res.History.Digest() {
+				t.Fatalf("run %d: digest %.12s, first %.12s", i, res.History.Digest(), d)
+			}
+			digests[write] = res.History.Digest()
+			if write {
+				var get *Event
+				for i, e := range res.History.Events {
+					if e.Kind == KindCommand && e.Args[0] == "GET" {
+						get = &res.History.Events[i]
+					}
+				}
+				if get == nil || get.Sent != Time(lat) {
+					t.Fatalf("the GET written at the arrival: %+v, want it sent then (%s)", get, lat)
+				}
+				return // its reply comes before the deadline
+			}
+			if ne, ok := readErr.(net.Error); !ok || !ne.Timeout() {
+				t.Fatalf("the read: %v, want a timeout", readErr)
+			}
+			if d := timedOut.Sub(woke); d != 3*time.Millisecond {
+				t.Errorf("the read timed out %s after its deadline was set, want 3ms", d)
+			}
+		})
+	}
+}
+
+// TestLibraryArrivalsNeedNoWake: sleeping past arrivals (advance) gives
+// the digests of waking at every one, on runs where libraries' goroutines
+// write, sleep on timers and time reads out between arrivals and replies:
+// three clients, random latencies, lost replies.
+func TestLibraryArrivalsNeedNoWake(t *testing.T) {
+	l := scriptLock{acquire: func(p Proc) (Lease, error) {
+		lib, err := LibraryFor(p, synctest.Wait)
+		if err != nil {
+			return Lease{}, err
+		}
+		var held bool
+		lib.Call(p, func() {
+			c, _ := lib.Dial(0)
+			other, _ := lib.Dial(0)
+			r := bufio.NewReader(c)
+			go func() { // a watchdog on its own timer, on its own connection
+				time.Sleep(3 * time.Millisecond)
+				fmt.Fprintf(other, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
+				other.SetReadDeadline(time.Now().Add(4 * time.Millisecond))
+				other.Read(make([]byte, 64))
+			}()
+			for try := 0; try < 3 && !held; try++ {
+				fmt.Fprintf(c, "*6\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n$2\r\nNX\r\n$2\r\nPX\r\n$2\r\n20\r\n")
+				c.SetReadDeadline(time.Now().Add(8 * time.Millisecond))
+				reply, err := r.ReadString('\n')
+				held = err == nil && reply == "+OK\r\n"
+				if err != nil {
+					r.Reset(c)
+				}
+				time.Sleep(time.Duration(1+try) * time.Millisecond)
+			}
+		})
+		return Lease{Held: held, Token: "t"}, nil
+	}}
+	run := func(seed uint64) string {
+		var digest string
+		synctest.Test(t, func(t *testing.T) {
+			cfg := Config{Seed: seed, Duration: time.Second, Nodes: []NodeSpec{{}},
+				Procs: []ProcSpec{{Name: "c1", Iterations: 2}, {Name: "c2", Iterations: 2, Start: time.Millisecond},
+					{Name: "c3", Iterations: 2, Start: 2 * time.Millisecond}},
+				Network: Network{Request: Latency{Min: time.Millisecond, Max: 5 * time.Millisecond},
+					Reply: Latency{Min: time.Millisecond, Max: 5 * time.Millisecond}, LossReply: 0.2},
+				NewLocker: func(int) Locker { return l },
+				WatchKey:  "lock",
+			}
+			res, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			digest = res.History.Digest()
+		})
+		return digest
+	}
+	defer func() { wakeAtArrivals = false }()
+	for seed := uint64(1); seed <= 20; seed++ {
+		wakeAtArrivals = false
+		past := run(seed)
+		wakeAtArrivals = true
+		if woken := run(seed); woken != past {
+			t.Errorf("seed %d: digest %.12s sleeping past arrivals, %.12s waking at each", seed, past, woken)
+		}
+	}
 }
