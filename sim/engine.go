@@ -125,6 +125,9 @@ type runner struct {
 	firing int
 	// bub is the run's client libraries (bubble.go); nil until one joins.
 	bub *bubble
+	// waking counts the coroutines woken while running (resume) that have
+	// not yet gone on: each one above them yields until none is (runOwn).
+	waking int
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -362,7 +365,10 @@ func (r *runner) resume(p *process) {
 		return
 	}
 	if p.running {
-		p.woken = true // p runs the events itself (runOwn) and goes on
+		// p runs the events itself (runOwn), or another coroutine does on
+		// top of it: p goes on once control is back with it.
+		p.woken = true
+		r.waking++
 		return
 	}
 	p.running = true
@@ -444,7 +450,13 @@ func (r *runner) inlines(p *process) bool {
 	if inlineOff || p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil || r.cfg.OnState != nil {
 		return false
 	}
-	for _, i := range r.byProc[p.id] {
+	return r.allFired(p.id)
+}
+
+// allFired says whether every trigger fault watching process id has fired:
+// its points can fire nothing more.
+func (r *runner) allFired(id int) bool {
+	for _, i := range r.byProc[id] {
 		if !r.fired[i] {
 			return false
 		}
@@ -453,34 +465,55 @@ func (r *runner) inlines(p *process) bool {
 }
 
 // runOwn runs the loop's next events in the running coroutine p, exactly as
-// step would, for as long as each is a command arriving at its node (which
-// resumes no one) or an event of p's own: true once one resumes p (resume
-// then only marks it woken). The first other event, or a bound of the run,
-// is left to the scheduler: false, and p yields. A process alone with its
-// command or sleep saves the two coroutine switches of a yield.
+// step would: commands arriving at their nodes (which resume no one), p's
+// own events, and the resumptions, replies and pending effects of the other
+// main coroutines none of whose trigger points can fire, which it resumes
+// itself, on top of it (resume): true once an event resumes p (resume then
+// only marks it woken). A coroutine resumed so runs its own events the same
+// way; once one lower down is woken, each above it yields (waking) until
+// control is back with it, so that it goes on before any later event, as
+// under the scheduler. Any other event, or a bound of the run, is left to
+// the scheduler: false, and p yields. Each event run in place saves two of
+// the scheduler's coroutine switches: p's yield and its resumption.
 func (r *runner) runOwn(p *process) bool {
 	for !p.woken {
-		if r.cut != "" || r.q.len() == 0 {
+		if r.waking > 0 || r.cut != "" || r.q.len() == 0 || r.bub != nil {
 			return false
 		}
 		e := r.q.peek()
-		own := e.proc == int32(p.id) && !e.sub && (e.kind == evResume || e.kind == evReply || e.kind == evBegin)
-		if e.at > r.limit || r.hist.atLimit(r.maxEv) || !own && e.kind != evArrive {
+		if e.at > r.limit || r.hist.atLimit(r.maxEv) || !r.inPlace(e) {
 			return false
 		}
 		next := r.q.pop()
 		r.now = next.at
 		r.dispatch(&next)
 		if ranOwn != nil {
-			ranOwn()
+			ranOwn(next.kind != evArrive && next.proc != int32(p.id))
 		}
 	}
 	p.woken = false
+	r.waking--
 	return true
 }
 
-// ranOwn, set by tests, is told of every event a coroutine runs itself.
-var ranOwn func()
+// inPlace says whether a coroutine may run event e in place (runOwn): a
+// command's arrival, or a main coroutine's resumption, reply or pending
+// effect when none of that process's trigger points can fire a fault (a
+// fault may stop coroutines, which only the scheduler does). A process's
+// start, a watchdog's event, a fault and the rest are the scheduler's.
+func (r *runner) inPlace(e *event) bool {
+	switch e.kind {
+	case evArrive:
+		return true
+	case evResume, evReply, evBegin:
+		return !e.sub && r.allFired(int(e.proc))
+	}
+	return false
+}
+
+// ranOwn, set by tests, is told of every event a coroutine runs itself;
+// other: the event was another coroutine's, which it resumed on top of it.
+var ranOwn func(other bool)
 
 func (r *runner) record(e Event) {
 	e.At = r.now

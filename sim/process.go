@@ -230,6 +230,9 @@ func (p *process) start() {
 	}
 	p.next, p.stop = iter.Pull(iter.Seq[struct{}](body))
 	p.live, p.crashPending, p.want = true, false, effNone
+	if p.woken {
+		p.r.waking-- // a crash stopped the last one before it went on
+	}
 	p.begun, p.woken = false, false // a crash may have stopped the last one mid-yield
 }
 
