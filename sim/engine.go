@@ -83,6 +83,7 @@ type request struct {
 	parked, waiting, answered bool
 	arrived, replyLat         Time
 	lib                       *libConn // a client library's connection (bubble.go)
+	argBytes                  int      // what args count in the history; 0: not yet reckoned (countArgs)
 }
 
 type simNode struct {
@@ -219,14 +220,18 @@ type recorder struct {
 
 // add copies *e into the history (by pointer: an Event is 224 bytes, and a
 // run records hundreds).
-func (r *recorder) add(e *Event) {
+func (r *recorder) add(e *Event) { r.addCounted(e, argsBytes(e.Args)) }
+
+// addCounted is add for an event whose argument list counts args bytes
+// (argsBytes), counted once for a command's two events.
+func (r *recorder) addCounted(e *Event, args int) {
 	if len(r.cur) == cap(r.cur) {
 		r.full = append(r.full, r.cur)
 		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
 	}
 	r.cur = append(r.cur, *e)
 	r.n++
-	r.size += eventBytes(e)
+	r.size += fixedBytes(e) + args
 }
 
 // atLimit says whether the history has reached a run's bounds: maxEv events
@@ -515,15 +520,19 @@ func (r *runner) inPlace(e *event) bool {
 // other: the event was another coroutine's, which it resumed on top of it.
 var ranOwn func(other bool)
 
-func (r *runner) record(e Event) {
+func (r *runner) record(e Event) { r.recordCounted(&e, argsBytes(e.Args)) }
+
+// recordCounted records *e, whose argument list counts args bytes
+// (argsBytes); *e is the caller's, to change.
+func (r *runner) recordCounted(e *Event, args int) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
 	}
 	if r.cfg.OnState != nil {
-		r.note(&e)
+		r.note(e)
 	}
-	r.hist.add(&e)
+	r.hist.addCounted(e, args)
 }
 
 func mix(a, b uint64) uint64 {

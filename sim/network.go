@@ -111,7 +111,16 @@ func (r *runner) recordCommand(q *request) {
 	if r.cfg.WatchKey != "" {
 		ev.Key = n.n.Watched() // the node's last event was this command (or Observe)
 	}
-	r.record(ev)
+	r.recordCounted(&ev, q.countArgs())
+}
+
+// countArgs is what q's argument list counts in the history (argsBytes),
+// reckoned once for both of its events.
+func (q *request) countArgs() int {
+	if q.argBytes == 0 { // a list of one or more arguments counts more
+		q.argBytes = argsBytes(q.args)
+	}
+	return q.argBytes
 }
 
 // deliver hands the reply, or the timeout, to the waiting process.
@@ -176,7 +185,7 @@ func (r *runner) deliver(p *process, q *request) {
 		p.reply, p.err = Reply{}, ErrTimeout
 		p.observeReply()
 		res.Err = q.why
-		r.record(res)
+		r.recordCounted(&res, q.countArgs())
 		r.resume(p)
 		return
 	}
@@ -186,7 +195,7 @@ func (r *runner) deliver(p *process, q *request) {
 	}
 	p.observeReply()
 	res.Reply = q.reply
-	r.record(res)
+	r.recordCounted(&res, q.countArgs())
 	r.trigger(PointReply, p, q.args[0])
 	if p.live {
 		r.resume(p)
