@@ -229,7 +229,10 @@ func (r *recorder) addCounted(e *Event, args int) {
 		r.full = append(r.full, r.cur)
 		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
 	}
-	r.cur = append(r.cur, *e)
+	// Not append(r.cur, *e): that copies *e to the stack first.
+	i := len(r.cur)
+	r.cur = r.cur[:i+1]
+	r.cur[i] = *e
 	r.n++
 	r.size += fixedBytes(e) + args
 }
