@@ -88,12 +88,24 @@ func (c *chunks[T]) take(n int) []T {
 	return out
 }
 
+// reqRef names a request of the run's memory (memory.request) for the
+// scheduler's queue: one more than its index; 0 is none.
+type reqRef int32
+
 // request returns a new request holding v (set once: it was zeroed, then
-// set, a request is 200 bytes).
+// set, a request is 200 bytes), its ref set.
 func (m *memory) request(v request) *request {
 	q := &m.reqs.take(1)[0]
 	*q = v
+	// take cut q from chunk used-1, just before what is left of it.
+	q.ref = reqRef((m.reqs.used-1)*arenaChunk + arenaChunk - len(m.reqs.cur))
 	return q
+}
+
+// req is the request ref names.
+func (m *memory) req(ref reqRef) *request {
+	i := int(ref) - 1
+	return &m.reqs.all[i/arenaChunk][i%arenaChunk]
 }
 
 // keep returns a copy of args whose capacity ends at its length.

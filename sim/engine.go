@@ -83,6 +83,7 @@ type request struct {
 	parked, waiting, answered bool
 	arrived, replyLat         Time
 	lib                       *libConn // a client library's connection (bubble.go)
+	ref                       reqRef   // its name in the scheduler's queue
 	argBytes                  int      // what args count in the history; 0: not yet reckoned (countArgs)
 }
 
@@ -316,10 +317,10 @@ func (r *runner) dispatch(e *event) {
 		r.fire(int(e.fault))
 		return
 	case evArrive:
-		r.arrive(e.req)
+		r.arrive(r.mem.req(e.req))
 		return
 	case evUnblock:
-		r.popTimedOut(e.req)
+		r.popTimedOut(r.mem.req(e.req))
 		return
 	case evReplicate:
 		r.applyEntry(int(e.proc), int(e.fault), e.inc)
@@ -346,7 +347,7 @@ func (r *runner) dispatch(e *event) {
 	case evResume:
 		r.resume(p)
 	case evReply:
-		r.deliver(p, e.req)
+		r.deliver(p, r.mem.req(e.req))
 	}
 }
 

@@ -36,7 +36,7 @@ func (r *runner) send(p *process) *request {
 		q.deadline, q.replyLat = popDeadline(q.args, q.deadline), replyAt-arrive
 	}
 	if !lostReq {
-		r.q.push(event{at: arrive, kind: evArrive, req: q})
+		r.q.push(event{at: arrive, kind: evArrive, req: q.ref})
 	}
 	at := replyAt
 	switch {
@@ -55,7 +55,7 @@ func (r *runner) send(p *process) *request {
 		at = q.deadline
 	}
 	e := p.ev(at, evReply)
-	e.req = q
+	e.req = q.ref
 	r.q.push(e)
 	return q
 }
@@ -209,6 +209,6 @@ func (r *runner) later(p *process, q *request, at Time) {
 		return
 	}
 	e := p.ev(at, evReply)
-	e.req = q
+	e.req = q.ref
 	r.q.push(e)
 }
