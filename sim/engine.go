@@ -524,7 +524,13 @@ func (r *runner) inPlace(e *event) bool {
 // other: the event was another coroutine's, which it resumed on top of it.
 var ranOwn func(other bool)
 
-func (r *runner) record(e Event) { r.recordCounted(&e, argsBytes(e.Args)) }
+func (r *runner) record(e Event) {
+	args := 0
+	if len(e.Args) > 0 { // most events have none
+		args = argsBytes(e.Args)
+	}
+	r.recordCounted(&e, args)
+}
 
 // recordCounted records *e, whose argument list counts args bytes
 // (argsBytes); *e is the caller's, to change.

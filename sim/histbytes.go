@@ -26,7 +26,11 @@ func eventBytes(e *Event) int { return fixedBytes(e) + argsBytes(e.Args) }
 // fixedBytes is what e counts besides its arguments: a command's two events
 // share one argument list, whose count its request keeps (argsBytes).
 func fixedBytes(e *Event) int {
-	return eventSize + len(e.Err) + len(e.Token) + len(e.Key.Value) + replyBytes(e.Reply)
+	n := eventSize + len(e.Err) + len(e.Token) + len(e.Key.Value) + len(e.Reply.Str)
+	if len(e.Reply.Elems) > 0 {
+		n += replyBytes(e.Reply) - len(e.Reply.Str)
+	}
+	return n
 }
 
 // argsBytes is what an event's argument list counts. A script's text

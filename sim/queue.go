@@ -69,8 +69,7 @@ func (q *queue) pop() event {
 	top := q.items[0]
 	last := len(q.items) - 1
 	e := q.items[last]
-	q.items[last] = event{}
-	q.items = q.items[:last]
+	q.items = q.items[:last] // nothing to clear: an event holds no pointer
 	if last == 0 {
 		return top
 	}
