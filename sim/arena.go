@@ -92,14 +92,12 @@ func (c *chunks[T]) take(n int) []T {
 // scheduler's queue: one more than its index; 0 is none.
 type reqRef int32
 
-// request returns a new request holding v (set once: it was zeroed, then
-// set, a request is 200 bytes), its ref set.
-func (m *memory) request(v request) *request {
+// request returns a request to set whole (it holds what its last use left;
+// a request is 208 bytes, set where it lies, not copied), and its ref.
+func (m *memory) request() (*request, reqRef) {
 	q := &m.reqs.take(1)[0]
-	*q = v
 	// take cut q from chunk used-1, just before what is left of it.
-	q.ref = reqRef((m.reqs.used-1)*arenaChunk + arenaChunk - len(m.reqs.cur))
-	return q
+	return q, reqRef((m.reqs.used-1)*arenaChunk + arenaChunk - len(m.reqs.cur))
 }
 
 // req is the request ref names.

@@ -13,7 +13,8 @@ import (
 func (r *runner) send(p *process) *request {
 	nw := &r.cfg.Network
 	r.reqID++
-	q := r.mem.request(request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now})
+	q, ref := r.mem.request()
+	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now, ref: ref}
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
