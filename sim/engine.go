@@ -226,14 +226,27 @@ func (r *recorder) add(e *Event) { r.addCounted(e, argsBytes(e.Args)) }
 // addCounted is add for an event whose argument list counts args bytes
 // (argsBytes), counted once for a command's two events.
 func (r *recorder) addCounted(e *Event, args int) {
+	s := r.slot()
+	*s = *e
+	r.counted(s, args)
+}
+
+// slot is where the next event goes, as its last use left it: the caller
+// sets it whole, then counts it (counted). An event set in its slot is not
+// copied there (224 bytes).
+func (r *recorder) slot() *Event {
 	if len(r.cur) == cap(r.cur) {
 		r.full = append(r.full, r.cur)
 		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
 	}
-	// Not append(r.cur, *e): that copies *e to the stack first.
 	i := len(r.cur)
 	r.cur = r.cur[:i+1]
-	r.cur[i] = *e
+	return &r.cur[i]
+}
+
+// counted counts e, set in the last slot, whose argument list counts args
+// bytes.
+func (r *recorder) counted(e *Event, args int) {
 	r.n++
 	r.size += fixedBytes(e) + args
 }
@@ -535,6 +548,14 @@ func (r *runner) record(e Event) {
 // recordCounted records *e, whose argument list counts args bytes
 // (argsBytes); *e is the caller's, to change.
 func (r *runner) recordCounted(e *Event, args int) {
+	s := r.hist.slot()
+	*s = *e
+	r.recordSlot(s, args)
+}
+
+// recordSlot records e, set in the history's last slot (recorder.slot),
+// whose argument list counts args bytes.
+func (r *runner) recordSlot(e *Event, args int) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
@@ -542,7 +563,7 @@ func (r *runner) recordCounted(e *Event, args int) {
 	if r.cfg.OnState != nil {
 		r.note(e)
 	}
-	r.hist.addCounted(e, args)
+	r.hist.counted(e, args)
 }
 
 func mix(a, b uint64) uint64 {

@@ -108,11 +108,12 @@ func (r *runner) arrive(q *request) {
 func (r *runner) recordCommand(q *request) {
 	n := &r.nodes[q.node]
 	// The sender may have crashed since it sent: keep its incarnation.
-	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
+	ev := r.hist.slot()
+	*ev = Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
 	if r.cfg.WatchKey != "" {
 		ev.Key = n.n.Watched() // the node's last event was this command (or Observe)
 	}
-	r.recordCounted(&ev, q.countArgs())
+	r.recordSlot(ev, q.countArgs())
 }
 
 // countArgs is what q's argument list counts in the history (argsBytes),
@@ -180,13 +181,14 @@ func (r *runner) deliver(p *process, q *request) {
 	}
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.
-	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
+	res := r.hist.slot()
+	*res = Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
 	q.answered = true
 	if q.why != "" {
 		p.reply, p.err = Reply{}, ErrTimeout
 		p.observeReply()
 		res.Err = q.why
-		r.recordCounted(&res, q.countArgs())
+		r.recordSlot(res, q.countArgs())
 		r.resume(p)
 		return
 	}
@@ -196,7 +198,7 @@ func (r *runner) deliver(p *process, q *request) {
 	}
 	p.observeReply()
 	res.Reply = q.reply
-	r.recordCounted(&res, q.countArgs())
+	r.recordSlot(res, q.countArgs())
 	r.trigger(PointReply, p, q.args[0])
 	if p.live {
 		r.resume(p)
