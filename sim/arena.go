@@ -88,12 +88,22 @@ func (c *chunks[T]) take(n int) []T {
 	return out
 }
 
-// request returns a new request holding v (set once: it was zeroed, then
-// set, a request is 200 bytes).
-func (m *memory) request(v request) *request {
+// reqRef names a request of the run's memory (memory.request) for the
+// scheduler's queue: one more than its index; 0 is none.
+type reqRef int32
+
+// request returns a request to set whole (it holds what its last use left;
+// a request is 208 bytes, set where it lies, not copied), and its ref.
+func (m *memory) request() (*request, reqRef) {
 	q := &m.reqs.take(1)[0]
-	*q = v
-	return q
+	// take cut q from chunk used-1, just before what is left of it.
+	return q, reqRef((m.reqs.used-1)*arenaChunk + arenaChunk - len(m.reqs.cur))
+}
+
+// req is the request ref names.
+func (m *memory) req(ref reqRef) *request {
+	i := int(ref) - 1
+	return &m.reqs.all[i/arenaChunk][i%arenaChunk]
 }
 
 // keep returns a copy of args whose capacity ends at its length.

@@ -72,7 +72,7 @@ func (r *runner) startPop(i int, q *request, nodeNow Time) (done bool) {
 	q.parked, q.arrived = true, r.now
 	n.parked = append(n.parked, q)
 	if t > 0 {
-		r.q.push(event{at: r.now + Time(t), kind: evUnblock, req: q})
+		r.q.push(event{at: r.now + Time(t), kind: evUnblock, req: q.ref})
 	}
 	return false
 }

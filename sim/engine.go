@@ -83,6 +83,8 @@ type request struct {
 	parked, waiting, answered bool
 	arrived, replyLat         Time
 	lib                       *libConn // a client library's connection (bubble.go)
+	ref                       reqRef   // its name in the scheduler's queue
+	argBytes                  int      // what args count in the history; 0: not yet reckoned (countArgs)
 }
 
 type simNode struct {
@@ -125,6 +127,9 @@ type runner struct {
 	firing int
 	// bub is the run's client libraries (bubble.go); nil until one joins.
 	bub *bubble
+	// waking counts the coroutines woken while running (resume) that have
+	// not yet gone on: each one above them yields until none is (runOwn).
+	waking int
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -216,14 +221,34 @@ type recorder struct {
 
 // add copies *e into the history (by pointer: an Event is 224 bytes, and a
 // run records hundreds).
-func (r *recorder) add(e *Event) {
+func (r *recorder) add(e *Event) { r.addCounted(e, argsBytes(e.Args)) }
+
+// addCounted is add for an event whose argument list counts args bytes
+// (argsBytes), counted once for a command's two events.
+func (r *recorder) addCounted(e *Event, args int) {
+	s := r.slot()
+	*s = *e
+	r.counted(s, args)
+}
+
+// slot is where the next event goes, as its last use left it: the caller
+// sets it whole, then counts it (counted). An event set in its slot is not
+// copied there (224 bytes).
+func (r *recorder) slot() *Event {
 	if len(r.cur) == cap(r.cur) {
 		r.full = append(r.full, r.cur)
 		r.cur = make([]Event, 0, min(max(r.n, 64), 1<<16))
 	}
-	r.cur = append(r.cur, *e)
+	i := len(r.cur)
+	r.cur = r.cur[:i+1]
+	return &r.cur[i]
+}
+
+// counted counts e, set in the last slot, whose argument list counts args
+// bytes.
+func (r *recorder) counted(e *Event, args int) {
 	r.n++
-	r.size += eventBytes(e)
+	r.size += fixedBytes(e) + args
 }
 
 // atLimit says whether the history has reached a run's bounds: maxEv events
@@ -305,10 +330,10 @@ func (r *runner) dispatch(e *event) {
 		r.fire(int(e.fault))
 		return
 	case evArrive:
-		r.arrive(e.req)
+		r.arrive(r.mem.req(e.req))
 		return
 	case evUnblock:
-		r.popTimedOut(e.req)
+		r.popTimedOut(r.mem.req(e.req))
 		return
 	case evReplicate:
 		r.applyEntry(int(e.proc), int(e.fault), e.inc)
@@ -335,7 +360,7 @@ func (r *runner) dispatch(e *event) {
 	case evResume:
 		r.resume(p)
 	case evReply:
-		r.deliver(p, e.req)
+		r.deliver(p, r.mem.req(e.req))
 	}
 }
 
@@ -362,7 +387,10 @@ func (r *runner) resume(p *process) {
 		return
 	}
 	if p.running {
-		p.woken = true // p runs the events itself (runOwn) and goes on
+		// p runs the events itself (runOwn), or another coroutine does on
+		// top of it: p goes on once control is back with it.
+		p.woken = true
+		r.waking++
 		return
 	}
 	p.running = true
@@ -444,7 +472,13 @@ func (r *runner) inlines(p *process) bool {
 	if inlineOff || p.owner != nil || p.want == effLibrary || r.bub != nil || r.cfg.OnPoint != nil || r.cfg.OnState != nil {
 		return false
 	}
-	for _, i := range r.byProc[p.id] {
+	return r.allFired(p.id)
+}
+
+// allFired says whether every trigger fault watching process id has fired:
+// its points can fire nothing more.
+func (r *runner) allFired(id int) bool {
+	for _, i := range r.byProc[id] {
 		if !r.fired[i] {
 			return false
 		}
@@ -453,44 +487,83 @@ func (r *runner) inlines(p *process) bool {
 }
 
 // runOwn runs the loop's next events in the running coroutine p, exactly as
-// step would, for as long as each is a command arriving at its node (which
-// resumes no one) or an event of p's own: true once one resumes p (resume
-// then only marks it woken). The first other event, or a bound of the run,
-// is left to the scheduler: false, and p yields. A process alone with its
-// command or sleep saves the two coroutine switches of a yield.
+// step would: commands arriving at their nodes (which resume no one), p's
+// own events, and the resumptions, replies and pending effects of the other
+// main coroutines none of whose trigger points can fire, which it resumes
+// itself, on top of it (resume): true once an event resumes p (resume then
+// only marks it woken). A coroutine resumed so runs its own events the same
+// way; once one lower down is woken, each above it yields (waking) until
+// control is back with it, so that it goes on before any later event, as
+// under the scheduler. Any other event, or a bound of the run, is left to
+// the scheduler: false, and p yields. Each event run in place saves two of
+// the scheduler's coroutine switches: p's yield and its resumption.
 func (r *runner) runOwn(p *process) bool {
 	for !p.woken {
-		if r.cut != "" || r.q.len() == 0 {
+		if r.waking > 0 || r.cut != "" || r.q.len() == 0 || r.bub != nil {
 			return false
 		}
 		e := r.q.peek()
-		own := e.proc == int32(p.id) && !e.sub && (e.kind == evResume || e.kind == evReply || e.kind == evBegin)
-		if e.at > r.limit || r.hist.atLimit(r.maxEv) || !own && e.kind != evArrive {
+		if e.at > r.limit || r.hist.atLimit(r.maxEv) || !r.inPlace(e) {
 			return false
 		}
 		next := r.q.pop()
 		r.now = next.at
 		r.dispatch(&next)
 		if ranOwn != nil {
-			ranOwn()
+			ranOwn(next.kind != evArrive && next.proc != int32(p.id))
 		}
 	}
 	p.woken = false
+	r.waking--
 	return true
 }
 
-// ranOwn, set by tests, is told of every event a coroutine runs itself.
-var ranOwn func()
+// inPlace says whether a coroutine may run event e in place (runOwn): a
+// command's arrival, or a main coroutine's resumption, reply or pending
+// effect when none of that process's trigger points can fire a fault (a
+// fault may stop coroutines, which only the scheduler does). A process's
+// start, a watchdog's event, a fault and the rest are the scheduler's.
+func (r *runner) inPlace(e *event) bool {
+	switch e.kind {
+	case evArrive:
+		return true
+	case evResume, evReply, evBegin:
+		return !e.sub && r.allFired(int(e.proc))
+	}
+	return false
+}
+
+// ranOwn, set by tests, is told of every event a coroutine runs itself;
+// other: the event was another coroutine's, which it resumed on top of it.
+var ranOwn func(other bool)
 
 func (r *runner) record(e Event) {
+	args := 0
+	if len(e.Args) > 0 { // most events have none
+		args = argsBytes(e.Args)
+	}
+	r.recordCounted(&e, args)
+}
+
+// recordCounted records *e, whose argument list counts args bytes
+// (argsBytes); *e is the caller's, to change.
+func (r *runner) recordCounted(e *Event, args int) {
+	s := r.hist.slot()
+	*s = *e
+	r.recordSlot(s, args)
+}
+
+// recordSlot records e, set in the history's last slot (recorder.slot),
+// whose argument list counts args bytes.
+func (r *runner) recordSlot(e *Event, args int) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
 	}
 	if r.cfg.OnState != nil {
-		r.note(&e)
+		r.note(e)
 	}
-	r.hist.add(&e)
+	r.hist.counted(e, args)
 }
 
 func mix(a, b uint64) uint64 {

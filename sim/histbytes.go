@@ -20,19 +20,29 @@ const MaxHistoryBytes = 512 << 20
 // size, so that where a run is cut does not move when Event's layout does.
 const eventSize = 240
 
-// eventBytes is what recording e counts against MaxHistoryBytes. A script's
-// text (EVAL's first argument) is left out: it is one string of the
-// algorithm's, shared by every event that sends it, not a copy per event.
-func eventBytes(e *Event) int {
-	n := eventSize + len(e.Err) + len(e.Token) + len(e.Key.Value) + replyBytes(e.Reply)
-	if len(e.Args) == 0 {
-		return n
+// eventBytes is what recording e counts against MaxHistoryBytes.
+func eventBytes(e *Event) int { return fixedBytes(e) + argsBytes(e.Args) }
+
+// fixedBytes is what e counts besides its arguments: a command's two events
+// share one argument list, whose count its request keeps (argsBytes).
+func fixedBytes(e *Event) int {
+	n := eventSize + len(e.Err) + len(e.Token) + len(e.Key.Value) + len(e.Reply.Str)
+	if len(e.Reply.Elems) > 0 {
+		n += replyBytes(e.Reply) - len(e.Reply.Str)
 	}
-	for _, a := range e.Args {
+	return n
+}
+
+// argsBytes is what an event's argument list counts. A script's text
+// (EVAL's first argument) is left out: it is one string of the algorithm's,
+// shared by every event that sends it, not a copy per event.
+func argsBytes(args []string) int {
+	n := 0
+	for _, a := range args {
 		n += len(a) + 16
 	}
-	if len(e.Args) > 1 && (isCommand(e.Args[0], "EVAL") || isCommand(e.Args[0], "EVAL_RO")) {
-		n -= len(e.Args[1]) + 16
+	if len(args) > 1 && (isCommand(args[0], "EVAL") || isCommand(args[0], "EVAL_RO")) {
+		n -= len(args[1]) + 16
 	}
 	return n
 }
@@ -42,8 +52,10 @@ func eventBytes(e *Event) int {
 // the long s), so for a name without them a name of another length never
 // matches: the length is compared first, which spares a fold of every
 // command's name at each of the engine's checks.
+// The name as sent, in upper case, is compared first: that is how locks
+// send their commands.
 func isCommand(arg, name string) bool {
-	return len(arg) == len(name) && strings.EqualFold(arg, name)
+	return len(arg) == len(name) && (arg == name || strings.EqualFold(arg, name))
 }
 
 func replyBytes(r Reply) int {

@@ -13,7 +13,8 @@ import (
 func (r *runner) send(p *process) *request {
 	nw := &r.cfg.Network
 	r.reqID++
-	q := r.mem.request(request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now})
+	q, ref := r.mem.request()
+	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now, ref: ref}
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
@@ -36,7 +37,7 @@ func (r *runner) send(p *process) *request {
 		q.deadline, q.replyLat = popDeadline(q.args, q.deadline), replyAt-arrive
 	}
 	if !lostReq {
-		r.q.push(event{at: arrive, kind: evArrive, req: q})
+		r.q.push(event{at: arrive, kind: evArrive, req: q.ref})
 	}
 	at := replyAt
 	switch {
@@ -55,7 +56,7 @@ func (r *runner) send(p *process) *request {
 		at = q.deadline
 	}
 	e := p.ev(at, evReply)
-	e.req = q
+	e.req = q.ref
 	r.q.push(e)
 	return q
 }
@@ -107,11 +108,21 @@ func (r *runner) arrive(q *request) {
 func (r *runner) recordCommand(q *request) {
 	n := &r.nodes[q.node]
 	// The sender may have crashed since it sent: keep its incarnation.
-	ev := Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
+	ev := r.hist.slot()
+	*ev = Event{Kind: KindCommand, Proc: q.proc, Node: q.node, Incarnation: q.inc, Req: q.id, Args: q.args, Reply: q.reply, Sent: q.sent}
 	if r.cfg.WatchKey != "" {
 		ev.Key = n.n.Watched() // the node's last event was this command (or Observe)
 	}
-	r.record(ev)
+	r.recordSlot(ev, q.countArgs())
+}
+
+// countArgs is what q's argument list counts in the history (argsBytes),
+// reckoned once for both of its events.
+func (q *request) countArgs() int {
+	if q.argBytes == 0 { // a list of one or more arguments counts more
+		q.argBytes = argsBytes(q.args)
+	}
+	return q.argBytes
 }
 
 // deliver hands the reply, or the timeout, to the waiting process.
@@ -170,13 +181,14 @@ func (r *runner) deliver(p *process, q *request) {
 	}
 	// The result repeats the command and its send time: a lost request has
 	// no KindCommand event to pair with.
-	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
+	res := r.hist.slot()
+	*res = Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
 	q.answered = true
 	if q.why != "" {
 		p.reply, p.err = Reply{}, ErrTimeout
 		p.observeReply()
 		res.Err = q.why
-		r.record(res)
+		r.recordSlot(res, q.countArgs())
 		r.resume(p)
 		return
 	}
@@ -186,7 +198,7 @@ func (r *runner) deliver(p *process, q *request) {
 	}
 	p.observeReply()
 	res.Reply = q.reply
-	r.record(res)
+	r.recordSlot(res, q.countArgs())
 	r.trigger(PointReply, p, q.args[0])
 	if p.live {
 		r.resume(p)
@@ -200,6 +212,6 @@ func (r *runner) later(p *process, q *request, at Time) {
 		return
 	}
 	e := p.ev(at, evReply)
-	e.req = q
+	e.req = q.ref
 	r.q.push(e)
 }

@@ -230,6 +230,9 @@ func (p *process) start() {
 	}
 	p.next, p.stop = iter.Pull(iter.Seq[struct{}](body))
 	p.live, p.crashPending, p.want = true, false, effNone
+	if p.woken {
+		p.r.waking-- // a crash stopped the last one before it went on
+	}
 	p.begun, p.woken = false, false // a crash may have stopped the last one mid-yield
 }
 
@@ -266,4 +269,8 @@ func growStack(i int) byte {
 	return pad[i/2]
 }
 
-const stackPad = 16 << 10
+// stackPad takes a new stack from 8 KB to 16 KB, which the deepest node
+// command of a standard run or an explore search fits in: 16 KB grew it to
+// 32 KB, zeroed and copied at every process start for nothing (4 KB and
+// 6 KB leave it to grow later, deep in a command).
+const stackPad = 12 << 10

@@ -17,6 +17,9 @@ const (
 
 // event is one entry of the scheduler's queue. Ties on at are broken by seq,
 // the order of scheduling, so the order never depends on anything but the run.
+// It holds no pointer (its request is a reference into the run's memory):
+// the heap moves its entries with no write barrier, and the collector has
+// nothing in it to scan.
 type event struct {
 	at    Time
 	seq   uint64
@@ -25,7 +28,7 @@ type event struct {
 	proc  int32
 	inc   int32 // incarnation the event belongs to; stale ones are dropped
 	fault int32
-	req   *request
+	req   reqRef
 }
 
 func (e *event) before(o *event) bool {
@@ -66,8 +69,7 @@ func (q *queue) pop() event {
 	top := q.items[0]
 	last := len(q.items) - 1
 	e := q.items[last]
-	q.items[last] = event{}
-	q.items = q.items[:last]
+	q.items = q.items[:last] // nothing to clear: an event holds no pointer
 	if last == 0 {
 		return top
 	}

@@ -235,8 +235,8 @@ func (r *runner) stateKey() StateKey {
 	for i := range evs {
 		e := &evs[i]
 		s = s.num(int64(e.at - r.now)).num(int64(e.kind)).flag(e.sub).num(int64(e.proc)).num(int64(e.inc)).num(int64(e.fault))
-		if q := e.req; q != nil {
-			s = r.requestSum(s, q)
+		if e.req != 0 {
+			s = r.requestSum(s, r.mem.req(e.req))
 		}
 	}
 	for _, p := range r.procs {

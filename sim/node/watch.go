@@ -196,9 +196,10 @@ func (n *Node) followSet(args []string, r Reply) bool {
 
 // isName says whether arg is name (upper case) in any case, of the same
 // length: a fold of another length (the long s of SET) is not matched, and
-// the data is read as for any other command.
+// the data is read as for any other command. The name as sent is compared
+// first: locks send their commands in upper case.
 func isName(arg, name string) bool {
-	return len(arg) == len(name) && strings.EqualFold(arg, name)
+	return len(arg) == len(name) && (arg == name || strings.EqualFold(arg, name))
 }
 
 // settle records after, left by writer, as the watched key's state after an
