@@ -351,8 +351,9 @@ func (r *runner) inertArrival(e *event) bool {
 	if e.kind != evArrive || wakeAtArrivals || r.live == 0 {
 		return false
 	}
-	n := &r.nodes[e.req.node]
-	return n.g == nil && len(n.parked) == 0 && !blockingPop(e.req.args) && !isWait(e.req.args)
+	q := r.mem.req(e.req)
+	n := &r.nodes[q.node]
+	return n.g == nil && len(n.parked) == 0 && !blockingPop(q.args) && !isWait(q.args)
 }
 
 // firstReadDeadline is the true time of the earliest deadline after now of
