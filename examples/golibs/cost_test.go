@@ -30,7 +30,7 @@ func TestCostRealVsFile(t *testing.T) {
 	if os.Getenv("LOCKSIM_GOLIBS_COST") == "" {
 		t.Skip("a measurement: set LOCKSIM_GOLIBS_COST=1")
 	}
-	const scenario, batch, rounds = "token-pause", 100, 21
+	const scenario, batch, rounds = "token-pause", 100, 61
 	s, err := scenarios.Lookup(scenario)
 	if err != nil {
 		t.Fatal(err)
