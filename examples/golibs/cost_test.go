@@ -2,13 +2,16 @@ package golibs_test
 
 import (
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
 	"github.com/locksim/locksim/judge"
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -26,11 +29,18 @@ import (
 // carries that drift. It runs with LOCKSIM_GOLIBS_COST=1:
 //
 //	LOCKSIM_GOLIBS_COST=1 go test -run TestCostRealVsFile -v .
+//
+// It measures two ways: one stream of runs, and one stream per processor
+// at once (as explore's workers run). They differ for a library run alone:
+// its goroutines hand over to each other at every command, and with a
+// processor idle each hand-off wakes another thread; with every processor
+// busy, none does. A file run's process is a coroutine, which hands over
+// with no thread either way.
 func TestCostRealVsFile(t *testing.T) {
 	if os.Getenv("LOCKSIM_GOLIBS_COST") == "" {
 		t.Skip("a measurement: set LOCKSIM_GOLIBS_COST=1")
 	}
-	const scenario, batch, rounds = "token-pause", 100, 61
+	const scenario = "token-pause"
 	s, err := scenarios.Lookup(scenario)
 	if err != nil {
 		t.Fatal(err)
@@ -39,35 +49,63 @@ func TestCostRealVsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var real, alg []time.Duration
+	for _, streams := range []int{1, runtime.GOMAXPROCS(0)} {
+		real, alg, ratio, lo, hi := costRounds(t, s, file, streams)
+		t.Logf("%s, %d stream(s) at once, %d alternating rounds of %d runs each: real redsync %s a run, redsync.yaml %s (medians); median ratio %.2f× (rounds from %.2f× to %.2f×)",
+			scenario, streams, costRoundsN, costBatch, real.Round(time.Microsecond), alg.Round(time.Microsecond), ratio, lo, hi)
+	}
+}
+
+const costBatch, costRoundsN = 100, 61
+
+// costRounds runs costRoundsN rounds of a real batch then a file batch,
+// each of costBatch runs on every one of streams goroutines at once, and
+// returns the medians of a run's time (a batch's wall time over its runs
+// per stream) and of the rounds' ratios, and the lowest and highest ratio.
+func costRounds(t *testing.T, s *scenarios.Scenario, file locks.Algorithm, streams int) (real, alg time.Duration, ratio, lo, hi float64) {
+	var reals, algs []time.Duration
 	var ratios []float64
-	for range rounds {
+	parallel := func(f func()) time.Duration {
 		start := time.Now()
-		synctest.Test(t, func(t *testing.T) {
-			for range batch {
-				if _, err := golock.RunInBubble(redsyncLock(1), s); err != nil {
-					t.Fatal(err)
+		var wg sync.WaitGroup
+		for range streams {
+			wg.Go(f)
+		}
+		wg.Wait()
+		return time.Since(start) / costBatch
+	}
+	for range costRoundsN {
+		r := parallel(func() {
+			synctest.Test(t, func(t *testing.T) {
+				for range costBatch {
+					if _, err := golock.RunInBubble(redsyncLock(1), s); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		})
+		a := parallel(func() {
+			for range costBatch {
+				p, err := s.PrepareWith(file)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := judge.Prepared(s, p, model.Options{}); err != nil {
+					t.Error(err)
+					return
 				}
 			}
 		})
-		r := time.Since(start) / batch
-		start = time.Now()
-		for range batch {
-			p, err := s.PrepareWith(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := judge.Prepared(s, p, model.Options{}); err != nil {
-				t.Fatal(err)
-			}
+		if t.Failed() {
+			t.FailNow()
 		}
-		a := time.Since(start) / batch
-		real, alg, ratios = append(real, r), append(alg, a), append(ratios, float64(r)/float64(a))
+		reals, algs, ratios = append(reals, r), append(algs, a), append(ratios, float64(r)/float64(a))
 	}
-	slices.Sort(real)
-	slices.Sort(alg)
+	slices.Sort(reals)
+	slices.Sort(algs)
 	slices.Sort(ratios)
-	t.Logf("%s, %d alternating rounds of %d runs each: real redsync %s a run, redsync.yaml %s (medians); median ratio %.2f× (rounds from %.2f× to %.2f×)",
-		scenario, rounds, batch, real[rounds/2].Round(time.Microsecond), alg[rounds/2].Round(time.Microsecond),
-		ratios[rounds/2], ratios[0], ratios[rounds-1])
+	m := costRoundsN / 2
+	return reals[m], algs[m], ratios[m], ratios[0], ratios[costRoundsN-1]
 }
