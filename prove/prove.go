@@ -389,7 +389,8 @@ func (p *Prover) run(n *node, last bool) error {
 		return nil
 	}
 	n.points = pts
-	if p.opts.MaxDelays > 0 && p.opts.Delays == DelaysRaces {
+	if p.opts.Delays == DelaysRaces && len(n.steps)-n.faultN < p.opts.MaxDelays {
+		// Only where a child may still add a delay.
 		needs(res.History.Events, pts, len(p.names), maxShift)
 	}
 	if p.opts.Reduce == ReduceSummary {
@@ -498,10 +499,10 @@ func (p *Prover) offered(n *node, i int, c *choice) bool {
 		return false
 	}
 	if c.class == "" { // a delay
-		if p.opts.Delays == DelaysRaces && !raced(n.points, i, n.start, c.shift()) {
-			return false // another point's delay makes its run (races.go)
-		}
-		return len(n.steps)-n.faultN < p.opts.MaxDelays
+		return len(n.steps)-n.faultN < p.opts.MaxDelays &&
+			// where it races, unless every point is offered: elsewhere
+			// another point's delay makes its run (races.go)
+			(p.opts.Delays == DelaysAll || raced(n.points, i, n.start, c.shift()))
 	}
 	return n.faultN < p.opts.MaxFaults
 }

@@ -23,7 +23,7 @@ import (
 
 // blockingPop says whether a command is BLPOP or BRPOP.
 func blockingPop(args []string) bool {
-	return len(args) > 0 && (isCommand(args[0], "BLPOP") || isCommand(args[0], "BRPOP"))
+	return len(args) > 0 && (node.IsName(args[0], "BLPOP") || node.IsName(args[0], "BRPOP"))
 }
 
 // popTimeout is a blocking pop's timeout, or the error reply Redis gives.

@@ -112,6 +112,20 @@ func rawConfig(l rawLock, nw Network) Config {
 	}
 }
 
+// libraryLock is a lock whose Acquire runs call as one library call of its
+// process and returns the lease call gives.
+func libraryLock(call func(lib *Library) Lease) scriptLock {
+	return scriptLock{acquire: func(p Proc) (Lease, error) {
+		lib, err := LibraryFor(p, synctest.Wait)
+		if err != nil {
+			return Lease{}, err
+		}
+		var lease Lease
+		lib.Call(p, func() { lease = call(lib) })
+		return lease, nil
+	}}
+}
+
 // TestLibraryTimeIsTrueTime: the library's sleep, its time.Now and the
 // network's latency are one timeline, true time from Epoch.
 func TestLibraryTimeIsTrueTime(t *testing.T) {
@@ -218,20 +232,14 @@ func TestLibraryBlockingPopWaitsInSimulatedTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var sent, got time.Time
 		var reply string
-		l := scriptLock{acquire: func(p Proc) (Lease, error) {
-			lib, err := LibraryFor(p, synctest.Wait)
-			if err != nil {
-				return Lease{}, err
-			}
-			lib.Call(p, func() {
-				c, _ := lib.Dial(0)
-				sent = time.Now()
-				fmt.Fprintf(c, "*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n1\r\n")
-				reply, _ = bufio.NewReader(c).ReadString('\n')
-				got = time.Now()
-			})
-			return Lease{}, nil
-		}}
+		l := libraryLock(func(lib *Library) Lease {
+			c, _ := lib.Dial(0)
+			sent = time.Now()
+			fmt.Fprintf(c, "*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n1\r\n")
+			reply, _ = bufio.NewReader(c).ReadString('\n')
+			got = time.Now()
+			return Lease{}
+		})
 		cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: time.Millisecond, Max: time.Millisecond},
 			Reply: Latency{Min: time.Millisecond, Max: time.Millisecond}, Timeout: 5 * time.Second})
 		cfg.NewLocker = func(int) Locker { return l }
@@ -261,32 +269,26 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var woke, timedOut time.Time
 			var readErr error
-			l := scriptLock{acquire: func(p Proc) (Lease, error) {
-				lib, err := LibraryFor(p, synctest.Wait)
-				if err != nil {
-					return Lease{}, err
-				}
-				lib.Call(p, func() {
-					c0, _ := lib.Dial(0)
-					c1, _ := lib.Dial(0)
-					done := make(chan struct{})
-					go func() { // wakes when the SET below arrives
-						defer close(done)
-						time.Sleep(lat)
-						woke = time.Now()
-						if write {
-							fmt.Fprintf(c1, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
-						}
-						c1.SetReadDeadline(time.Now().Add(3 * time.Millisecond))
-						_, readErr = c1.Read(make([]byte, 64))
-						timedOut = time.Now()
-					}()
-					fmt.Fprintf(c0, "*3\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n")
-					bufio.NewReader(c0).ReadString('\n')
-					<-done
-				})
-				return Lease{}, nil
-			}}
+			l := libraryLock(func(lib *Library) Lease {
+				c0, _ := lib.Dial(0)
+				c1, _ := lib.Dial(0)
+				done := make(chan struct{})
+				go func() { // wakes when the SET below arrives
+					defer close(done)
+					time.Sleep(lat)
+					woke = time.Now()
+					if write {
+						fmt.Fprintf(c1, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
+					}
+					c1.SetReadDeadline(time.Now().Add(3 * time.Millisecond))
+					_, readErr = c1.Read(make([]byte, 64))
+					timedOut = time.Now()
+				}()
+				fmt.Fprintf(c0, "*3\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n")
+				bufio.NewReader(c0).ReadString('\n')
+				<-done
+				return Lease{}
+			})
 			cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: lat, Max: lat}, Reply: Latency{Min: lat, Max: lat}})
 			cfg.NewLocker = func(int) Locker { return l }
 			res, err := Run(cfg)
@@ -327,35 +329,29 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 // write, sleep on timers and time reads out between arrivals and replies:
 // three clients, random latencies, lost replies.
 func TestLibraryArrivalsNeedNoWake(t *testing.T) {
-	l := scriptLock{acquire: func(p Proc) (Lease, error) {
-		lib, err := LibraryFor(p, synctest.Wait)
-		if err != nil {
-			return Lease{}, err
-		}
+	l := libraryLock(func(lib *Library) Lease {
 		var held bool
-		lib.Call(p, func() {
-			c, _ := lib.Dial(0)
-			other, _ := lib.Dial(0)
-			r := bufio.NewReader(c)
-			go func() { // a watchdog on its own timer, on its own connection
-				time.Sleep(3 * time.Millisecond)
-				fmt.Fprintf(other, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
-				other.SetReadDeadline(time.Now().Add(4 * time.Millisecond))
-				other.Read(make([]byte, 64))
-			}()
-			for try := 0; try < 3 && !held; try++ {
-				fmt.Fprintf(c, "*6\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n$2\r\nNX\r\n$2\r\nPX\r\n$2\r\n20\r\n")
-				c.SetReadDeadline(time.Now().Add(8 * time.Millisecond))
-				reply, err := r.ReadString('\n')
-				held = err == nil && reply == "+OK\r\n"
-				if err != nil {
-					r.Reset(c)
-				}
-				time.Sleep(time.Duration(1+try) * time.Millisecond)
+		c, _ := lib.Dial(0)
+		other, _ := lib.Dial(0)
+		r := bufio.NewReader(c)
+		go func() { // a watchdog on its own timer, on its own connection
+			time.Sleep(3 * time.Millisecond)
+			fmt.Fprintf(other, "*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n")
+			other.SetReadDeadline(time.Now().Add(4 * time.Millisecond))
+			other.Read(make([]byte, 64))
+		}()
+		for try := 0; try < 3 && !held; try++ {
+			fmt.Fprintf(c, "*6\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n$2\r\nNX\r\n$2\r\nPX\r\n$2\r\n20\r\n")
+			c.SetReadDeadline(time.Now().Add(8 * time.Millisecond))
+			reply, err := r.ReadString('\n')
+			held = err == nil && reply == "+OK\r\n"
+			if err != nil {
+				r.Reset(c)
 			}
-		})
-		return Lease{Held: held, Token: "t"}, nil
-	}}
+			time.Sleep(time.Duration(1+try) * time.Millisecond)
+		}
+		return Lease{Held: held, Token: "t"}
+	})
 	run := func(seed uint64) string {
 		var digest string
 		synctest.Test(t, func(t *testing.T) {

@@ -221,14 +221,10 @@ type recorder struct {
 
 // add copies *e into the history (by pointer: an Event is 224 bytes, and a
 // run records hundreds).
-func (r *recorder) add(e *Event) { r.addCounted(e, argsBytes(e.Args)) }
-
-// addCounted is add for an event whose argument list counts args bytes
-// (argsBytes), counted once for a command's two events.
-func (r *recorder) addCounted(e *Event, args int) {
+func (r *recorder) add(e *Event) {
 	s := r.slot()
 	*s = *e
-	r.counted(s, args)
+	r.counted(s, argsBytes(e.Args))
 }
 
 // slot is where the next event goes, as its last use left it: the caller
@@ -538,19 +534,9 @@ func (r *runner) inPlace(e *event) bool {
 var ranOwn func(other bool)
 
 func (r *runner) record(e Event) {
-	args := 0
-	if len(e.Args) > 0 { // most events have none
-		args = argsBytes(e.Args)
-	}
-	r.recordCounted(&e, args)
-}
-
-// recordCounted records *e, whose argument list counts args bytes
-// (argsBytes); *e is the caller's, to change.
-func (r *runner) recordCounted(e *Event, args int) {
 	s := r.hist.slot()
-	*s = *e
-	r.recordSlot(s, args)
+	*s = e
+	r.recordSlot(s, argsBytes(e.Args))
 }
 
 // recordSlot records e, set in the history's last slot (recorder.slot),

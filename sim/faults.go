@@ -46,7 +46,7 @@ func (r *runner) trigger(point Point, p *process, cmd string) {
 	}
 	if r.cfg.OnState != nil {
 		r.cfg.OnState(point, p.id, StateKeys{State: r.stateKey(), History: StateKey(r.past.history),
-			Summary: r.past.summary(r.now), Now: r.now, Events: r.hist.n})
+			Summary: r.past.summary(r.now)})
 	}
 	for _, i := range r.byProc[p.id] {
 		if r.reached(&r.cfg.Faults[i], i, point, cmd) {

@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"strings"
 	"unsafe"
+
+	"github.com/locksim/locksim/sim/node"
 )
 
 // MaxHistoryBytes bounds what a run's history holds, counted, not measured:
@@ -41,21 +42,10 @@ func argsBytes(args []string) int {
 	for _, a := range args {
 		n += len(a) + 16
 	}
-	if len(args) > 1 && (isCommand(args[0], "EVAL") || isCommand(args[0], "EVAL_RO")) {
+	if len(args) > 1 && (node.IsName(args[0], "EVAL") || node.IsName(args[0], "EVAL_RO")) {
 		n -= len(args[1]) + 16
 	}
 	return n
-}
-
-// isCommand says whether arg names the command name (upper case), in any
-// case. Only k and s have case folds of another length (the Kelvin sign,
-// the long s), so for a name without them a name of another length never
-// matches: the length is compared first, which spares a fold of every
-// command's name at each of the engine's checks.
-// The name as sent, in upper case, is compared first: that is how locks
-// send their commands.
-func isCommand(arg, name string) bool {
-	return len(arg) == len(name) && (arg == name || strings.EqualFold(arg, name))
 }
 
 func replyBytes(r Reply) int {

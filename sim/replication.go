@@ -310,7 +310,7 @@ func (r *runner) wait(i int, q *request) (Reply, Time) {
 }
 
 // isWait says whether a command is WAIT.
-func isWait(args []string) bool { return len(args) > 0 && isCommand(args[0], "WAIT") }
+func isWait(args []string) bool { return len(args) > 0 && node.IsName(args[0], "WAIT") }
 
 // lanes lists, for every replica lane of cfg, the node it replicates.
 func (cfg *Config) lanes() []int {

@@ -42,12 +42,10 @@ type StateKey [2]uint64
 // StateKeys are what Config.OnState is told at a point: the state key and
 // the two keys of the past (above). State and Summary hold times relative
 // to now, so a run shifted in time has the same keys; what ends a run at an
-// absolute bound is beside them: Now (the duration cap) and Events (the
-// event cap and the history's size cap both grow with them).
+// absolute bound (the duration cap, the event and history-size caps) is
+// what OnPoint is told beside them: the time and the history's length.
 type StateKeys struct {
 	State, History, Summary StateKey
-	Now                     Time
-	Events                  int
 }
 
 // past is what the run keeps of its history for StateKeys, when asked.

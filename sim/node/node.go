@@ -184,7 +184,7 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 		n.m.Seed(int(n.seed))
 		n.seeded = true
 	}
-	if len(args[0]) == len("SELECT") && strings.EqualFold(args[0], "SELECT") {
+	if IsName(args[0], "SELECT") {
 		n.selected = true
 	}
 	n.srv.Dispatch(p, args)
@@ -324,3 +324,12 @@ func usesRandom(cmd string) bool {
 var randomCommands = [...]string{"SPOP", "HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER"}
 
 func errorReply(msg string) Reply { return Reply{Kind: Error, Str: msg} }
+
+// IsName says whether arg is the command or option name (upper case), in
+// any case and of the same length: a fold of another length (the long s,
+// the Kelvin sign) is not a name a lock sends. The name as sent is compared
+// first: locks send theirs in upper case, and a fold costs more than the
+// comparison.
+func IsName(arg, name string) bool {
+	return len(arg) == len(name) && (arg == name || strings.EqualFold(arg, name))
+}

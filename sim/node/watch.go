@@ -3,7 +3,6 @@ package node
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -146,10 +145,10 @@ func (n *Node) followed(args []string, r Reply) {
 	}
 	n.follow.ran = true
 	switch {
-	case len(args) == 2 && isName(args[0], "GET") && (r.Kind == Bulk || r.Kind == Nil):
-	case len(args) == 2 && isName(args[0], "DEL") && r.Kind == Int:
+	case len(args) == 2 && IsName(args[0], "GET") && (r.Kind == Bulk || r.Kind == Nil):
+	case len(args) == 2 && IsName(args[0], "DEL") && r.Kind == Int:
 		n.follow.key = KeyState{TTL: -1}
-	case isName(args[0], "SET"):
+	case IsName(args[0], "SET"):
 		n.follow.on = n.followSet(args, r)
 	default:
 		n.follow.on = false
@@ -165,14 +164,14 @@ func (n *Node) followSet(args []string, r Reply) bool {
 	ttl := time.Duration(-1)
 	for i := 3; i < len(args); i++ {
 		switch opt := args[i]; {
-		case !cond && (isName(opt, "NX") || isName(opt, "XX")):
+		case !cond && (IsName(opt, "NX") || IsName(opt, "XX")):
 			cond = true
-		case !expiry && i+1 < len(args) && (isName(opt, "EX") || isName(opt, "PX")):
+		case !expiry && i+1 < len(args) && (IsName(opt, "EX") || IsName(opt, "PX")):
 			expiry = true
 			// miniredis's own parse: Atoi, times the unit.
 			v, err := strconv.Atoi(args[i+1])
 			unit := time.Millisecond
-			if isName(opt, "EX") {
+			if IsName(opt, "EX") {
 				unit = time.Second
 			}
 			if err != nil || v <= 0 || int64(v) > math.MaxInt64/int64(unit) {
@@ -192,14 +191,6 @@ func (n *Node) followSet(args []string, r Reply) bool {
 		return true
 	}
 	return false
-}
-
-// isName says whether arg is name (upper case) in any case, of the same
-// length: a fold of another length (the long s of SET) is not matched, and
-// the data is read as for any other command. The name as sent is compared
-// first: locks send their commands in upper case.
-func isName(arg, name string) bool {
-	return len(arg) == len(name) && (arg == name || strings.EqualFold(arg, name))
 }
 
 // settle records after, left by writer, as the watched key's state after an
