@@ -80,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// 'simrun help run' is 'simrun run --help'.
 		args = []string{args[1], "--help"}
 	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		return cmdVersion(args[1:], stdout, stderr) // version.go
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -124,6 +127,7 @@ func usage(w io.Writer) {
 	b.WriteString("\nExit status: 0 no violation, 1 violation found, 2 usage or input error,\n")
 	b.WriteString("3 incomplete: a run cut at a cap (events, history size, duration) that found nothing.\n")
 	b.WriteString("Run 'simrun help COMMAND' or 'simrun COMMAND --help' for a command's flags.\n")
+	b.WriteString("Run 'simrun --version' (or 'simrun version') for the module version and commit.\n")
 	io.WriteString(w, b.String())
 }
 
