@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -12,8 +13,13 @@ import (
 // 'go test' stamp no commit, and a build outside a tagged release gets
 // "(devel)" or a pseudo-version: said as it is.
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 0 {
-		return fail(stderr, "version", fmt.Errorf("takes no arguments, got %q", args))
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	pos, code, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) != 0 {
+		return fail(stderr, "version", fmt.Errorf("takes no arguments, got %q", pos))
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
