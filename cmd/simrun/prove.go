@@ -139,7 +139,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	delays := fs.String("delays", "races", "where delays are offered: `W` is races (where one reorders an event with a conflicting one) or all (every point)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
-	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
+	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk inside counterexample to `FILE`, the outside one to FILE-outside")
 	force := fs.Bool("force", false, "overwrite an existing -o/--out FILE")
 	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
 	merge := fs.Bool("merge", false, "combine the JSON lines of --shard runs (FILE... or stdin) into one result; give the shards' --algo or --algo-file")

@@ -70,9 +70,9 @@ func TestProveProvedAndCounterexample(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "-o:") {
 		t.Errorf("existing -o: exit %d, stderr %q", code, errOut)
 	}
-	code, _, errOut = simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "--fail-on", "any", "--force", "-o", file)
-	if code != exitViolation {
-		t.Errorf("--fail-on any: exit %d, stderr %q", code, errOut)
+	code, out, errOut = simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "--fail-on", "any", "--force", "-o", file)
+	if code != exitViolation || !strings.Contains(out, "inside     proved within bounds without faults only: ") {
+		t.Errorf("--fail-on any: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 
