@@ -138,17 +138,17 @@ func newSides() *sides {
 		insideWith: map[string]int64{}, whyOutside: map[string]string{}}
 }
 
-// judge records n, judged in canonical order, and says whether it is an
-// inside unsafe schedule (the enumeration stops there) and whether it was
-// counted as run (false: skipped, outside after the outside answer).
-func (w *walker) judge(n *node) (stop *node, ran bool) {
+// judge records n, judged in canonical order (or skips it: outside, after
+// the outside answer), and returns it if it is unsafe inside: the
+// enumeration stops there and only there.
+func (w *walker) judge(n *node) *node {
 	sd := w.sides
 	w.noteClasses(n)
 	s := &sd.inside
 	if n.outside != "" {
 		if sd.settled {
 			sd.outside.skipped++
-			return nil, false
+			return nil
 		}
 		s = &sd.outside
 	}
@@ -164,12 +164,12 @@ func (w *walker) judge(n *node) (stop *node, ran bool) {
 		}
 		if n.verdict == model.VerdictUnsafe {
 			if n.outside == "" {
-				return n, true
+				return n
 			}
 			sd.settled = true
 		}
 	}
-	return nil, true
+	return nil
 }
 
 // noteClasses counts n's fault classes on its side.

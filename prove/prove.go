@@ -640,7 +640,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 		var found *node
 		var err error
 		if t == 0 {
-			found, _ = w.judge(root)
+			found = w.judge(root)
 		} else if root.verdict != model.VerdictIncomplete && w.extends(root) {
 			found, err = w.walk(root, 0)
 		}
@@ -730,7 +730,7 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 		}
 		for _, k := range batch {
 			if judged {
-				if f, _ := w.judge(k); f != nil {
+				if f := w.judge(k); f != nil {
 					return f, nil
 				}
 				continue
