@@ -16,24 +16,49 @@ import (
 type choice struct {
 	class string // the --faults word that switches it on; "" for a delay
 	name  string // as a schedule is printed: "pause 15s"
-	// fault is the scenario fault, scaled to the lock's TTL and to K (the
-	// most faults a schedule may hold).
-	fault func(ttl time.Duration, k int) scenarios.Fault
+	// fault is the scenario fault, sized to the space (sizes); its
+	// trigger and client are the step's.
+	fault scenarios.Fault
 }
 
 // shift is a delay's length.
-func (c *choice) shift() time.Duration { return time.Duration(c.fault(0, 0).For) }
+func (c *choice) shift() time.Duration { return time.Duration(c.fault.For) }
 
 // sendOnly says whether the choice is offered at send points only: a lost
 // request or reply loses the client's next command, so at a reply or
 // acquired point it would lose the same command as at the next send point.
 func (c *choice) sendOnly() bool { return c.class == ClassNet }
 
+// sizes are what the menu's choices are sized to: the space's fixed
+// parameters (Parameters) and K.
+type sizes struct {
+	ttl     time.Duration // the lock's lifetime (noTTL for one that never expires)
+	k       int           // the most faults one schedule holds
+	latency time.Duration // one way, request and reply alike
+	// short is the short pause: TTL/2K, or less when the work and the
+	// delays leave less room inside the lock's assumptions (shortPause);
+	// shortName names it when it is less.
+	short     time.Duration
+	shortName string
+}
+
+// lossTimeout is how long a client waits for a lost request's or reply's
+// answer before it times out (prove's network has no timeout of its own):
+// a client's usual timeout, 100 ms, but at most TTL/10, so that waiting it
+// out stays well inside the lease, and at least two round trips.
+func (z sizes) lossTimeout() time.Duration {
+	return max(min(100*time.Millisecond, z.ttl/10), 4*z.latency)
+}
+
+// longestDelay is the longest delay choice: a whole round trip (races.go
+// looks that far after an event).
+func (z sizes) longestDelay() time.Duration { return 2 * z.latency }
+
 // Menu classes, as --faults takes them: words of the one vocabulary
 // (scenarios.Vocabulary), each meaning the faults it means in explore,
 // sized here to the TTL.
 const (
-	ClassShortPause = scenarios.ClassShortPause // a pause shorter than the TTL: TTL/(2K), so that K of them stay under TTL/2
+	ClassShortPause = scenarios.ClassShortPause // a pause inside the TTL: TTL/(2K), so that K of them stay under TTL/2, or less (shortPause)
 	ClassLongPause  = scenarios.ClassLongPause  // a pause longer than the TTL: 3·TTL/2
 	ClassCrash      = scenarios.ClassCrash      // the process dies, no restart
 	ClassClientJump = scenarios.ClassClientJump // the process's clock jumps by ±TTL/2 from then on
@@ -62,64 +87,62 @@ var nodeClasses = []string{ClassRestart, ClassNodeJump}
 // noTTL is the TTL the menu scales to for a lock that never expires.
 const noTTL = 30 * time.Second
 
-// roundTrip is the fixed request plus reply latency of prove's network.
-const roundTrip = 2 * time.Millisecond
+// defaultLatency is prove's network latency each way unless
+// Options.Latency says otherwise: fixed, no loss.
+const defaultLatency = time.Millisecond
 
-// lossTimeout is how long a client waits for a lost request's or reply's
-// answer before it times out (prove's network has no timeout of its own):
-// a client's usual timeout, 100 ms, but at most TTL/10, so that waiting it
-// out stays well inside the lease.
-func lossTimeout(ttl time.Duration) time.Duration { return min(100*time.Millisecond, ttl/10) }
+// maxShift is the longest delay at the default latency.
+const maxShift = 2 * defaultLatency
 
-var menu = []choice{
-	{ClassShortPause, "pause TTL/2K", func(ttl time.Duration, k int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl / time.Duration(2*max(k, 1)))}
+// menuEntry is one row of the fault menu, sized when a space is built.
+type menuEntry struct {
+	class, name string
+	fault       func(z sizes) scenarios.Fault
+}
+
+var menu = []menuEntry{
+	{ClassShortPause, "pause TTL/2K", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(z.short)}
 	}},
-	{ClassLongPause, "pause 3·TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(ttl + ttl/2)}
+	{ClassLongPause, "pause 3·TTL/2", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(z.ttl + z.ttl/2)}
 	}},
-	{ClassCrash, "crash", func(time.Duration, int) scenarios.Fault {
+	{ClassCrash, "crash", func(sizes) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultCrash}
 	}},
-	{ClassClientJump, "clock +TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(ttl / 2)}
+	{ClassClientJump, "clock +TTL/2", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(z.ttl / 2)}
 	}},
-	{ClassClientJump, "clock -TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-ttl / 2)}
+	{ClassClientJump, "clock -TTL/2", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-z.ttl / 2)}
 	}},
-	{ClassNet, "lost request", func(ttl time.Duration, _ int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultLoseRequest, For: scenarios.Duration(lossTimeout(ttl))}
+	{ClassNet, "lost request", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultLoseRequest, For: scenarios.Duration(z.lossTimeout())}
 	}},
-	{ClassNet, "lost reply", func(ttl time.Duration, _ int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultLoseReply, For: scenarios.Duration(lossTimeout(ttl))}
+	{ClassNet, "lost reply", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultLoseReply, For: scenarios.Duration(z.lossTimeout())}
 	}},
 	// Last, so that the choices above keep their order. Long enough that a
 	// renewal due in it comes after the lease has lapsed.
-	{ClassDogPause, "watchdog pause 3·TTL/2", func(ttl time.Duration, _ int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultDogPause, For: scenarios.Duration(ttl + ttl/2)}
+	{ClassDogPause, "watchdog pause 3·TTL/2", func(z sizes) scenarios.Fault {
+		return scenarios.Fault{Kind: scenarios.FaultDogPause, For: scenarios.Duration(z.ttl + z.ttl/2)}
 	}},
 }
 
-// delays are the interleaving choices, bounded apart from the faults
+// delayChoices are the interleaving choices, bounded apart from the faults
 // (Options.MaxDelays): the network is fixed, so the order of events is
 // chosen by holding a process back at a choice point. 1 ns loses every tie
 // at that instant (events at one instant otherwise run in the order they
-// were scheduled); 1 ms lets one request of another process arrive first;
-// 2 ms, a whole round trip of it. Each is a pause in the scenario file.
-var delays = []choice{
-	{"", "delay 1ns", func(time.Duration, int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(time.Nanosecond)}
-	}},
-	{"", "delay 1ms", func(time.Duration, int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip / 2)}
-	}},
-	{"", "delay 2ms", func(time.Duration, int) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(roundTrip)}
-	}},
+// were scheduled); one latency (1 ms by default) lets one request of
+// another process arrive first; two, a whole round trip of it. Each is a
+// pause in the scenario file.
+func delayChoices(z sizes) []choice {
+	var out []choice
+	for _, d := range []time.Duration{time.Nanosecond, z.latency, z.longestDelay()} {
+		out = append(out, choice{"", "delay " + d.String(), scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(d)}})
+	}
+	return out
 }
-
-// maxShift is the longest delay (races.go looks that far after an event).
-const maxShift = roundTrip
 
 // ParseClasses reads --faults: fault classes, comma-separated, or "all"
 // (every menu class). A class made of menu classes (pause, jump) is taken
@@ -177,10 +200,8 @@ func restartChoices(nodes int) []choice {
 	}
 	out := make([]choice, nodes)
 	for i := range nodes {
-		out[i] = choice{ClassRestart, fmt.Sprintf("restart node%d", i), func(time.Duration, int) scenarios.Fault {
-			n := i
-			return scenarios.Fault{Kind: scenarios.FaultNodeRestart, Node: &n}
-		}}
+		n := i
+		out[i] = choice{ClassRestart, fmt.Sprintf("restart node%d", i), scenarios.Fault{Kind: scenarios.FaultNodeRestart, Node: &n}}
 	}
 	return out
 }
@@ -189,37 +210,39 @@ func restartChoices(nodes int) []choice {
 // nodes: node i's clock jumps forward by the TTL, so every key it holds
 // expires at once (Redlock's clock-jump objection); one choice per node. A
 // lock on one node has none, as for restartChoices.
-func nodeJumpChoices(nodes int) []choice {
+func nodeJumpChoices(nodes int, z sizes) []choice {
 	if nodes < 2 {
 		return nil
 	}
 	out := make([]choice, nodes)
 	for i := range nodes {
-		out[i] = choice{ClassNodeJump, fmt.Sprintf("node%d clock +TTL", i), func(ttl time.Duration, _ int) scenarios.Fault {
-			n := i
-			return scenarios.Fault{Kind: scenarios.FaultClockJump, Node: &n, By: scenarios.Duration(ttl)}
-		}}
+		n := i
+		out[i] = choice{ClassNodeJump, fmt.Sprintf("node%d clock +TTL", i), scenarios.Fault{Kind: scenarios.FaultClockJump, Node: &n, By: scenarios.Duration(z.ttl)}}
 	}
 	return out
 }
 
-// menuOf is the menu the classes switch on for a lock on nodes nodes, in
-// menu order, then the delays when any may be taken.
-func menuOf(classes []string, maxDelays, nodes int) []choice {
+// menuOf is the menu the classes switch on for a lock on nodes nodes,
+// sized to z, in menu order, then the delays when any may be taken.
+func menuOf(classes []string, maxDelays, nodes int, z sizes) []choice {
 	var out []choice
 	for _, c := range menu {
 		if slices.Contains(classes, c.class) {
-			out = append(out, c)
+			name := c.name
+			if c.class == ClassShortPause && z.shortName != "" {
+				name = z.shortName
+			}
+			out = append(out, choice{c.class, name, c.fault(z)})
 		}
 	}
 	if slices.Contains(classes, ClassRestart) {
 		out = append(out, restartChoices(nodes)...)
 	}
 	if slices.Contains(classes, ClassNodeJump) {
-		out = append(out, nodeJumpChoices(nodes)...)
+		out = append(out, nodeJumpChoices(nodes, z)...)
 	}
 	if maxDelays > 0 {
-		out = append(out, delays...)
+		out = append(out, delayChoices(z)...)
 	}
 	return out
 }

@@ -2,8 +2,10 @@
 // schedules, on the real algorithm code, and says either that none breaks
 // the lock ("proved within bounds") or which one does first.
 //
-// The space. N clients run R rounds each on a fixed network (1 ms each way,
-// no loss), so without faults a run has exactly one schedule. A choice
+// The space. N clients run R rounds each on a fixed network (1 ms each way
+// unless Options.Latency says otherwise, no loss), so without faults a run
+// has exactly one schedule. What a space holds fixed (the work, the
+// latency, the TTL...) is its Parameters, part of every result. A choice
 // point is a process's send of a command, the arrival of a reply at it, or
 // its Acquire returning held (the engine's trigger points,
 // sim.Config.OnPoint). At every choice point one choice of a small menu
@@ -28,6 +30,12 @@
 // read (Options.Reduce): the whole history (sound by construction), or a
 // summary of the lock's story (tested against the full space, not proved).
 // Off, only identical whole runs are pruned. See docs/prove.md.
+//
+// Two answers. Each schedule's scenario is classified by the lock's
+// assumptions (scenarios.(*Scenario).InsideTTL): inside, a violation is a
+// bug in the lock; outside, it is the known limit. The enumeration stops
+// only at the first inside unsafe schedule; once an outside one is unsafe,
+// the outside answer is settled and later outside schedules are not run.
 package prove
 
 import (
@@ -72,6 +80,11 @@ type Options struct {
 	Reduce Reduction
 	// Delays says where delays are offered (DelaysAll: at every point).
 	Delays Delays
+	// Work, Latency and TTL set what every schedule holds fixed
+	// (Parameters); zero keeps prove's own: work TTL/10, or the lock's
+	// retry sleep if shorter (TTL + TTL/10 under watchdog-pause); 1 ms
+	// each way; the lock's own TTL.
+	Work, Latency, TTL time.Duration
 	// Progress, if set, is called about ten times a second from another
 	// goroutine while the enumeration runs.
 	Progress func(Progress)
@@ -137,6 +150,8 @@ type Found struct {
 	Schedule []Step
 	Path     []int // canonical position: the child index taken at each level
 	Scenario *scenarios.Scenario
+	// Outside is the assumption the schedule breaks; "": it is inside.
+	Outside string
 }
 
 // Result is a whole enumeration.
@@ -151,6 +166,8 @@ type Result struct {
 	Delays     Delays
 	Shard      search.Shard
 	TTL        time.Duration // the lock's lifetime, which the menu scales to
+	Params     Parameters    // what every schedule holds fixed
+	Menu       []MenuChoice  // the choices offered, sized
 	Explored   int64         // schedules run
 	Pruned     int64         // schedules not run: their parent's run had been extended already
 	Incomplete int64         // schedules cut at a cap: nothing can be said of them
@@ -160,10 +177,21 @@ type Result struct {
 	// within the bounds.
 	Found *Found
 	// Met is the first schedule of every failing verdict met, worst first
-	// (Found's among them). The enumeration goes on past every verdict but
-	// unsafe, extending failing schedules too, so a lesser verdict early
-	// never hides a worse one later.
+	// (Found's among them), on both sides together (MetOf). The
+	// enumeration goes on past every verdict but an inside unsafe one,
+	// extending failing schedules too, so a lesser verdict early never
+	// hides a worse one later.
 	Met []Found
+	// Inside and Outside answer each side of the lock's assumptions.
+	Inside, Outside Answer
+	// NeverInside lists the menu's classes no inside schedule held.
+	NeverInside []NeverInside
+	// JudgedAs says whose assumptions an unregistered lock was judged by
+	// (classifierFor); "": its own.
+	JudgedAs string
+	// BaseOutside is the assumption even the fault-free schedule breaks
+	// (work past the TTL, say); "": it is inside.
+	BaseOutside string
 	// Interrupted: the context ended before the space was done.
 	Interrupted bool
 }
@@ -175,12 +203,16 @@ func (r *Result) Proved() bool {
 
 // Prover enumerates one space.
 type Prover struct {
-	opts  Options
-	algo  locks.Algorithm
-	menu  []choice
-	ttl   time.Duration // what the menu scales to
-	base  *scenarios.Scenario
-	names []string
+	opts     Options
+	algo     locks.Algorithm
+	menu     []choice
+	ttl      time.Duration // what the menu scales to
+	sizes    sizes
+	params   Parameters
+	base     *scenarios.Scenario
+	names    []string
+	classify classifier
+	judgedAs string
 }
 
 // New checks the options.
@@ -199,6 +231,8 @@ func New(o Options) (*Prover, error) {
 		{"rounds", CheckRounds(o.Rounds)},
 		{"max-faults", CheckMaxFaults(o.MaxFaults)},
 		{"max-delays", CheckMaxDelays(o.MaxDelays)},
+		{"work", CheckWork(o.Work)},
+		{"latency", CheckLatency(o.Latency)},
 	} {
 		if c.err != nil {
 			return nil, fmt.Errorf("%s: %w", c.field, c.err)
@@ -244,8 +278,15 @@ func New(o Options) (*Prover, error) {
 	if slices.Contains(o.Classes, ClassDogPause) && !watchdog {
 		return nil, fmt.Errorf("faults: %s is for a lock whose library runs a watchdog; %s has none", ClassDogPause, p.algo.Name)
 	}
-	p.menu = menuOf(o.Classes, o.MaxDelays, nodes)
-	p.ttl = p.algo.Lifetime(locks.Params{})
+	if err := CheckTTL(p.algo, o.TTL); err != nil {
+		return nil, fmt.Errorf("ttl: %w", err)
+	}
+	var lp locks.Params
+	if o.TTL != p.algo.With(locks.Params{}).TTL {
+		lp.TTL = o.TTL // the lock's own TTL written out is no override
+	}
+	params = p.algo.With(lp)
+	p.ttl = p.algo.Lifetime(lp)
 	if p.ttl <= 0 {
 		p.ttl = noTTL
 	}
@@ -259,16 +300,27 @@ func New(o Options) (*Prover, error) {
 	if slices.Contains(o.Classes, ClassDogPause) {
 		work = holdPastTTL(p.ttl)
 	}
+	if o.Work > 0 {
+		work = o.Work
+	}
+	latency := defaultLatency
+	if o.Latency > 0 {
+		latency = o.Latency
+	}
+	rounds := time.Duration(o.Clients * o.Rounds)
 	s := &scenarios.Scenario{
 		Name:      fmt.Sprintf("prove-%s-%dx%d", p.algo.Name, o.Clients, o.Rounds),
 		Algorithm: o.Algorithm,
 		Seed:      1,
+		Params:    scenarios.Params{TTL: scenarios.Duration(lp.TTL)},
 		// Long enough for every round after the longest pause and a lock
-		// left to expire, for every client in turn.
-		Duration: scenarios.Duration(p.ttl*time.Duration(4+2*o.Clients*o.Rounds) + time.Minute),
+		// left to expire, for every client in turn, and for work past the
+		// TTL and a slower network.
+		Duration: scenarios.Duration(p.ttl*(4+2*rounds) + time.Minute +
+			rounds*(max(work-p.ttl, 0)+20*(latency-defaultLatency))),
 		Network: scenarios.Network{
-			Request: scenarios.Latency{Min: scenarios.Duration(roundTrip / 2), Max: scenarios.Duration(roundTrip / 2)},
-			Reply:   scenarios.Latency{Min: scenarios.Duration(roundTrip / 2), Max: scenarios.Duration(roundTrip / 2)},
+			Request: scenarios.Latency{Min: scenarios.Duration(latency), Max: scenarios.Duration(latency)},
+			Reply:   scenarios.Latency{Min: scenarios.Duration(latency), Max: scenarios.Duration(latency)},
 		},
 	}
 	for i := range o.Clients {
@@ -280,6 +332,12 @@ func New(o Options) (*Prover, error) {
 		return nil, err
 	}
 	p.base = s
+	p.classify, p.judgedAs = classifierFor(p.algo, o.Algorithm != "", lp)
+	p.sizes = sizes{ttl: p.ttl, k: o.MaxFaults, latency: latency}
+	p.sizes.short, p.sizes.shortName = p.shortPause(p.sizes, o.MaxDelays)
+	p.menu = menuOf(o.Classes, o.MaxDelays, nodes, p.sizes)
+	p.params = Parameters{TTL: params.TTL, Lifetime: p.ttl, Work: work, Latency: latency, LossTimeout: p.sizes.lossTimeout(),
+		Key: params.Key, Retries: params.Retries, RetrySleep: params.RetrySleep, Nodes: nodes, Seed: s.Seed, Duration: s.Duration.D()}
 	return p, nil
 }
 
@@ -304,6 +362,8 @@ type node struct {
 	path   []int
 	start  int // first choice point an extension may use
 	faultN int // faults among steps (the rest are delays)
+	// outside is the assumption the schedule breaks; "": inside.
+	outside string
 	// After the run:
 	points  []point
 	verdict string
@@ -356,8 +416,11 @@ func (p *Prover) choiceNamed(name string) *choice {
 }
 
 func (p *Prover) fault(c *choice, st Step) scenarios.Fault {
-	f := c.fault(p.ttl, p.opts.MaxFaults)
-	if f.Node == nil { // a node's restart names its node, not the client whose event triggers it
+	f := c.fault
+	if f.Node != nil { // a node's fault names its node, not the client whose event triggers it
+		n := *f.Node // each scenario its own
+		f.Node = &n
+	} else {
 		f.Client = st.Client
 	}
 	f.On = &scenarios.Trigger{Client: st.Client, Point: st.Point, N: st.N}
@@ -391,14 +454,18 @@ func (p *Prover) run(n *node, last bool) error {
 	n.points = pts
 	if p.opts.Delays == DelaysRaces && len(n.steps)-n.faultN < p.opts.MaxDelays {
 		// Only where a child may still add a delay.
-		needs(res.History.Events, pts, len(p.names), maxShift)
+		needs(res.History.Events, pts, len(p.names), p.sizes.longestDelay())
 	}
 	if p.opts.Reduce == ReduceSummary {
 		// The summary forgets the past's violations: a run that has one
-		// keeps its points apart from runs that do not.
+		// keeps its points apart from runs that do not. It forgets the
+		// faults before each client's last too, which the assumptions
+		// read (answer.go): runs of other faults keep theirs apart.
 		v := uint64(model.Rank(n.verdict))
+		fh := faultsHash(n.faults)
 		for i := range pts {
 			pts[i].key[2] ^= v * 0x9e3779b97f4a7c15
+			pts[i].key[3] ^= fh
 		}
 	}
 	h := sha256.New()
@@ -468,13 +535,15 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 				faultN++
 			}
 			st.Choice = c.name
-			out = append(out, &node{
+			k := &node{
 				faultN: faultN,
 				steps:  append(append([]Step(nil), n.steps...), st),
 				faults: append(append([]scenarios.Fault(nil), n.faults...), p.fault(c, st)),
 				path:   append(append([]int(nil), n.path...), len(out)),
 				start:  i + 1,
-			})
+			}
+			k.outside = p.outsideOf(k.faults)
+			out = append(out, k)
 		}
 	}
 	return out, pruned
@@ -524,9 +593,10 @@ type seen struct {
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
-		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Delays: o.Delays, Shard: o.Shard, TTL: p.ttl, Depth: -1}
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Delays: o.Delays, Shard: o.Shard, TTL: p.ttl, Depth: -1,
+		Params: p.params, Menu: p.Menu(), JudgedAs: p.judgedAs}
 	began := time.Now()
-	w := &walker{p: p, ctx: ctx, workers: o.Workers, met: map[string]*node{}}
+	w := &walker{p: p, ctx: ctx, workers: o.Workers, sides: newSides()}
 	if w.workers <= 0 {
 		w.workers = runtime.GOMAXPROCS(0)
 	}
@@ -548,22 +618,22 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	}
 	finish := func() *Result {
 		r.Explored, r.Pruned, r.Incomplete, r.Elapsed = w.explored.Load(), w.pruned.Load(), w.incomplete.Load(), time.Since(began)
-		for _, n := range w.met {
-			r.Met = append(r.Met, Found{Verdict: n.verdict, Schedule: n.steps, Path: n.path, Scenario: p.scenario(n)})
-		}
-		// Worst first: the verdicts are distinct, so the order is the ranks'.
-		slices.SortFunc(r.Met, func(a, b Found) int { return model.Rank(b.Verdict) - model.Rank(a.Verdict) })
+		r.Inside, r.Outside = p.answer(&w.sides.inside), p.answer(&w.sides.outside)
+		r.Met = MetOf(r.Inside.Met, r.Outside.Met)
 		if len(r.Met) > 0 {
 			r.Found = &r.Met[0]
 		}
+		r.NeverInside = p.neverInside(w.sides)
 		return r
 	}
+	root := &node{}
+	root.outside = p.outsideOf(nil)
+	r.BaseOutside = root.outside
 	for t := 0; t <= o.MaxFaults+o.MaxDelays; t++ {
 		w.depth.Store(int32(t))
 		w.target = t
 		w.memo = map[[32]byte]seen{} // the same decisions in every pass
 		w.states = map[[4]uint64]seen{}
-		root := &node{}
 		if err := w.batch([]*node{root}, t == 0); err != nil {
 			return nil, err
 		}
@@ -571,7 +641,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 		var err error
 		if t == 0 {
 			found = w.judge(root)
-		} else if root.verdict != model.VerdictIncomplete {
+		} else if root.verdict != model.VerdictIncomplete && w.extends(root) {
 			found, err = w.walk(root, 0)
 		}
 		if err != nil {
@@ -582,7 +652,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 			return finish(), nil
 		}
 		r.Depth = t
-		if found != nil { // unsafe: nothing is worse
+		if found != nil { // unsafe inside: nothing is worse
 			break
 		}
 	}
@@ -599,31 +669,17 @@ type walker struct {
 	states                       map[[4]uint64]seen // the points extended from, by state key (Options.Reduce)
 	explored, pruned, incomplete atomic.Int64
 	depth                        atomic.Int32
-	met                          map[string]*node // the first schedule of each failing verdict
+	sides                        *sides // both answers so far (answer.go)
 }
 
-// judge counts a schedule of the pass, records it if it is the first of
-// its verdict, and returns it if it is unsafe: the enumeration stops there
-// and only there. Schedules are judged one at a time in canonical order.
-func (w *walker) judge(n *node) *node {
-	w.explored.Add(1)
-	switch {
-	case n.verdict == model.VerdictIncomplete:
-		w.incomplete.Add(1)
-	case violation(n.verdict):
-		if w.met[n.verdict] == nil {
-			w.met[n.verdict] = n
-		}
-		if n.verdict == model.VerdictUnsafe {
-			return n
-		}
-	}
-	return nil
-}
+// extends says whether n's extensions are worth running: not those of an
+// outside schedule once the outside answer is settled, since they are
+// outside too.
+func (w *walker) extends(n *node) bool { return n.outside == "" || !w.sides.settled }
 
 // walk extends n (run, at depth d < target) by one choice and goes on to
 // the pass's depth, in canonical order; it returns the first schedule of
-// the pass that fails.
+// the pass that is unsafe inside.
 func (w *walker) walk(n *node, d int) (*node, error) {
 	p := w.p
 	var skip func(pt *point, faults, delays int) bool
@@ -679,11 +735,11 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 				}
 				continue
 			}
-			if k.verdict == model.VerdictIncomplete {
-				continue // cut at a cap (counted in an earlier pass): not extended
+			if k.verdict == model.VerdictIncomplete || !w.extends(k) {
+				continue // cut at a cap (counted in an earlier pass), or settled outside: not extended
 			}
 			// A failing schedule is extended too: a worse verdict may
-			// follow from more choices (an unsafe one ended the search).
+			// follow from more choices (an unsafe one inside ended the search).
 			left := seen{start: k.start, faults: p.opts.MaxFaults - k.faultN, delays: p.opts.MaxDelays - (len(k.steps) - k.faultN)}
 			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
 				if d+2 == w.target {
@@ -706,6 +762,12 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 // batch runs the schedules, workers at a time; last: nothing will extend
 // them in this pass, so no choice points or key are recorded.
 func (w *walker) batch(nodes []*node, last bool) error {
+	// Outside schedules after the outside answer are judged skipped or not
+	// extended (judge, extends): not run. Which those are is known before
+	// the batch, in canonical order, whatever the workers.
+	if w.sides.settled {
+		nodes = slices.DeleteFunc(slices.Clone(nodes), func(n *node) bool { return n.outside != "" })
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -746,11 +808,17 @@ const shrinkBudget = 20_000
 // Shrink shrinks the found schedule's scenario (package shrink, explore's
 // shrinker: drop faults and clients, shorten and simplify, while the same
 // verdict holds, within shrinkBudget runs) and replays the result with
-// every checker, porcupine too. The scenario it returns
+// every checker, porcupine too; it stays on the found schedule's side of
+// the lock's assumptions. The scenario it returns
 // expects that verdict, so `simrun run` replays it and agrees; tries is how
 // many runs shrinking took.
 func (p *Prover) Shrink(f *Found) (s *scenarios.Scenario, o *judge.Outcome, tries int, err error) {
 	fails := func(c *scenarios.Scenario) bool {
+		// On the same side of the assumptions: an outside counterexample
+		// shrunk inside would be another answer.
+		if (p.classify(c) == "") != (f.Outside == "") {
+			return false
+		}
 		prep, err := c.PrepareWith(p.algo)
 		if err != nil {
 			return false

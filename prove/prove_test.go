@@ -345,8 +345,8 @@ func TestClassesAreTheVocabulary(t *testing.T) {
 	}
 	// Each choice plans a kind its class plans, on the class's target: a
 	// client-jump steps a client's clock, a node-jump a node's.
-	for _, c := range menuOf(Classes, 0, 3) {
-		f := c.fault(time.Second, 1)
+	for _, c := range menuOf(Classes, 0, 3, sizes{ttl: time.Second, k: 1, latency: defaultLatency, short: time.Second / 2}) {
+		f := c.fault
 		if k := scenarios.ClassOf(c.class); k == nil || !slices.Contains(k.Kinds, f.Kind) {
 			t.Errorf("%s (%s) plans %s, which its class does not", c.name, c.class, f.Kind)
 		}

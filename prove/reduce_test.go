@@ -13,15 +13,36 @@ import (
 )
 
 // sameFindings compares a reduced enumeration with the full one: the same
-// outcome, the same verdicts met, each at the same first schedule.
+// outcome, the same verdicts met, each at the same first schedule, on
+// both sides of the lock's assumptions and on both together.
 func sameFindings(full, reduced *Result) error {
 	if full.Proved() != reduced.Proved() || (full.Incomplete > 0) != (reduced.Incomplete > 0) {
 		return fmt.Errorf("proved %v (incomplete %d) in full, %v (incomplete %d) reduced",
 			full.Proved(), full.Incomplete, reduced.Proved(), reduced.Incomplete)
 	}
-	verdicts := func(r *Result) []string {
+	if full.ProvedInside() != reduced.ProvedInside() || (full.Inside.Incomplete > 0) != (reduced.Inside.Incomplete > 0) {
+		return fmt.Errorf("proved inside %v (incomplete %d) in full, %v (incomplete %d) reduced",
+			full.ProvedInside(), full.Inside.Incomplete, reduced.ProvedInside(), reduced.Inside.Incomplete)
+	}
+	if !slices.Equal(full.NeverInside, reduced.NeverInside) {
+		return fmt.Errorf("never inside %v in full, %v reduced", full.NeverInside, reduced.NeverInside)
+	}
+	for _, c := range []struct {
+		side          string
+		full, reduced []Found
+	}{{"both", full.Met, reduced.Met}, {"inside", full.Inside.Met, reduced.Inside.Met}, {"outside", full.Outside.Met, reduced.Outside.Met}} {
+		if err := sameMet(c.full, c.reduced); err != nil {
+			return fmt.Errorf("%s: %w", c.side, err)
+		}
+	}
+	return nil
+}
+
+// sameMet compares two lists of verdicts met, each at its first schedule.
+func sameMet(full, reduced []Found) error {
+	verdicts := func(met []Found) []string {
 		var out []string
-		for _, m := range r.Met {
+		for _, m := range met {
 			out = append(out, m.Verdict)
 		}
 		return out
@@ -29,9 +50,10 @@ func sameFindings(full, reduced *Result) error {
 	if !slices.Equal(verdicts(full), verdicts(reduced)) {
 		return fmt.Errorf("met %v in full, %v reduced", verdicts(full), verdicts(reduced))
 	}
-	for i := range full.Met {
-		if !slices.Equal(full.Met[i].Schedule, reduced.Met[i].Schedule) {
-			return fmt.Errorf("%s first at %v in full, at %v reduced", full.Met[i].Verdict, full.Met[i].Schedule, reduced.Met[i].Schedule)
+	for i := range full {
+		if !slices.Equal(full[i].Schedule, reduced[i].Schedule) || full[i].Outside != reduced[i].Outside {
+			return fmt.Errorf("%s first at %v (outside %q) in full, at %v (outside %q) reduced",
+				full[i].Verdict, full[i].Schedule, full[i].Outside, reduced[i].Schedule, reduced[i].Outside)
 		}
 	}
 	return nil

@@ -56,14 +56,17 @@ func commands() []command {
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
 		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
-		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--reduce R] [--delays W] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: proved within bounds, or the first counterexample, shrunk", cmdProve,
+		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--work D] [--latency D] [--ttl D] [--reduce R] [--delays W] [--fail-on inside|any] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: inside the lock's assumptions proved within bounds or its first counterexample, and outside them the first that breaks it", cmdProve,
 			"Enumerates every schedule of a bounded space on the lock's own code: N clients × R rounds on a fixed network, " +
 				"and at every choice point of every client (about to send a command, a reply arrived, the lock acquired) " +
-				"one fault from the menu (a pause of TTL/2K, so that K of them stay inside half the TTL, or of 3·TTL/2, a crash, a client's clock jump of ±TTL/2, " +
+				"one fault from the menu (a pause of TTL/2K, so that K of them stay inside half the TTL, or less when the work leaves less room, or of 3·TTL/2, a crash, a client's clock jump of ±TTL/2, " +
 				"a lost request or reply at a send, and for a lock on several nodes a node's restart or clock jump of +TTL), at most K per schedule, " +
-				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D, offered where one would reorder two conflicting events (--delays). Schedules run level by level, fewest choices first. " +
-				"Prints 'proved within bounds' (exit 0), or the worst verdict met (it stops only at unsafe) at its first schedule, shrunk and written to -o FILE, which " +
-				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See docs/prove.md."},
+				"and delays of 1 ns, one latency or two that reorder events, at most D, offered where one would reorder two conflicting events (--delays). Schedules run level by level, fewest choices first. " +
+				"Prints the bounds and every parameter it held fixed (--work, --latency and --ttl set three), then two answers: inside the lock's assumptions " +
+				"(InsideTTL) 'proved within bounds' or the worst verdict met at its first schedule, a bug; outside them the first schedule that breaks the lock and the assumption it breaks. " +
+				"Each counterexample is shrunk and written (inside to -o FILE, outside to FILE-outside), which 'simrun run' replays. " +
+				"Exit status follows the inside answer (--fail-on any: any violation): 0 proved, 1 a violation, 3 a schedule cut at a cap or none inside; 2 bad usage. See docs/prove.md."},
+		{"version", "version", "print the module version and the commit simrun was built from (also --version)", cmdVersion, ""},
 		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
@@ -79,6 +82,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) >= 2 && args[0] == "help" {
 		// 'simrun help run' is 'simrun run --help'.
 		args = []string{args[1], "--help"}
+	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...) // version.go
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -55,6 +56,67 @@ type proveJSON struct {
 	Counterexample string `json:"counterexample"`
 	// LockSHA256 is the --algo-file's sum, in a shard's line.
 	LockSHA256 string `json:"lock_sha256,omitempty"`
+	// Bounds and Parameters are what the result holds for: the space
+	// enumerated and what each of its schedules holds fixed.
+	Bounds     proveBounds `json:"bounds"`
+	Parameters proveParams `json:"parameters"`
+	// JudgedAs says whose assumptions an algorithm file's lock was
+	// judged by (prove.Result.JudgedAs).
+	JudgedAs string `json:"judged_as,omitempty"`
+	// FailOn is which answer the exit status follows: inside or any.
+	FailOn string `json:"fail_on,omitempty"`
+	// Inside and Outside answer each side of the lock's assumptions.
+	Inside  proveAnswer `json:"inside"`
+	Outside proveAnswer `json:"outside"`
+}
+
+// proveBounds is the space: its sizes, its menu and its reductions.
+type proveBounds struct {
+	Clients   int                `json:"clients"`
+	Rounds    int                `json:"rounds"`
+	Faults    []string           `json:"faults"`
+	MaxFaults int                `json:"max_faults"`
+	MaxDelays int                `json:"max_delays"`
+	Delays    string             `json:"delays"`
+	Reduce    string             `json:"reduce"`
+	Menu      []prove.MenuChoice `json:"menu"`
+}
+
+// proveParams are prove.Parameters, durations as Go writes them.
+type proveParams struct {
+	TTL         string `json:"ttl"`
+	Lifetime    string `json:"lifetime"`
+	Work        string `json:"work"`
+	Think       string `json:"think"`
+	Latency     string `json:"latency"`
+	LossTimeout string `json:"loss_timeout"`
+	Key         string `json:"key"`
+	Retries     int    `json:"retries"`
+	RetrySleep  string `json:"retry_sleep"`
+	Nodes       int    `json:"nodes"`
+	Clocks      string `json:"clocks"`
+	Seed        uint64 `json:"seed"`
+	Duration    string `json:"duration"`
+}
+
+// proveAnswer is one side's answer.
+type proveAnswer struct {
+	// Verdict is the worst met on this side; "safe" when none, and
+	// "incomplete" when a schedule of it was cut at a cap.
+	Verdict    string       `json:"verdict"`
+	Proved     *bool        `json:"proved,omitempty"` // inside only: proved within bounds
+	Schedules  int64        `json:"schedules"`
+	Incomplete int64        `json:"incomplete"`
+	Skipped    int64        `json:"skipped,omitempty"`
+	Schedule   []prove.Step `json:"schedule"`
+	Path       []int        `json:"path,omitempty"`
+	// Breaks is the assumption the outside schedule breaks.
+	Breaks         string              `json:"breaks,omitempty"`
+	Met            []proveMet          `json:"met,omitempty"`
+	Counterexample string              `json:"counterexample"`
+	NeverInside    []prove.NeverInside `json:"never_inside,omitempty"`
+	// Base is, inside, the assumption even the fault-free schedule breaks.
+	Base string `json:"base,omitempty"`
 }
 
 // proveMet is a verdict met and its first schedule in canonical order.
@@ -62,6 +124,7 @@ type proveMet struct {
 	Verdict  string       `json:"verdict"`
 	Schedule []prove.Step `json:"schedule"`
 	Path     []int        `json:"path"`
+	Breaks   string       `json:"breaks,omitempty"` // outside: the assumption it breaks
 }
 
 func cmdProve(args []string, stdout, stderr io.Writer) int {
@@ -76,10 +139,14 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	delays := fs.String("delays", "races", "where delays are offered: `W` is races (where one reorders an event with a conflicting one) or all (every point)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
-	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk counterexample to `FILE`")
+	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk inside counterexample to `FILE`, the outside one to FILE-outside")
 	force := fs.Bool("force", false, "overwrite an existing -o/--out FILE")
 	asJSON := fs.Bool("json", false, "print one JSON object, no progress")
 	merge := fs.Bool("merge", false, "combine the JSON lines of --shard runs (FILE... or stdin) into one result; give the shards' --algo or --algo-file")
+	work := fs.Duration("work", 0, "each critical section holds for `D` (0: TTL/10, or the lock's retry sleep if shorter)")
+	latency := fs.Duration("latency", 0, "the network's fixed latency each way, `D` (0: 1ms); the delays are 1ns, D and 2D")
+	ttl := fs.Duration("ttl", 0, "the lock's TTL, `D` (0: the lock's own); the menu's pauses and jumps scale to it")
+	failOn := fs.String("fail-on", "inside", "exit 1 on a violation `W`: inside the lock's assumptions, or any (also outside)")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -94,10 +161,14 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "prove", err)
 	}
-	if *merge {
-		return proveMerge(pos, a, af, *out, *force, *asJSON, *workers, stdout, stderr)
+	if err := checkFailOn(*failOn); err != nil {
+		return bad("fail-on", err)
 	}
-	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers}
+	if *merge {
+		return proveMerge(pos, a, af, *out, *force, *asJSON, *workers, *failOn, stdout, stderr)
+	}
+	o := prove.Options{Clients: *clients, Rounds: *rounds, MaxFaults: *maxFaults, MaxDelays: *maxDelays, Workers: *workers,
+		Work: *work, Latency: *latency, TTL: *ttl}
 	red, redErr := prove.ParseReduction(*reduce)
 	o.Reduce = red
 	del, delErr := prove.ParseDelays(*delays)
@@ -118,6 +189,9 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"reduce", redErr},
 		flagCheck{"delays", delErr},
 		flagCheck{"workers", search.CheckWorkers(*workers)},
+		flagCheck{"work", prove.CheckWork(*work)},
+		flagCheck{"latency", prove.CheckLatency(*latency)},
+		flagCheck{"ttl", prove.CheckTTL(a, *ttl)},
 	); err != nil {
 		return bad(name, err)
 	}
@@ -127,6 +201,8 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 			return bad("shard", err)
 		}
 	} else if err := checkOutFile(*out, *force); err != nil {
+		return fail(stderr, "prove", err)
+	} else if err := checkOutFile(outsideFile(*out), *force); err != nil {
 		return fail(stderr, "prove", err)
 	}
 	if !*asJSON && !sharded && exploreTerminal(stdout) {
@@ -145,26 +221,24 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "prove", err)
 	}
-	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
-		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, Reduce: r.Reduce.String(), Delays: r.Delays.String(), TTL: r.TTL.String(), Proved: r.Proved(),
-		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
-		Seconds: text.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{}}
+	rep := proveReport(r, *failOn)
 	if sharded {
 		rep.Shard, rep.LockSHA256 = *shard, af.sum
-	}
-	for _, f := range r.Met {
-		rep.Met = append(rep.Met, proveMet{Verdict: f.Verdict, Schedule: f.Schedule, Path: f.Path})
-	}
-	if r.Found != nil {
-		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
-		if !sharded && !r.Interrupted { // interrupted: what was met, nothing shrunk
-			if err := writeProveCounterexample(p, r.Found, af, *out); err != nil {
+	} else if !r.Interrupted { // interrupted: what was met, nothing shrunk
+		for _, c := range []struct {
+			ans  *proveAnswer
+			f    *prove.Found
+			file string
+		}{{&rep.Inside, r.Inside.Found, *out}, {&rep.Outside, r.Outside.Found, outsideFile(*out)}} {
+			if c.f == nil {
+				continue
+			}
+			if err := writeProveCounterexample(p, c.f, af, c.file); err != nil {
 				return fail(stderr, "prove", err)
 			}
-			rep.Counterexample = *out
+			c.ans.Counterexample = c.file
 		}
-	} else if r.Incomplete > 0 {
-		rep.Verdict = "incomplete"
+		rep.Counterexample = topCounterexample(rep)
 	}
 	switch {
 	case sharded:
@@ -177,15 +251,112 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "prove", err)
 	}
-	switch {
-	case r.Interrupted:
+	if r.Interrupted {
 		return exitInterrupted
-	case r.Found != nil:
+	}
+	return proveExit(rep)
+}
+
+// checkFailOn reads --fail-on.
+func checkFailOn(w string) error {
+	if w != failOnInside && w != failOnAny {
+		return fmt.Errorf("%q is not %s or %s", w, failOnInside, failOnAny)
+	}
+	return nil
+}
+
+// --fail-on's words: the exit status follows the inside answer (a correct
+// TTL lock exits 0), or any violation, inside or outside.
+const (
+	failOnInside = "inside"
+	failOnAny    = "any"
+)
+
+// proveExit is the exit status of a finished result: 1 on a violation of
+// the answer --fail-on names, else 3 when that answer was cut at a cap or,
+// inside, had no schedule to judge; else 0.
+func proveExit(r proveJSON) int {
+	if r.FailOn == failOnAny {
+		switch {
+		case len(r.Met) > 0:
+			return exitViolation
+		case r.Incomplete > 0:
+			return exitIncomplete
+		}
+		return exitOK
+	}
+	switch {
+	case len(r.Inside.Met) > 0:
 		return exitViolation
-	case r.Incomplete > 0:
+	case r.Inside.Incomplete > 0 || r.Inside.Schedules == 0:
 		return exitIncomplete
 	}
 	return exitOK
+}
+
+// outsideFile is where the outside counterexample goes, beside -o FILE's
+// inside one: prove-counterexample.yaml, prove-counterexample-outside.yaml.
+func outsideFile(out string) string {
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + "-outside" + ext
+}
+
+// topCounterexample is the file of the worst verdict met on either side
+// (the top-level verdict), "" when none was written.
+func topCounterexample(r proveJSON) string {
+	if len(r.Met) == 0 {
+		return ""
+	}
+	if r.Met[0].Breaks != "" {
+		return r.Outside.Counterexample
+	}
+	return r.Inside.Counterexample
+}
+
+// proveReport is a result as prove prints it, before any file is written.
+func proveReport(r *prove.Result, failOn string) proveJSON {
+	pm := r.Params
+	rep := proveJSON{Algorithm: r.Algorithm, Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes,
+		MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays, Reduce: r.Reduce.String(), Delays: r.Delays.String(), TTL: r.TTL.String(), Proved: r.Proved(),
+		Explored: r.Explored, Pruned: r.Pruned, Incomplete: r.Incomplete, Depth: r.Depth,
+		Seconds: text.Seconds(r.Elapsed), Interrupted: r.Interrupted, Verdict: "safe", Schedule: []prove.Step{},
+		Bounds: proveBounds{Clients: r.Clients, Rounds: r.Rounds, Faults: r.Classes, MaxFaults: r.MaxFaults, MaxDelays: r.MaxDelays,
+			Delays: r.Delays.String(), Reduce: r.Reduce.String(), Menu: r.Menu},
+		Parameters: proveParams{TTL: pm.TTL.String(), Lifetime: pm.Lifetime.String(), Work: pm.Work.String(), Think: "0s",
+			Latency: pm.Latency.String(), LossTimeout: pm.LossTimeout.String(), Key: pm.Key, Retries: pm.Retries,
+			RetrySleep: pm.RetrySleep.String(), Nodes: pm.Nodes, Clocks: "exact: no offset, no drift", Seed: pm.Seed, Duration: pm.Duration.String()},
+		JudgedAs: r.JudgedAs, FailOn: failOn,
+		Inside: answerJSON(r.Inside), Outside: answerJSON(r.Outside)}
+	rep.Met = metJSON(r.Met)
+	if r.Found != nil {
+		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
+	} else if r.Incomplete > 0 {
+		rep.Verdict = "incomplete"
+	}
+	proved := r.ProvedInside()
+	rep.Inside.Proved = &proved
+	rep.Inside.NeverInside = r.NeverInside
+	rep.Inside.Base = r.BaseOutside
+	return rep
+}
+
+func answerJSON(a prove.Answer) proveAnswer {
+	out := proveAnswer{Verdict: "safe", Schedules: a.Schedules, Incomplete: a.Incomplete, Skipped: a.Skipped, Schedule: []prove.Step{}, Met: metJSON(a.Met)}
+	switch {
+	case a.Found != nil:
+		out.Verdict, out.Schedule, out.Path, out.Breaks = a.Found.Verdict, a.Found.Schedule, a.Found.Path, a.Found.Outside
+	case a.Incomplete > 0:
+		out.Verdict = "incomplete"
+	}
+	return out
+}
+
+func metJSON(met []prove.Found) []proveMet {
+	var out []proveMet
+	for _, f := range met {
+		out = append(out, proveMet{Verdict: f.Verdict, Schedule: f.Schedule, Path: f.Path, Breaks: f.Outside})
+	}
+	return out
 }
 
 func stepsText(steps []prove.Step) string {
@@ -207,32 +378,115 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 	}
 	fmt.Fprintf(b, "prove      %s, %d clients × %d rounds, faults %s, K=%d faults + %d delays%s (TTL %s)\n",
 		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, where, r.TTL)
+	writeProveBounds(b, r)
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
 	switch {
 	case r.Interrupted && len(r.Met) > 0:
 		b.WriteString("result     interrupted: nothing shrunk; met so far, worst first:\n")
 		for _, m := range r.Met {
-			fmt.Fprintf(b, "met        %s: %s\n", strings.ToUpper(m.Verdict), stepsText(m.Schedule))
+			fmt.Fprintf(b, "met        %s: %s%s\n", strings.ToUpper(m.Verdict), stepsText(m.Schedule), sideText(m.Breaks))
 		}
 	case r.Interrupted && r.Depth < 0:
 		b.WriteString("result     interrupted: nothing proved\n")
 	case r.Interrupted:
 		fmt.Fprintf(b, "result     interrupted: nothing proved (every schedule of at most %d choices had run, none failed)\n", r.Depth)
-	case r.Counterexample != "":
-		fmt.Fprintf(b, "result     %s: %s\n", strings.ToUpper(r.Verdict), stepsText(r.Schedule))
-		for _, m := range r.Met {
-			if m.Verdict != r.Verdict {
-				fmt.Fprintf(b, "also met   %s: %s\n", m.Verdict, stepsText(m.Schedule))
-			}
-		}
-		fmt.Fprintf(b, "shrunk     %s\nreplay     %s\n", r.Counterexample, replayLine(r.Counterexample))
-	case r.Proved:
-		b.WriteString("result     proved within bounds: no schedule of this space breaks the lock\n")
 	default:
-		fmt.Fprintf(b, "result     not proved: %d schedules were cut at a cap\n", r.Incomplete)
+		writeProveAnswers(b, r)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeProveBounds writes what the result holds for: the menu and the
+// reductions, and every parameter the space held fixed.
+func writeProveBounds(b *strings.Builder, r proveJSON) {
+	var menu, delays []string
+	for _, c := range r.Bounds.Menu {
+		if c.Class == "" {
+			delays = append(delays, strings.TrimPrefix(c.Choice, "delay "))
+			continue
+		}
+		if c.Size != "" && !strings.HasSuffix(c.Choice, c.Size) {
+			menu = append(menu, c.Choice+" = "+c.Size)
+		} else {
+			menu = append(menu, c.Choice)
+		}
+	}
+	if r.MaxFaults == 0 || len(menu) == 0 {
+		menu = []string{"no faults"}
+	}
+	if r.MaxDelays == 0 {
+		delays = []string{"none"}
+	}
+	fmt.Fprintf(b, "menu       %s; delays %s; reduce %s\n", strings.Join(menu, ", "), strings.Join(delays, ", "), r.Reduce)
+	pm := r.Parameters
+	retries := "retries for ever"
+	if pm.Retries > 0 {
+		retries = fmt.Sprintf("%d tries", pm.Retries)
+	}
+	fmt.Fprintf(b, "fixed      work %s, no think time, latency %s each way (no jitter, no loss but the menu's), lost command timed out after %s,\n",
+		pm.Work, pm.Latency, pm.LossTimeout)
+	fmt.Fprintf(b, "           TTL %s (lifetime %s), key %s, %s %s apart, %d node(s), clocks exact, seed %d, runs capped at %s\n",
+		pm.TTL, pm.Lifetime, pm.Key, retries, pm.RetrySleep, pm.Nodes, pm.Seed, pm.Duration)
+	judged := "the lock's own (InsideTTL)"
+	if r.JudgedAs != "" {
+		judged = r.JudgedAs + ", as an algorithm file states no others"
+	}
+	fmt.Fprintf(b, "assumed    %s: a violation inside them is a bug, outside them the known limit\n", judged)
+}
+
+// sideText says which side of the assumptions a schedule lies on.
+func sideText(breaks string) string {
+	if breaks == "" {
+		return " (inside)"
+	}
+	return " (outside: " + breaks + ")"
+}
+
+// writeProveAnswers writes the inside and outside answers, what else each
+// met, and the counterexamples written.
+func writeProveAnswers(b *strings.Builder, r proveJSON) {
+	in, out := r.Inside, r.Outside
+	switch {
+	case len(in.Met) > 0:
+		fmt.Fprintf(b, "inside     %s: %s: a bug, inside the lock's assumptions\n", strings.ToUpper(in.Verdict), stepsText(in.Schedule))
+	case in.Schedules == 0:
+		fmt.Fprintf(b, "inside     not proved: no schedule of this space is inside the lock's assumptions (fault-free: %s)\n", in.Base)
+	case in.Incomplete > 0:
+		fmt.Fprintf(b, "inside     not proved: %d of %d schedules inside the assumptions were cut at a cap\n", in.Incomplete, in.Schedules)
+	case len(in.NeverInside) == len(r.Faults) && len(r.Faults) > 0 && r.MaxFaults > 0:
+		fmt.Fprintf(b, "inside     proved within bounds without faults only: %d schedules inside, none breaks the lock; no fault of the menu stays inside\n", in.Schedules)
+	default:
+		fmt.Fprintf(b, "inside     proved within bounds: %d schedules inside the assumptions, none breaks the lock\n", in.Schedules)
+	}
+	for _, n := range in.NeverInside {
+		fmt.Fprintf(b, "           %s is never inside: %s\n", n.Class, n.Why)
+	}
+	switch {
+	case len(out.Met) > 0:
+		fmt.Fprintf(b, "outside    %s: %s\n           breaks: %s\n", strings.ToUpper(out.Verdict), stepsText(out.Schedule), out.Breaks)
+	case out.Schedules == 0:
+		b.WriteString("outside    no schedule of this space leaves the lock's assumptions\n")
+	case out.Incomplete > 0:
+		fmt.Fprintf(b, "outside    nothing broke the lock; %d of %d schedules outside were cut at a cap\n", out.Incomplete, out.Schedules)
+	default:
+		fmt.Fprintf(b, "outside    nothing broke the lock in %d schedules outside its assumptions\n", out.Schedules)
+	}
+	for _, c := range []struct {
+		name string
+		a    proveAnswer
+	}{{"inside", in}, {"outside", out}} {
+		for _, m := range c.a.Met {
+			if m.Verdict != c.a.Verdict {
+				fmt.Fprintf(b, "also met   %s %s: %s\n", c.name, m.Verdict, stepsText(m.Schedule))
+			}
+		}
+	}
+	for _, c := range []struct{ name, file string }{{"inside", in.Counterexample}, {"outside", out.Counterexample}} {
+		if c.file != "" {
+			fmt.Fprintf(b, "shrunk     %s: %s\nreplay     %s\n", c.name, c.file, replayLine(c.file))
+		}
+	}
 }
 
 func proveProgress(w io.Writer) func(prove.Progress) {
@@ -260,10 +514,11 @@ func writeProveCounterexample(p *prove.Prover, f *prove.Found, af *algoFlags, ou
 }
 
 // proveMerge combines the lines of 'prove --shard i/n' runs: every shard
-// of one space, each once; the counts summed; each verdict met at its first
-// schedule up to the first unsafe one in canonical order (mergeMet), and
-// the worst of them rebuilt from its schedule, shrunk and written to out.
-func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, stdout, stderr io.Writer) int {
+// of one space and one set of parameters, each once; the counts summed;
+// on each side of the lock's assumptions, each verdict met at its first
+// schedule up to where one machine would have stopped (mergeMet), and the
+// worst of each side rebuilt from its schedule, shrunk and written out.
+func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, force, asJSON bool, workers int, failOn string, stdout, stderr io.Writer) int {
 	var lines []proveJSON
 	err := readInputs(files, func(name string, rd io.Reader) error {
 		dec := json.NewDecoder(rd)
@@ -285,12 +540,13 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		return fail(stderr, "prove", errors.New("--merge: no shard lines"))
 	}
 	m := lines[0]
-	m.Shard, m.LockSHA256 = "", ""
+	m.Shard, m.LockSHA256, m.FailOn = "", "", failOn
 	m.Explored, m.Pruned, m.Incomplete, m.Seconds, m.Depth = 0, 0, 0, 0, 0
 	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
+	m.Inside, m.Outside = proveAnswer{Base: m.Inside.Base, NeverInside: m.Inside.NeverInside}, proveAnswer{}
 	var count int
 	seen := map[int]bool{}
-	var met []proveMet
+	var inMet, outMet []proveMet
 	for i := range lines {
 		l := &lines[i]
 		sh, err := search.ParseShard(l.Shard)
@@ -303,8 +559,12 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		}
 		same := l.Algorithm == m.Algorithm && l.Clients == m.Clients && l.Rounds == m.Rounds &&
 			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays &&
-			l.Reduce == m.Reduce && l.Delays == m.Delays
+			l.Reduce == m.Reduce && l.Delays == m.Delays && reflect.DeepEqual(l.Bounds, m.Bounds)
 		switch {
+		case l.Parameters.Work == "":
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) names no parameters: it is from an older simrun; run the shard again", i+1, l.Shard))
+		case l.Parameters != m.Parameters:
+			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) ran other parameters (%s) than line 1 (%s)", i+1, l.Shard, paramsText(l.Parameters), paramsText(m.Parameters)))
 		case !same || n != count:
 			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) is of another space or split", i+1, l.Shard))
 		case seen[idx]:
@@ -322,57 +582,74 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		if i == 0 || l.Depth < m.Depth {
 			m.Depth = l.Depth // every shard finished that pass
 		}
-		met = append(met, l.Met...)
-		if len(l.Met) == 0 && l.Verdict != "safe" && l.Verdict != "incomplete" { // a line without met
-			met = append(met, proveMet{Verdict: l.Verdict, Schedule: l.Schedule, Path: l.Path})
+		for _, c := range []struct{ into, from *proveAnswer }{{&m.Inside, &l.Inside}, {&m.Outside, &l.Outside}} {
+			c.into.Schedules += c.from.Schedules
+			c.into.Incomplete += c.from.Incomplete
+			c.into.Skipped += c.from.Skipped
 		}
+		inMet, outMet = append(inMet, l.Inside.Met...), append(outMet, l.Outside.Met...)
+		// A class is never inside only if it is so in every shard.
+		m.Inside.NeverInside = slices.DeleteFunc(m.Inside.NeverInside, func(n prove.NeverInside) bool {
+			return !slices.ContainsFunc(l.Inside.NeverInside, func(k prove.NeverInside) bool { return k.Class == n.Class })
+		})
 	}
-	m.Met = mergeMet(met)
 	if len(seen) != count {
 		return fail(stderr, "prove", fmt.Errorf("--merge: %d of %d shards given", len(seen), count))
 	}
-	code := exitOK
+	// One machine stops at the first inside unsafe schedule, and runs no
+	// outside one after the first outside unsafe one.
+	inStop := unsafeStop(inMet)
+	outStop := unsafeStop(outMet)
+	if inStop != nil && (outStop == nil || prove.PathBefore(inStop, outStop)) {
+		outStop = inStop
+	}
+	m.Inside.Met, m.Outside.Met = mergeMet(inMet, inStop), mergeMet(outMet, outStop)
+	m.Met = mergeMet(append(slices.Clone(m.Inside.Met), m.Outside.Met...), nil)
+	for _, ans := range []*proveAnswer{&m.Inside, &m.Outside} {
+		ans.Verdict, ans.Schedule = "safe", []prove.Step{}
+		if len(ans.Met) > 0 {
+			w := ans.Met[0]
+			ans.Verdict, ans.Schedule, ans.Path, ans.Breaks = w.Verdict, w.Schedule, w.Path, w.Breaks
+		} else if ans.Incomplete > 0 {
+			ans.Verdict = "incomplete"
+		}
+	}
+	proved := len(m.Inside.Met) == 0 && m.Inside.Incomplete == 0 && m.Inside.Schedules > 0
+	m.Inside.Proved = &proved
 	switch {
 	case len(m.Met) > 0:
 		won := m.Met[0] // worst first
 		m.Proved, m.Verdict, m.Schedule, m.Path = false, won.Verdict, won.Schedule, won.Path
-		if err := checkOutFile(out, force); err != nil {
-			return fail(stderr, "prove", err)
-		}
-		o := prove.Options{Clients: m.Clients, Rounds: m.Rounds, Classes: m.Faults, MaxFaults: m.MaxFaults, MaxDelays: m.MaxDelays, Workers: workers}
-		if m.Reduce == "" {
-			m.Reduce = prove.ReduceOff.String() // a line from before state pruning
-		}
-		if o.Reduce, err = prove.ParseReduction(m.Reduce); err != nil {
-			return fail(stderr, "prove", fmt.Errorf("--merge: reduce: %w", err))
-		}
-		if m.Delays == "" {
-			m.Delays = prove.DelaysAll.String() // a line from before races
-		}
-		if o.Delays, err = prove.ParseDelays(m.Delays); err != nil {
-			return fail(stderr, "prove", fmt.Errorf("--merge: delays: %w", err))
-		}
-		if af.File == "" {
-			o.Algorithm = a.Name
-		} else {
-			o.Lock = a
-		}
-		p, err := prove.New(o)
-		if err != nil {
-			return fail(stderr, "prove", err)
-		}
-		s, err := p.Scenario(won.Schedule)
-		if err != nil {
-			return fail(stderr, "prove", fmt.Errorf("--merge: %w", err))
-		}
-		if err := writeProveCounterexample(p, &prove.Found{Verdict: won.Verdict, Schedule: won.Schedule, Path: won.Path, Scenario: s}, af, out); err != nil {
-			return fail(stderr, "prove", err)
-		}
-		m.Counterexample = out
-		code = exitViolation
 	case m.Incomplete > 0:
 		m.Proved, m.Verdict = false, "incomplete"
-		code = exitIncomplete
+	}
+	if len(m.Met) > 0 {
+		p, err := mergedProver(m, a, af, workers)
+		if err != nil {
+			return fail(stderr, "prove", err)
+		}
+		for _, c := range []struct {
+			ans  *proveAnswer
+			file string
+		}{{&m.Inside, out}, {&m.Outside, outsideFile(out)}} {
+			if len(c.ans.Met) == 0 {
+				continue
+			}
+			if err := checkOutFile(c.file, force); err != nil {
+				return fail(stderr, "prove", err)
+			}
+			won := c.ans.Met[0]
+			s, err := p.Scenario(won.Schedule)
+			if err != nil {
+				return fail(stderr, "prove", fmt.Errorf("--merge: %w", err))
+			}
+			f := &prove.Found{Verdict: won.Verdict, Schedule: won.Schedule, Path: won.Path, Scenario: s, Outside: won.Breaks}
+			if err := writeProveCounterexample(p, f, af, c.file); err != nil {
+				return fail(stderr, "prove", err)
+			}
+			c.ans.Counterexample = c.file
+		}
+		m.Counterexample = topCounterexample(m)
 	}
 	if asJSON {
 		err = writeExploreJSON(stdout, m)
@@ -382,43 +659,72 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	if err != nil {
 		return fail(stderr, "prove", err)
 	}
-	return code
+	return proveExit(m)
 }
 
-// mergeMet is what one machine would have met: the search stops at the
-// first unsafe schedule in canonical order, so a verdict counts only at or
-// before it, each at its first schedule; worst first.
-func mergeMet(all []proveMet) []proveMet {
+// mergedProver is the prover of the merged lines' space and parameters,
+// which rebuilds and shrinks their schedules.
+func mergedProver(m proveJSON, a locks.Algorithm, af *algoFlags, workers int) (*prove.Prover, error) {
+	o := prove.Options{Clients: m.Clients, Rounds: m.Rounds, Classes: m.Faults, MaxFaults: m.MaxFaults, MaxDelays: m.MaxDelays, Workers: workers}
+	var err error
+	if o.Reduce, err = prove.ParseReduction(m.Reduce); err != nil {
+		return nil, fmt.Errorf("--merge: reduce: %w", err)
+	}
+	if o.Delays, err = prove.ParseDelays(m.Delays); err != nil {
+		return nil, fmt.Errorf("--merge: delays: %w", err)
+	}
+	for _, d := range []struct {
+		field, value string
+		into         *time.Duration
+	}{{"work", m.Parameters.Work, &o.Work}, {"latency", m.Parameters.Latency, &o.Latency}, {"ttl", m.Parameters.TTL, &o.TTL}} {
+		if *d.into, err = time.ParseDuration(d.value); err != nil {
+			return nil, fmt.Errorf("--merge: parameters.%s: %w", d.field, err)
+		}
+	}
+	if af.File == "" {
+		o.Algorithm = a.Name
+	} else {
+		o.Lock = a
+	}
+	return prove.New(o)
+}
+
+// paramsText is a shard's parameters in a line.
+func paramsText(p proveParams) string {
+	return fmt.Sprintf("work %s, latency %s, TTL %s", p.Work, p.Latency, p.TTL)
+}
+
+// unsafeStop is the path of the first unsafe schedule in canonical order,
+// nil when none.
+func unsafeStop(all []proveMet) []int {
 	var stop []int
 	for _, x := range all {
-		if x.Verdict == model.VerdictUnsafe && (stop == nil || pathBefore(x.Path, stop)) {
+		if x.Verdict == model.VerdictUnsafe && (stop == nil || prove.PathBefore(x.Path, stop)) {
 			stop = x.Path
 		}
 	}
+	return stop
+}
+
+// mergeMet is what one machine would have met: a verdict counts only at
+// or before stop (nil: everywhere), each at its first schedule; worst
+// first.
+func mergeMet(all []proveMet, stop []int) []proveMet {
 	var out []proveMet
 	for _, x := range all {
-		if stop != nil && pathBefore(stop, x.Path) {
+		if stop != nil && prove.PathBefore(stop, x.Path) {
 			continue // past the stop: another shard stopped before it
 		}
 		k := slices.IndexFunc(out, func(y proveMet) bool { return y.Verdict == x.Verdict })
 		switch {
 		case k < 0:
 			out = append(out, x)
-		case pathBefore(x.Path, out[k].Path):
+		case prove.PathBefore(x.Path, out[k].Path):
 			out[k] = x
 		}
 	}
 	slices.SortFunc(out, func(a, b proveMet) int { return model.Rank(b.Verdict) - model.Rank(a.Verdict) })
 	return out
-}
-
-// pathBefore says whether schedule path a comes before b in canonical
-// order: fewer choices first, then by child index at each level.
-func pathBefore(a, b []int) bool {
-	if len(a) != len(b) {
-		return len(a) < len(b)
-	}
-	return slices.Compare(a, b) < 0
 }
 
 // proveFaultsHelp is --faults' help: every class of the one vocabulary,

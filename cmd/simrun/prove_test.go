@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,20 +12,26 @@ import (
 	"github.com/locksim/locksim/prove"
 )
 
-// prove's result: proved (exit 0), or the first counterexample written to
-// -o, which 'simrun run' replays with the same verdict (exit 1).
+// prove's result: proved (exit 0), or the first counterexample of each
+// side of the lock's assumptions, written beside -o, which 'simrun run'
+// replays with the same verdict. The exit follows the inside answer, or
+// any with --fail-on any.
 func TestProveProvedAndCounterexample(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.yaml")
+	outside := filepath.Join(dir, "c-outside.yaml")
 	code, out, errOut := simrun("prove", "--algo", "set-nx-px-token", "--clients", "1", "--rounds", "1", "--faults", "short-pause,crash", "--max-delays", "0", "-o", file)
-	if code != exitOK || !strings.Contains(out, "proved within bounds") || !strings.Contains(out, "11 explored") {
+	if code != exitOK || !strings.Contains(out, "inside     proved within bounds: 11 schedules inside") || !strings.Contains(out, "11 explored") ||
+		!strings.Contains(out, "outside    no schedule of this space leaves") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, err := os.Stat(file); err == nil {
 		t.Fatal("a proof wrote a counterexample")
 	}
+	// A pause past the TTL is outside: the inside answer (the schedules
+	// without it) is proved, exit 0; the outside one is the overlap.
 	code, out, errOut = simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "--json", "-o", file)
-	if code != exitViolation {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	var j map[string]any
@@ -32,15 +39,24 @@ func TestProveProvedAndCounterexample(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	for _, k := range []string{"algorithm", "clients", "rounds", "faults", "max_faults", "max_delays", "proved",
-		"explored", "pruned", "incomplete", "depth", "seconds", "verdict", "schedule", "counterexample"} {
+		"explored", "pruned", "incomplete", "depth", "seconds", "verdict", "schedule", "counterexample", "bounds", "parameters", "inside", "outside"} {
 		if _, ok := j[k]; !ok {
 			t.Errorf("no %q in %s", k, out)
 		}
 	}
-	if j["verdict"] != "unsafe" || j["proved"] != false || j["counterexample"] != file {
-		t.Errorf("verdict %v, proved %v, counterexample %v", j["verdict"], j["proved"], j["counterexample"])
+	in, outs := j["inside"].(map[string]any), j["outside"].(map[string]any)
+	if j["verdict"] != "unsafe" || j["proved"] != false || j["counterexample"] != outside ||
+		in["verdict"] != "safe" || in["proved"] != true || in["counterexample"] != "" ||
+		outs["verdict"] != "unsafe" || outs["counterexample"] != outside || !strings.Contains(outs["breaks"].(string), "not below the TTL 30s") {
+		t.Errorf("verdict %v, proved %v, counterexample %v; inside %v; outside %v", j["verdict"], j["proved"], j["counterexample"], in, outs)
 	}
-	code, out, _ = simrun("run", file, "--json")
+	if never, _ := json.Marshal(in["never_inside"]); !strings.Contains(string(never), `"class":"long-pause"`) {
+		t.Errorf("never_inside %s, want long-pause", never)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("no inside violation, but an inside counterexample was written")
+	}
+	code, out, _ = simrun("run", outside, "--json")
 	var run map[string]any
 	if err := json.Unmarshal([]byte(out), &run); err != nil {
 		t.Fatal(err)
@@ -48,10 +64,70 @@ func TestProveProvedAndCounterexample(t *testing.T) {
 	if code != exitViolation || run["verdict"] != "unsafe" || run["expect"] != "unsafe" {
 		t.Errorf("replay: exit %d, verdict %v, expect %v", code, run["verdict"], run["expect"])
 	}
-	// An existing -o file is not overwritten by accident.
+	// An existing file is not overwritten by accident; --fail-on any
+	// exits 1 on the outside violation.
 	code, _, errOut = simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "-o", file)
 	if code != exitUsage || !strings.Contains(errOut, "-o:") {
 		t.Errorf("existing -o: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "--fail-on", "any", "--force", "-o", file)
+	if code != exitViolation || !strings.Contains(out, "inside     proved within bounds without faults only: ") {
+		t.Errorf("--fail-on any: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// A bug inside the lock's assumptions: setnx-del-recover's DEL race, after
+// a crash and a reordering, is the inside answer, written to -o, exit 1.
+func TestProveInsideCounterexample(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "race.yaml")
+	code, out, errOut := simrun("prove", "--algo", "setnx-del-recover", "--clients", "3", "--rounds", "1", "--faults", "crash", "-o", file)
+	if code != exitViolation || !strings.Contains(out, "inside     UNSAFE: crash at ") || !strings.Contains(out, "a bug, inside the lock's assumptions") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := simrun("run", file); code != exitViolation {
+		t.Errorf("replay: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The bounds and every fixed parameter are printed with the result, and
+// follow --ttl, --work and --latency: the short pause shrinks to what the
+// work leaves inside the TTL, the delays follow the latency.
+func TestProveBoundsAndParameters(t *testing.T) {
+	args := []string{"prove", "--algo", "set-nx-px-token", "--ttl", "10s", "--work", "8s", "--latency", "5ms", "--rounds", "1", "--faults", "short-pause,long-pause", "-o", filepath.Join(t.TempDir(), "c.yaml")}
+	code, out, errOut := simrun(args...)
+	if code != exitOK {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{
+		"menu       pause 1.969s, pause 3·TTL/2 = 15s; delays 1ns, 5ms, 10ms; reduce history\n",
+		"fixed      work 8s, no think time, latency 5ms each way",
+		"TTL 10s (lifetime 10s), key resource_name, retries for ever 200ms apart, 1 node(s), clocks exact, seed 1",
+		"inside     proved within bounds: ",
+		"long-pause is never inside: work 8s + pauses 15s",
+		"outside    UNSAFE: pause 3·TTL/2 at ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	code, out, _ = simrun(append(args, "--json", "--force")...)
+	var j struct {
+		Bounds     proveBounds
+		Parameters proveParams
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != exitOK {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	if p := j.Parameters; p.TTL != "10s" || p.Work != "8s" || p.Latency != "5ms" || p.Think != "0s" || p.Key != "resource_name" || p.Seed != 1 {
+		t.Errorf("parameters %+v", p)
+	}
+	if b := j.Bounds; b.Clients != 2 || b.Rounds != 1 || b.MaxFaults != 1 || b.MaxDelays != 1 || len(b.Menu) != 5 || b.Menu[0].Size != "1.969s" {
+		t.Errorf("bounds %+v", b)
+	}
+	// Work past the TTL leaves no schedule inside: nothing is proved, exit 3.
+	code, out, errOut = simrun("prove", "--algo", "set-nx-px-token", "--ttl", "1s", "--work", "2s", "--clients", "1", "--rounds", "1", "--faults", "crash")
+	if code != exitIncomplete || !strings.Contains(out, "inside     not proved: no schedule of this space is inside the lock's assumptions (fault-free: work 2s") {
+		t.Errorf("work past the TTL: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 
@@ -69,6 +145,13 @@ func TestProveBadFlags(t *testing.T) {
 		{[]string{"--algo", "set-nx-px-token", "--faults", "pause,lava"}, "--faults"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "restart"}, "faults: restart is for a lock on several nodes"},
 		{[]string{"--algo", "set-nx-px-token", "--shard", "2/2"}, "--shard"},
+		{[]string{"--algo", "set-nx-px-token", "--work", "-1s"}, "--work"},
+		{[]string{"--algo", "set-nx-px-token", "--work", "2h"}, "--work"},
+		{[]string{"--algo", "set-nx-px-token", "--work", "soon"}, "--work"},
+		{[]string{"--algo", "set-nx-px-token", "--latency", "11s"}, "--latency"},
+		{[]string{"--algo", "set-nx-px-token", "--ttl", "-3s"}, "--ttl"},
+		{[]string{"--algo", "setnx-del", "--ttl", "5s"}, "--ttl: setnx-del's lock never expires"},
+		{[]string{"--algo", "set-nx-px-token", "--fail-on", "outside"}, "--fail-on"},
 		{[]string{"--algo", "nope"}, "--algo"},
 		{[]string{}, "--algo"},
 	} {
@@ -82,7 +165,7 @@ func TestProveBadFlags(t *testing.T) {
 // A shard prints one JSON line and writes no file.
 func TestProveShardLine(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "--shard", "0/2", "-o", filepath.Join(dir, "c.yaml"))
+	code, out, errOut := simrun("prove", "--algo", "set-nx-px-token", "--faults", "long-pause", "--fail-on", "any", "--shard", "0/2", "-o", filepath.Join(dir, "c.yaml"))
 	if code != exitViolation || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"shard":"0/2"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -96,7 +179,7 @@ func TestProveMerge(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"prove", "--algo", "set-nx-px-token", "--faults", "pause", "--max-delays", "0"}
 	code, whole, errOut := simrun(append(args, "--json", "-o", filepath.Join(dir, "whole.yaml"))...)
-	if code != exitViolation {
+	if code != exitOK { // proved inside; the overlap is outside
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	var lines []string
@@ -113,7 +196,7 @@ func TestProveMerge(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "merged.yaml")
 	code, out, errOut := simrun("prove", "--merge", "--algo", "set-nx-px-token", "--json", "-o", merged, shards)
-	if code != exitViolation {
+	if code != exitOK {
 		t.Fatalf("merge: exit %d, stderr %q", code, errOut)
 	}
 	var w, m map[string]any
@@ -128,12 +211,22 @@ func TestProveMerge(t *testing.T) {
 	if string(ws) != string(ms) || m["verdict"] != "unsafe" {
 		t.Fatalf("merged %s %v, one machine %s", ms, m["verdict"], ws)
 	}
-	if code, _, _ := simrun("run", merged); code != exitViolation {
+	for _, side := range []string{"inside", "outside"} {
+		wa, ma := w[side].(map[string]any), m[side].(map[string]any)
+		if wa["verdict"] != ma["verdict"] || wa["proved"] != ma["proved"] || fmt.Sprint(wa["schedule"]) != fmt.Sprint(ma["schedule"]) {
+			t.Errorf("%s: merged %v, one machine %v", side, ma, wa)
+		}
+	}
+	if code, _, _ := simrun("run", outsideFile(merged)); code != exitViolation {
 		t.Errorf("merged counterexample replays with exit %d", code)
 	}
+	// With --fail-on any the merge exits on the outside overlap.
+	if code, _, errOut := simrun("prove", "--merge", "--algo", "set-nx-px-token", "--fail-on", "any", "-o", filepath.Join(dir, "any.yaml"), shards); code != exitViolation {
+		t.Errorf("merge --fail-on any: exit %d, stderr %q", code, errOut)
+	}
 	// A shard of another --reduce or --delays is refused: its canonical
-	// positions are not the others'.
-	for _, flag := range [][]string{{"--reduce", "summary"}, {"--delays", "all"}} {
+	// positions are not the others'; so is one of other parameters.
+	for _, flag := range [][]string{{"--reduce", "summary"}, {"--delays", "all"}, {"--work", "1s"}, {"--latency", "2ms"}, {"--ttl", "20s"}} {
 		code, other, errOut := simrun(append(append(args, "--shard", "2/3"), flag...)...)
 		if code != exitOK && code != exitViolation {
 			t.Fatalf("%v shard: exit %d, stderr %q", flag, code, errOut)
@@ -142,7 +235,7 @@ func TestProveMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, _, errOut = simrun("prove", "--merge", "--algo", "set-nx-px-token", "-o", filepath.Join(dir, "y.yaml"), shards)
-		if code != exitUsage || !strings.Contains(errOut, "another space") {
+		if code != exitUsage || !strings.Contains(errOut, "another space") && !strings.Contains(errOut, "other parameters") {
 			t.Errorf("a shard of another %s: exit %d, stderr %q", flag[0], code, errOut)
 		}
 	}
@@ -166,13 +259,14 @@ func TestProveAlgoFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := simrun("prove", "--algo-file", lock, "--faults", "short-pause,crash", "--max-delays", "0", "-o", file)
-	if code != exitOK || !strings.Contains(out, "proved within bounds") {
+	if code != exitOK || !strings.Contains(out, "proved within bounds") || !strings.Contains(out, "assumed    a plain TTL lock's of TTL 30s") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, _, errOut = simrun("prove", "--algo-file", lock, "--faults", "long-pause", "-o", file)
+	code, _, errOut = simrun("prove", "--algo-file", lock, "--faults", "long-pause", "--fail-on", "any", "-o", file)
 	if code != exitViolation {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
+	file = outsideFile(file)
 	data, err := os.ReadFile(file)
 	if err != nil || !strings.Contains(string(data), "algorithm_file:") {
 		t.Fatalf("counterexample %q, %v", data, err)
@@ -185,13 +279,14 @@ func TestProveAlgoFile(t *testing.T) {
 // Merged shards meet what one machine meets: every verdict at its first
 // schedule in canonical order, none past the first unsafe one, worst first.
 func TestMergeMet(t *testing.T) {
-	got := mergeMet([]proveMet{
+	all := []proveMet{
 		{Verdict: "client-error", Path: []int{3}},
 		{Verdict: "unsafe", Path: []int{5}},
 		{Verdict: "stuck", Path: []int{7}}, // past the unsafe schedule: not met
 		{Verdict: "client-error", Path: []int{1}},
 		{Verdict: "unsafe", Path: []int{0, 2}}, // more choices: later
-	})
+	}
+	got := mergeMet(all, unsafeStop(all))
 	want := []proveMet{{Verdict: "unsafe", Path: []int{5}}, {Verdict: "client-error", Path: []int{1}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
@@ -207,7 +302,7 @@ func TestProveSummaryInterruptedWithMet(t *testing.T) {
 	if err := writeProveSummary(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	if want := "met        STUCK: lost reply at c1's send #1\n"; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "\nshrunk ") {
+	if want := "met        STUCK: lost reply at c1's send #1 (inside)\n"; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "\nshrunk ") {
 		t.Errorf("summary lacks %q or shrank:\n%s", want, b.String())
 	}
 }
