@@ -40,6 +40,8 @@ type htmlCommand struct {
 type htmlData struct {
 	Scenario, Summary, Source, Narrative string
 	Algorithm, AlgorithmSource           string
+	Params                               []string // judge.Override, one each
+	Assumptions                          string   // AssumptionsLine
 	Seed                                 uint64
 	Verdict, VerdictClass, Expect        string
 	Says                                 string // after the verdict: VerdictQualifier
@@ -94,6 +96,10 @@ func htmlReport(o *judge.Outcome) htmlData {
 		Says:         VerdictQualifier(j.Verdict, j.SafetyBroken, j.Vacuous),
 		Linearizable: j.Linearizable.String(), ResourceLinearizable: j.ResourceLinearizable.String(),
 		Stats: strings.TrimSpace(statsLine(j)), Cut: j.Cut, Digest: j.Digest, Key: p.key,
+		Assumptions: AssumptionsLine(j.Assumptions),
+	}
+	for _, v := range j.Overrides {
+		d.Params = append(d.Params, v.String())
 	}
 	if j.Verdict == model.VerdictSafe {
 		d.VerdictClass = "good"

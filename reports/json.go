@@ -38,6 +38,20 @@ type RunJSON struct {
 	Notes []model.Note `json:"notes"`
 	// Backend is "sim" for the simulation, "redis ADDR" for a real server.
 	Backend string `json:"backend"`
+	// Overrides are the lock parameters the run set over the lock's own
+	// defaults (judge.Outcome.Overrides); empty when it kept them all.
+	Overrides []judge.Override `json:"overrides"`
+	// Assumptions says whether the scenario lies inside the run's lock's
+	// assumptions, and if not which one it breaks.
+	Assumptions AssumptionsJSON `json:"assumptions"`
+}
+
+// AssumptionsJSON is whether a run's scenario lies inside the assumptions
+// of its lock (judge.Outcome.Assumptions).
+type AssumptionsJSON struct {
+	Inside bool `json:"inside"`
+	// Outside is the assumption the scenario breaks; "" when inside.
+	Outside string `json:"outside,omitempty"`
 }
 
 // StatsJSON counts what happened.
@@ -63,6 +77,14 @@ func Run(o *judge.Outcome) RunJSON {
 		notes = []model.Note{}
 	}
 	st := o.Result.Stats
+	overrides := o.Overrides()
+	if overrides == nil {
+		overrides = []judge.Override{}
+	}
+	inside := AssumptionsJSON{Inside: true}
+	if err := o.Assumptions(); err != nil {
+		inside = AssumptionsJSON{Outside: err.Error()}
+	}
 	return RunJSON{
 		Scenario:             o.Scenario.Name,
 		Algorithm:            o.Prepared.Algorithm.Name,
@@ -79,7 +101,9 @@ func Run(o *judge.Outcome) RunJSON {
 			SimSeconds: text.Seconds(time.Duration(o.Result.End))},
 		Cut:     o.Result.Cut,
 		Notes:   notes,
-		Backend: o.BackendName(),
+		Backend:     o.BackendName(),
+		Overrides:   overrides,
+		Assumptions: inside,
 	}
 }
 

@@ -61,6 +61,14 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 		para(b, indent(11), indent(11), o.Scenario.Summary, opt.Width)
 	}
 	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, algoSource(o)), opt.Width)
+	for i, v := range j.Overrides {
+		label := indent(11)
+		if i == 0 {
+			label = "params     "
+		}
+		para(b, label, indent(11), v.String(), opt.Width)
+	}
+	para(b, "assumptions ", indent(12), AssumptionsLine(j.Assumptions), opt.Width)
 	fmt.Fprintf(b, "seed       %d\n", j.Seed)
 	if o.Backend != "" {
 		// Only a real backend gets a line: the simulated reports stay as
@@ -134,6 +142,15 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// AssumptionsLine is what a report says of a run's assumptions: "inside",
+// or "outside: " and the assumption the scenario breaks.
+func AssumptionsLine(a AssumptionsJSON) string {
+	if a.Inside {
+		return "inside"
+	}
+	return "outside: " + a.Outside
 }
 
 // NoFaultActed is what a report says of a run whose planned faults all
