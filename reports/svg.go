@@ -132,7 +132,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 				text = ""
 			}
 			d.Rects = append(d.Rects, svgRect{X: x0, Y: top + 2, W: w, H: svgLaneH - 4, Class: fmt.Sprintf("key k%d", s.v%6),
-				Text: text, Title: fmt.Sprintf("%s %s = %s: %s → %s\n%s", l.name, p.key, v.label, Offset(s.from), Offset(s.to), v.describe())})
+				Text: text, Title: fmt.Sprintf("%s %s = %s: %s → %s\n%s", l.name, p.key, v.label, Offset(s.from), Offset(s.to), v.describe(&p.ev))})
 		}
 		// A tick per command that ran on the node; the witness's stand out.
 		for _, r := range trace {

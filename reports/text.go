@@ -21,6 +21,40 @@ func Offset(t sim.Time) string {
 	return time.Duration(t).String()
 }
 
+// precision is what a report rounds its times to: a millisecond, or finer
+// when a timeline column (step) is finer, so that times say no more than a
+// reader can use and a column of times keeps its width.
+func precision(step sim.Time) time.Duration {
+	r := time.Millisecond
+	for r > 1 && sim.Time(r) > step {
+		r /= 10
+	}
+	return r
+}
+
+// at is t as Offset writes it, rounded to the report's precision.
+func (w *eventWriter) at(t sim.Time) string {
+	if w.round <= 0 {
+		return Offset(t)
+	}
+	return time.Duration(t).Round(w.round).String()
+}
+
+// window is "from → to", or, when the two read the same at the report's
+// precision (a zero-length overlap, a hold ended the instant it began),
+// "at from, for" its length: an instant, not a span that reads as nothing.
+func (w *eventWriter) window(from, to sim.Time) string {
+	a, b := w.at(from), w.at(to)
+	if a != b {
+		return a + " → " + b
+	}
+	d := time.Duration(to - from)
+	if d >= time.Microsecond {
+		d = d.Round(time.Microsecond)
+	}
+	return "at " + a + ", for " + d.String()
+}
+
 // TextOptions says how to render for a person.
 type TextOptions struct {
 	// Color adds ANSI colours. The caller decides (a terminal, NO_COLOR
@@ -50,6 +84,8 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	}
 	j := Run(o)
 	p := newPicture(o)
+	sc, _ := p.textScale(opt.Width)
+	p.ev.round = precision(sc.step)
 	ev := p.ev
 	b := &strings.Builder{}
 	head := j.Scenario
@@ -96,7 +132,7 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	}
 	b.WriteString("\n")
 	for _, v := range o.Verdict.Violations {
-		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", v.Kind, strings.Join(v.Processes, ", "), Offset(v.From), Offset(v.To))
+		fmt.Fprintf(b, "  %-12s %s  %s\n", v.Kind, strings.Join(v.Processes, ", "), ev.window(v.From, v.To))
 		if v.Detail != "" {
 			para(b, indent(15), indent(15), v.Detail, opt.Width)
 		}
@@ -110,10 +146,10 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 		if n.From == n.To && len(n.Processes) == 0 {
 			// An instant with nobody to name (a fault that touched
 			// nothing): one line, its time then its text.
-			para(b, fmt.Sprintf("  %-12s at %s: ", "note", Offset(n.From)), indent(15), n.Text, opt.Width)
+			para(b, fmt.Sprintf("  %-12s at %s: ", "note", ev.at(n.From)), indent(15), n.Text, opt.Width)
 			continue
 		}
-		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", "note", strings.Join(n.Processes, ", "), Offset(n.From), Offset(n.To))
+		fmt.Fprintf(b, "  %-12s %s  %s\n", "note", strings.Join(n.Processes, ", "), ev.window(n.From, n.To))
 		para(b, indent(15), indent(15), n.Text, opt.Width)
 	}
 	writeHolds(b, p, opt.Width)
@@ -138,7 +174,7 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	if opt.Trace {
 		b.WriteString("\n")
 		writeTrace(b, &ev, commandTrace(&o.Result.History), witnessReqs(o.Verdict.Violations), opt.TraceWidth)
-		writeResourceWrites(b, &o.Result.History, opt.TraceWidth)
+		writeResourceWrites(b, &ev, opt.TraceWidth)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -212,9 +248,9 @@ func writeHolds(b *strings.Builder, p *picture, width int) {
 		if i == 0 {
 			label = "holds"
 		}
-		text := fmt.Sprintf("%-4s %s → %s  %s%s", h.name, Offset(h.from), Offset(h.to), holdEnd(h), holdLease(h))
+		text := fmt.Sprintf("%-4s %s  %s%s", h.name, p.ev.window(h.from, h.to), holdEnd(h), holdLease(h))
 		for _, at := range h.refused {
-			text += "; its write at " + Offset(at) + " was refused (stale fence)"
+			text += "; its write at " + p.ev.at(at) + " was refused (stale fence)"
 		}
 		para(b, fmt.Sprintf("%-11s", label), indent(16), text, width)
 	}
@@ -262,6 +298,7 @@ func Event(h sim.History, e sim.Event) string {
 type eventWriter struct {
 	h       *sim.History
 	scripts map[string]string // looked up only
+	round   time.Duration     // what times are rounded to (precision); 0: not at all
 }
 
 func (w *eventWriter) event(e sim.Event) string {
@@ -270,7 +307,7 @@ func (w *eventWriter) event(e sim.Event) string {
 	if e.Proc >= 0 && e.Proc < len(h.Procs) {
 		who = h.Procs[e.Proc]
 	}
-	at := Offset(e.At)
+	at := w.at(e.At)
 	switch e.Kind {
 	case sim.KindCommand:
 		return fmt.Sprintf("%-12s %-4s node%d  %s → %s", at, who, e.Node, w.args(e.Args), shortTokens(e.Reply.String()))
