@@ -42,6 +42,7 @@ type htmlData struct {
 	Algorithm, AlgorithmSource           string
 	Params                               []string // judge.Override, one each
 	Assumptions                          string   // AssumptionsLine
+	NextSteps                            []judge.NextStep
 	Seed                                 uint64
 	Verdict, VerdictClass, Expect        string
 	Says                                 string // after the verdict: VerdictQualifier
@@ -97,7 +98,7 @@ func htmlReport(o *judge.Outcome) htmlData {
 		Says:         VerdictQualifier(j.Verdict, j.SafetyBroken, j.Vacuous),
 		Linearizable: j.Linearizable.String(), ResourceLinearizable: j.ResourceLinearizable.String(),
 		Stats: strings.TrimSpace(statsLine(j)), Cut: j.Cut, Digest: j.Digest, Key: p.key,
-		Assumptions: AssumptionsLine(j.Assumptions),
+		Assumptions: AssumptionsLine(j.Assumptions), NextSteps: j.NextSteps,
 	}
 	for _, v := range j.Overrides {
 		d.Params = append(d.Params, v.String())

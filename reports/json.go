@@ -44,6 +44,9 @@ type RunJSON struct {
 	// Assumptions says whether the scenario lies inside the run's lock's
 	// assumptions, and if not which one it breaks.
 	Assumptions AssumptionsJSON `json:"assumptions"`
+	// NextSteps are what the counterexample means for the lock and what to
+	// try (judge.Outcome.NextSteps); empty for a safe run.
+	NextSteps []judge.NextStep `json:"next_steps"`
 }
 
 // AssumptionsJSON is whether a run's scenario lies inside the assumptions
@@ -85,6 +88,10 @@ func Run(o *judge.Outcome) RunJSON {
 	if err := o.Assumptions(); err != nil {
 		inside = AssumptionsJSON{Outside: err.Error()}
 	}
+	next := o.NextSteps()
+	if next == nil {
+		next = []judge.NextStep{}
+	}
 	return RunJSON{
 		Scenario:             o.Scenario.Name,
 		Algorithm:            o.Prepared.Algorithm.Name,
@@ -104,6 +111,7 @@ func Run(o *judge.Outcome) RunJSON {
 		Backend:     o.BackendName(),
 		Overrides:   overrides,
 		Assumptions: inside,
+		NextSteps:   next,
 	}
 }
 

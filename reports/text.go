@@ -153,6 +153,7 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 		para(b, indent(15), indent(15), n.Text, opt.Width)
 	}
 	writeHolds(b, p, opt.Width)
+	writeNextSteps(b, j.NextSteps, opt.Width)
 	fmt.Fprintf(b, "linearizable  lock %s, resource %s\n", j.Linearizable, j.ResourceLinearizable)
 	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s %s\n",
 		j.Stats.Acquired, j.Stats.Failed, j.Stats.Commands, j.Stats.SimSeconds, timeWord(o))
@@ -211,6 +212,21 @@ func VerdictQualifier(verdict, broke string, vacuous bool) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// writeNextSteps says what the counterexample means and what to try, one
+// paragraph each.
+func writeNextSteps(b *strings.Builder, steps []judge.NextStep, width int) {
+	for i, s := range steps {
+		label := indent(11)
+		if i == 0 {
+			label = "next       "
+		}
+		para(b, label, indent(11), s.Means+".", width)
+		for _, t := range s.Try {
+			para(b, indent(11)+"try ", indent(15), t+".", width)
+		}
+	}
 }
 
 // maxHolds bounds the holds list; a long run lists those in violations.
