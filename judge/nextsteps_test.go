@@ -16,8 +16,8 @@ import (
 func TestNextSteps(t *testing.T) {
 	cases := []struct {
 		scenario, algo, file string // file: an algorithm file in testdata
-		want, not                []string
-		says                     string // a phrase the first wanted step's words must hold
+		want, not            []string
+		says                 string // a phrase the first wanted step's words must hold
 	}{
 		{scenario: "token-pause", want: []string{"outside", "lease-lapsed-in-pause"},
 			not: []string{"lease-lapsed-in-work", "deleted-other-holder", "compare-previous"}, says: "during c1's 35s pause"},
