@@ -90,9 +90,10 @@ func htmlReport(o *judge.Outcome) htmlData {
 	p.ev.round = precision(fitPixels(p.points, p.end, p.keep(), svgPlotW, svgFoldW).step)
 	trace := commandTrace(h)
 	witness := witnessReqs(o.Verdict.Violations)
+	summary, narrative := o.Scenario.Wording(o.Prepared)
 	d := htmlData{
-		Scenario: j.Scenario, Summary: o.Scenario.Summary, Source: CiteList(o.Scenario.Source),
-		Narrative: strings.TrimSpace(o.Scenario.Narrative),
+		Scenario: j.Scenario, Summary: summary, Source: CiteList(o.Scenario.Source),
+		Narrative: strings.TrimSpace(narrative),
 		Algorithm: j.Algorithm, AlgorithmSource: algoSource(o),
 		Seed: j.Seed, Verdict: j.Verdict, VerdictClass: "bad", Expect: j.Expect,
 		Says:         VerdictQualifier(j.Verdict, j.SafetyBroken, j.Vacuous),

@@ -93,8 +93,8 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 		head += " (" + CiteList(o.Scenario.Source) + ")"
 	}
 	para(b, "scenario   ", indent(11), head, opt.Width)
-	if o.Scenario.Summary != "" {
-		para(b, indent(11), indent(11), o.Scenario.Summary, opt.Width)
+	if summary, _ := o.Scenario.Wording(o.Prepared); summary != "" {
+		para(b, indent(11), indent(11), summary, opt.Width)
 	}
 	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, algoSource(o)), opt.Width)
 	for i, v := range j.Overrides {
