@@ -23,12 +23,12 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 }).Parse(reportTmpl))
 
 type htmlViolation struct {
-	Kind, Processes, From, To, Detail string
-	Witness                           []string
+	Kind, Processes, When, Detail string
+	Witness                       []string
 }
 
 type htmlHold struct {
-	Proc, From, To, End, Lease string
+	Proc, When, End, Lease string
 }
 
 type htmlCommand struct {
@@ -40,6 +40,9 @@ type htmlCommand struct {
 type htmlData struct {
 	Scenario, Summary, Source, Narrative string
 	Algorithm, AlgorithmSource           string
+	Params                               []string // judge.Override, one each
+	Assumptions                          string   // AssumptionsLine
+	NextSteps                            []judge.NextStep
 	Seed                                 uint64
 	Verdict, VerdictClass, Expect        string
 	Says                                 string // after the verdict: VerdictQualifier
@@ -84,23 +87,29 @@ func htmlReport(o *judge.Outcome) htmlData {
 	j := Run(o)
 	h := &o.Result.History
 	p := newPicture(o)
+	p.ev.round = precision(fitPixels(p.points, p.end, p.keep(), svgPlotW, svgFoldW).step)
 	trace := commandTrace(h)
 	witness := witnessReqs(o.Verdict.Violations)
+	summary, narrative := o.Scenario.Wording(o.Prepared)
 	d := htmlData{
-		Scenario: j.Scenario, Summary: o.Scenario.Summary, Source: CiteList(o.Scenario.Source),
-		Narrative: strings.TrimSpace(o.Scenario.Narrative),
+		Scenario: j.Scenario, Summary: summary, Source: CiteList(o.Scenario.Source),
+		Narrative: strings.TrimSpace(narrative),
 		Algorithm: j.Algorithm, AlgorithmSource: algoSource(o),
 		Seed: j.Seed, Verdict: j.Verdict, VerdictClass: "bad", Expect: j.Expect,
 		Says:         VerdictQualifier(j.Verdict, j.SafetyBroken, j.Vacuous),
 		Linearizable: j.Linearizable.String(), ResourceLinearizable: j.ResourceLinearizable.String(),
 		Stats: strings.TrimSpace(statsLine(j)), Cut: j.Cut, Digest: j.Digest, Key: p.key,
+		Assumptions: AssumptionsLine(j.Assumptions), NextSteps: j.NextSteps,
+	}
+	for _, v := range j.Overrides {
+		d.Params = append(d.Params, v.String())
 	}
 	if j.Verdict == model.VerdictSafe {
 		d.VerdictClass = "good"
 	}
 	for _, v := range o.Verdict.Violations {
-		hv := htmlViolation{Kind: v.Kind, Processes: strings.Join(v.Processes, ", "), From: Offset(v.From),
-			To: Offset(v.To), Detail: v.Detail}
+		hv := htmlViolation{Kind: v.Kind, Processes: strings.Join(v.Processes, ", "), When: p.ev.window(v.From, v.To),
+			Detail: v.Detail}
 		for _, e := range v.Witness {
 			hv.Witness = append(hv.Witness, p.ev.event(e))
 		}
@@ -110,15 +119,15 @@ func htmlReport(o *judge.Outcome) htmlData {
 	for _, hr := range shown {
 		end := holdEnd(hr)
 		for _, at := range hr.refused {
-			end += "; its write at " + Offset(at) + " was refused (stale fence)"
+			end += "; its write at " + p.ev.at(at) + " was refused (stale fence)"
 		}
-		d.Holds = append(d.Holds, htmlHold{hr.name, Offset(hr.from), Offset(hr.to), end, strings.Trim(holdLease(hr), " ()")})
+		d.Holds = append(d.Holds, htmlHold{hr.name, p.ev.window(hr.from, hr.to), end, strings.Trim(holdLease(hr), " ()")})
 	}
 	d.MoreHolds = more
 	d.SVG = p.svg(witness, trace)
 	d.Legend = svgLegend(d.SVG)
 	for _, v := range p.versions {
-		d.Versions = append(d.Versions, v.label+" "+v.describe())
+		d.Versions = append(d.Versions, v.label+" "+v.describe(&p.ev))
 	}
 	for _, e := range p.faults {
 		d.Faults = append(d.Faults, p.ev.event(e))
@@ -132,13 +141,13 @@ func htmlReport(o *judge.Outcome) htmlData {
 		c := htmlCommand{Req: r.req, Proc: r.proc, Node: r.node, Sent: "?", Ran: "-", Done: "-",
 			Command: r.command(&p.ev), Reply: r.reply, Key: r.key, Outcome: r.outcome}
 		if r.hasRan || r.hasSent {
-			c.Sent = Offset(r.sent)
+			c.Sent = p.ev.at(r.sent)
 		}
 		if r.hasRan {
-			c.Ran = Offset(r.ran)
+			c.Ran = p.ev.at(r.ran)
 		}
 		if r.hasDone {
-			c.Done = Offset(r.done)
+			c.Done = p.ev.at(r.done)
 		}
 		if witness[r.req] {
 			c.RowClass = "witness"

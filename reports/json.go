@@ -38,6 +38,23 @@ type RunJSON struct {
 	Notes []model.Note `json:"notes"`
 	// Backend is "sim" for the simulation, "redis ADDR" for a real server.
 	Backend string `json:"backend"`
+	// Overrides are the lock parameters the run set over the lock's own
+	// defaults (judge.Outcome.Overrides); empty when it kept them all.
+	Overrides []judge.Override `json:"overrides"`
+	// Assumptions says whether the scenario lies inside the run's lock's
+	// assumptions, and if not which one it breaks.
+	Assumptions AssumptionsJSON `json:"assumptions"`
+	// NextSteps are what the counterexample means for the lock and what to
+	// try (judge.Outcome.NextSteps); empty for a safe run.
+	NextSteps []judge.NextStep `json:"next_steps"`
+}
+
+// AssumptionsJSON is whether a run's scenario lies inside the assumptions
+// of its lock (judge.Outcome.Assumptions).
+type AssumptionsJSON struct {
+	Inside bool `json:"inside"`
+	// Outside is the assumption the scenario breaks; "" when inside.
+	Outside string `json:"outside,omitempty"`
 }
 
 // StatsJSON counts what happened.
@@ -63,6 +80,18 @@ func Run(o *judge.Outcome) RunJSON {
 		notes = []model.Note{}
 	}
 	st := o.Result.Stats
+	overrides := o.Overrides()
+	if overrides == nil {
+		overrides = []judge.Override{}
+	}
+	inside := AssumptionsJSON{Inside: true}
+	if err := o.Assumptions(); err != nil {
+		inside = AssumptionsJSON{Outside: err.Error()}
+	}
+	next := o.NextSteps()
+	if next == nil {
+		next = []judge.NextStep{}
+	}
 	return RunJSON{
 		Scenario:             o.Scenario.Name,
 		Algorithm:            o.Prepared.Algorithm.Name,
@@ -77,9 +106,12 @@ func Run(o *judge.Outcome) RunJSON {
 		Digest:               o.Digest,
 		Stats: StatsJSON{Acquired: st.Acquired, Failed: st.Failed, Commands: st.Commands,
 			SimSeconds: text.Seconds(time.Duration(o.Result.End))},
-		Cut:     o.Result.Cut,
-		Notes:   notes,
-		Backend: o.BackendName(),
+		Cut:         o.Result.Cut,
+		Notes:       notes,
+		Backend:     o.BackendName(),
+		Overrides:   overrides,
+		Assumptions: inside,
+		NextSteps:   next,
 	}
 }
 

@@ -159,6 +159,7 @@ func newPicture(o *judge.Outcome) *picture {
 	for n := range nodes {
 		p.nodes = append(p.nodes, p.nodeLane(h, n))
 	}
+	p.drawPromoted(h)
 	for _, v := range o.Verdict.Violations {
 		p.windows = append(p.windows, window{v.Kind, v.From, v.To, v.Processes, v.Detail})
 	}
@@ -436,8 +437,11 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 			}
 		case e.Kind == sim.KindFault && e.Fault.Promotes() && e.Value == int64(n) && n > 0:
 			// This replica is the node's primary from now on: its copy of
-			// the key shows on the node's lane.
-			closeAt(e.At)
+			// the key shows on the node's lane once the node answers, and
+			// on this one until then (drawPromoted draws the rest).
+			back := min(e.At+sim.Time(e.Dur), p.end)
+			expireBefore(back)
+			closeAt(back)
 			promoted = true
 		case e.Kind == sim.KindFault:
 			if e.Fault.LosesData() {
@@ -482,6 +486,39 @@ func (p *picture) nodeLane(h *sim.History, n int) nodeLane {
 	closeAt(p.end)
 	slices.SortStableFunc(l.spans, func(a, b keySpan) int { return cmp.Compare(a.from, b.from) })
 	return l
+}
+
+// drawPromoted continues each promoted replica's lane with its node's: from
+// its promotion the replica is the server the node's commands run on, so
+// its row shows the key the node's row shows, until the node fails over
+// again. Left blank, the row would read as a replica that never had the key.
+func (p *picture) drawPromoted(h *sim.History) {
+	for i, e := range h.Events {
+		if e.Kind != sim.KindFault || !e.Fault.Promotes() || e.Value <= 0 ||
+			int(e.Value) >= len(p.nodes) || e.Node < 0 || e.Node >= len(p.nodes) {
+			continue
+		}
+		lane := &p.nodes[e.Value]
+		until := p.end
+		for _, f := range h.Events[i+1:] {
+			if f.Kind == sim.KindFault && f.Fault.Promotes() && f.Node == e.Node {
+				until = f.At
+				break
+			}
+		}
+		for _, s := range p.nodes[e.Node].spans {
+			from, to := max(s.from, e.At), min(s.to, until)
+			if s.down || from > to || from == to && s.from != s.to {
+				continue
+			}
+			if k := len(lane.spans) - 1; k >= 0 && lane.spans[k].to == from && lane.spans[k].v == s.v && !lane.spans[k].down {
+				lane.spans[k].to = to // the copy it kept while the node was down, still the same version
+				continue
+			}
+			lane.spans = append(lane.spans, keySpan{from: from, to: to, v: s.v})
+		}
+		slices.SortStableFunc(lane.spans, func(a, b keySpan) int { return cmp.Compare(a.from, b.from) })
+	}
 }
 
 func (p *picture) collectPoints(h *sim.History) {

@@ -86,7 +86,11 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 			if s.st == stIdle {
 				h, yy = 4, top+svgLaneH/2-2 // idle is a thin line: the eye goes to the bars
 			}
-			title := fmt.Sprintf("%s %s: %s → %s (%s)", l.name, s.what, Offset(s.from), Offset(s.to), dur(s.to-s.from))
+			when := p.ev.window(s.from, s.to)
+			if !strings.HasPrefix(when, "at ") { // an instant already says its length
+				when += " (" + dur(s.to-s.from) + ")"
+			}
+			title := fmt.Sprintf("%s %s: %s", l.name, s.what, when)
 			d.Rects = append(d.Rects, svgRect{X: x0, Y: yy, W: w, H: h, Class: class, Title: title})
 			if s.st != stHolding {
 				continue
@@ -99,17 +103,17 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 				if from, to := max(s.from, win.from), min(s.to, win.to); from < to {
 					x0, w := span(from, to)
 					d.Rects = append(d.Rects, svgRect{X: x0, Y: yy, W: w, H: h, Class: class + " overlap",
-						Title: fmt.Sprintf("%s\nshared with another holder %s → %s: %s", title, Offset(from), Offset(to), win.detail)})
+						Title: fmt.Sprintf("%s\nshared with another holder %s: %s", title, p.ev.window(from, to), win.detail)})
 				}
 			}
 		}
 		for _, ps := range l.pauses {
 			x0, w := span(ps.from, ps.to)
 			d.Rects = append(d.Rects, svgRect{X: x0, Y: top - 2, W: w, H: svgLaneH + 4, Class: "pause",
-				Title: fmt.Sprintf("%s %s: %s → %s", l.name, ps.detail, Offset(ps.from), Offset(ps.to))})
+				Title: fmt.Sprintf("%s %s: %s", l.name, ps.detail, p.ev.window(ps.from, ps.to))})
 		}
 		for _, m := range l.marks {
-			d.Marks = append(d.Marks, markText(m, x(m.at), top, l.name))
+			d.Marks = append(d.Marks, markText(m, x(m.at), top, l.name, p.ev.at(m.at)))
 		}
 	}
 	procBottom := y - svgGap
@@ -121,7 +125,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 			x0, w := span(s.from, s.to)
 			if s.down {
 				d.Rects = append(d.Rects, svgRect{X: x0, Y: top, W: w, H: svgLaneH, Class: "down",
-					Title: fmt.Sprintf("%s down: %s → %s", l.name, Offset(s.from), Offset(s.to))})
+					Title: fmt.Sprintf("%s down: %s", l.name, p.ev.window(s.from, s.to))})
 				continue
 			}
 			v := p.versions[s.v]
@@ -132,7 +136,7 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 				text = ""
 			}
 			d.Rects = append(d.Rects, svgRect{X: x0, Y: top + 2, W: w, H: svgLaneH - 4, Class: fmt.Sprintf("key k%d", s.v%6),
-				Text: text, Title: fmt.Sprintf("%s %s = %s: %s → %s\n%s", l.name, p.key, v.label, Offset(s.from), Offset(s.to), v.describe())})
+				Text: text, Title: fmt.Sprintf("%s %s = %s: %s\n%s", l.name, p.key, v.label, p.ev.window(s.from, s.to), v.describe(&p.ev))})
 		}
 		// A tick per command that ran on the node; the witness's stand out.
 		for _, r := range trace {
@@ -144,16 +148,16 @@ func (p *picture) svg(witnessReqs map[uint64]bool, trace []traceRow) svgData {
 				class = "cmd witness"
 			}
 			d.Rects = append(d.Rects, svgRect{X: x(r.ran) - 0.75, Y: top - 3, W: 1.5, H: 6, Class: class,
-				Title: fmt.Sprintf("#%d %s at %s: %s → %s\nsent %s, %s", r.req, r.proc, Offset(r.ran), r.command(&p.ev), r.reply, Offset(r.sent), r.outcome)})
+				Title: fmt.Sprintf("#%d %s at %s: %s → %s\nsent %s, %s", r.req, r.proc, p.ev.at(r.ran), r.command(&p.ev), r.reply, p.ev.at(r.sent), r.outcome)})
 		}
 		for _, m := range l.marks {
-			d.Marks = append(d.Marks, markText(m, x(m.at), top, l.name))
+			d.Marks = append(d.Marks, markText(m, x(m.at), top, l.name, p.ev.at(m.at)))
 		}
 	}
 	for _, w := range p.windows {
 		top := lane(w.kind, w.detail)
 		x0, wd := span(w.from, w.to)
-		title := fmt.Sprintf("%s (%s) %s → %s\n%s", w.kind, strings.Join(w.procs, ", "), Offset(w.from), Offset(w.to), w.detail)
+		title := fmt.Sprintf("%s (%s) %s\n%s", w.kind, strings.Join(w.procs, ", "), p.ev.window(w.from, w.to), w.detail)
 		d.Rects = append(d.Rects, svgRect{X: x0, Y: top + 3, W: wd, H: svgLaneH - 6, Class: "violation", Title: title})
 		d.Bands = append(d.Bands, svgRect{X: x0, Y: procTop - 3, W: wd, H: procBottom - procTop + 6, Class: "band", Title: title})
 	}
@@ -187,10 +191,10 @@ func roundDur(t sim.Time) string {
 	return d.Round(unit).String()
 }
 
-func markText(m mark, x, top float64, who string) svgText {
+func markText(m mark, x, top float64, who, at string) svgText {
 	glyph := map[markKind]string{markCrash: "✕", markRestart: "↻", markJumpFwd: "»", markJumpBack: "«", markNodeRestart: "✕", markLost: "~", markOther: "*"}[m.kind]
 	return svgText{X: x, Y: top + svgLaneH/2 + 5, Class: "mark", Text: glyph,
-		Title: fmt.Sprintf("%s %s at %s", who, m.detail, Offset(m.at))}
+		Title: fmt.Sprintf("%s %s at %s", who, m.detail, at)}
 }
 
 // svgTicks puts a labelled tick at round times at least 90 px apart.

@@ -21,6 +21,40 @@ func Offset(t sim.Time) string {
 	return time.Duration(t).String()
 }
 
+// precision is what a report rounds its times to: a millisecond, or finer
+// when a timeline column (step) is finer, so that times say no more than a
+// reader can use and a column of times keeps its width.
+func precision(step sim.Time) time.Duration {
+	r := time.Millisecond
+	for r > 1 && sim.Time(r) > step {
+		r /= 10
+	}
+	return r
+}
+
+// at is t as Offset writes it, rounded to the report's precision.
+func (w *eventWriter) at(t sim.Time) string {
+	if w.round <= 0 {
+		return Offset(t)
+	}
+	return time.Duration(t).Round(w.round).String()
+}
+
+// window is "from → to", or, when the two read the same at the report's
+// precision (a zero-length overlap, a hold ended the instant it began),
+// "at from, for" its length: an instant, not a span that reads as nothing.
+func (w *eventWriter) window(from, to sim.Time) string {
+	a, b := w.at(from), w.at(to)
+	if a != b {
+		return a + " → " + b
+	}
+	d := time.Duration(to - from)
+	if d >= time.Microsecond {
+		d = d.Round(time.Microsecond)
+	}
+	return "at " + a + ", for " + d.String()
+}
+
 // TextOptions says how to render for a person.
 type TextOptions struct {
 	// Color adds ANSI colours. The caller decides (a terminal, NO_COLOR
@@ -50,6 +84,8 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	}
 	j := Run(o)
 	p := newPicture(o)
+	sc, _ := p.textScale(opt.Width)
+	p.ev.round = precision(sc.step)
 	ev := p.ev
 	b := &strings.Builder{}
 	head := j.Scenario
@@ -57,10 +93,18 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 		head += " (" + CiteList(o.Scenario.Source) + ")"
 	}
 	para(b, "scenario   ", indent(11), head, opt.Width)
-	if o.Scenario.Summary != "" {
-		para(b, indent(11), indent(11), o.Scenario.Summary, opt.Width)
+	if summary, _ := o.Scenario.Wording(o.Prepared); summary != "" {
+		para(b, indent(11), indent(11), summary, opt.Width)
 	}
 	para(b, "algorithm  ", indent(11), fmt.Sprintf("%s (%s)", j.Algorithm, algoSource(o)), opt.Width)
+	for i, v := range j.Overrides {
+		label := indent(11)
+		if i == 0 {
+			label = "params     "
+		}
+		para(b, label, indent(11), v.String(), opt.Width)
+	}
+	para(b, "assumptions ", indent(12), AssumptionsLine(j.Assumptions), opt.Width)
 	fmt.Fprintf(b, "seed       %d\n", j.Seed)
 	if o.Backend != "" {
 		// Only a real backend gets a line: the simulated reports stay as
@@ -88,7 +132,7 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	}
 	b.WriteString("\n")
 	for _, v := range o.Verdict.Violations {
-		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", v.Kind, strings.Join(v.Processes, ", "), Offset(v.From), Offset(v.To))
+		fmt.Fprintf(b, "  %-12s %s  %s\n", v.Kind, strings.Join(v.Processes, ", "), ev.window(v.From, v.To))
 		if v.Detail != "" {
 			para(b, indent(15), indent(15), v.Detail, opt.Width)
 		}
@@ -102,13 +146,14 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 		if n.From == n.To && len(n.Processes) == 0 {
 			// An instant with nobody to name (a fault that touched
 			// nothing): one line, its time then its text.
-			para(b, fmt.Sprintf("  %-12s at %s: ", "note", Offset(n.From)), indent(15), n.Text, opt.Width)
+			para(b, fmt.Sprintf("  %-12s at %s: ", "note", ev.at(n.From)), indent(15), n.Text, opt.Width)
 			continue
 		}
-		fmt.Fprintf(b, "  %-12s %s  %s → %s\n", "note", strings.Join(n.Processes, ", "), Offset(n.From), Offset(n.To))
+		fmt.Fprintf(b, "  %-12s %s  %s\n", "note", strings.Join(n.Processes, ", "), ev.window(n.From, n.To))
 		para(b, indent(15), indent(15), n.Text, opt.Width)
 	}
 	writeHolds(b, p, opt.Width)
+	writeNextSteps(b, j.NextSteps, opt.Width)
 	fmt.Fprintf(b, "linearizable  lock %s, resource %s\n", j.Linearizable, j.ResourceLinearizable)
 	fmt.Fprintf(b, "stats      acquired %d · failed %d · commands %d · %.3f s %s\n",
 		j.Stats.Acquired, j.Stats.Failed, j.Stats.Commands, j.Stats.SimSeconds, timeWord(o))
@@ -130,10 +175,19 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	if opt.Trace {
 		b.WriteString("\n")
 		writeTrace(b, &ev, commandTrace(&o.Result.History), witnessReqs(o.Verdict.Violations), opt.TraceWidth)
-		writeResourceWrites(b, &o.Result.History, opt.TraceWidth)
+		writeResourceWrites(b, &ev, opt.TraceWidth)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// AssumptionsLine is what a report says of a run's assumptions: "inside",
+// or "outside: " and the assumption the scenario breaks.
+func AssumptionsLine(a AssumptionsJSON) string {
+	if a.Inside {
+		return "inside"
+	}
+	return "outside: " + a.Outside
 }
 
 // NoFaultActed is what a report says of a run whose planned faults all
@@ -158,6 +212,21 @@ func VerdictQualifier(verdict, broke string, vacuous bool) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// writeNextSteps says what the counterexample means and what to try, one
+// paragraph each.
+func writeNextSteps(b *strings.Builder, steps []judge.NextStep, width int) {
+	for i, s := range steps {
+		label := indent(11)
+		if i == 0 {
+			label = "next       "
+		}
+		para(b, label, indent(11), s.Means+".", width)
+		for _, t := range s.Try {
+			para(b, indent(11)+"try ", indent(15), t+".", width)
+		}
+	}
 }
 
 // maxHolds bounds the holds list; a long run lists those in violations.
@@ -195,9 +264,9 @@ func writeHolds(b *strings.Builder, p *picture, width int) {
 		if i == 0 {
 			label = "holds"
 		}
-		text := fmt.Sprintf("%-4s %s → %s  %s%s", h.name, Offset(h.from), Offset(h.to), holdEnd(h), holdLease(h))
+		text := fmt.Sprintf("%-4s %s  %s%s", h.name, p.ev.window(h.from, h.to), holdEnd(h), holdLease(h))
 		for _, at := range h.refused {
-			text += "; its write at " + Offset(at) + " was refused (stale fence)"
+			text += "; its write at " + p.ev.at(at) + " was refused (stale fence)"
 		}
 		para(b, fmt.Sprintf("%-11s", label), indent(16), text, width)
 	}
@@ -245,6 +314,7 @@ func Event(h sim.History, e sim.Event) string {
 type eventWriter struct {
 	h       *sim.History
 	scripts map[string]string // looked up only
+	round   time.Duration     // what times are rounded to (precision); 0: not at all
 }
 
 func (w *eventWriter) event(e sim.Event) string {
@@ -253,7 +323,7 @@ func (w *eventWriter) event(e sim.Event) string {
 	if e.Proc >= 0 && e.Proc < len(h.Procs) {
 		who = h.Procs[e.Proc]
 	}
-	at := Offset(e.At)
+	at := w.at(e.At)
 	switch e.Kind {
 	case sim.KindCommand:
 		return fmt.Sprintf("%-12s %-4s node%d  %s → %s", at, who, e.Node, w.args(e.Args), shortTokens(e.Reply.String()))

@@ -72,8 +72,9 @@ func newRow(label string, width int, fill rune) row {
 	return r
 }
 
-// timeline draws the picture into at most width columns.
-func (p *picture) timeline(b *strings.Builder, width int, color bool) {
+// textScale is the terminal timeline's scale for at most width columns,
+// and the width of its lane labels.
+func (p *picture) textScale(width int) (scale, int) {
 	labels := []string{"true time"}
 	for _, l := range p.procs {
 		labels = append(labels, l.name)
@@ -88,7 +89,12 @@ func (p *picture) timeline(b *strings.Builder, width int, color bool) {
 	for _, l := range labels {
 		lw = max(lw, min(len(l)+1, 17))
 	}
-	sc := fitScale(p.points, p.end, p.keep(), width-lw, len(foldText))
+	return fitScale(p.points, p.end, p.keep(), width-lw, len(foldText)), lw
+}
+
+// timeline draws the picture into at most width columns.
+func (p *picture) timeline(b *strings.Builder, width int, color bool) {
+	sc, lw := p.textScale(width)
 
 	// The scale line says what a column is and what the folds hide.
 	line := fmt.Sprintf("%-*s1 column = %s", lw, "timeline", dur(sc.step))
@@ -322,6 +328,11 @@ func (p *picture) nodeRow(sc *scale, l nodeLane) row {
 				r.cells[c] = cell{glyphKey, colKey}
 			}
 		}
+		if !s.down && r.cells[c0].r == glyphDown && c0 < c1 {
+			// The node came back in this column: name the version in the
+			// next one, so the key it answers with is not left unnamed.
+			c0++
+		}
 		if !s.down && r.cells[c0].r != glyphDown {
 			// The version that starts last in a column names it.
 			startAt[c0] = s.v + 1
@@ -399,7 +410,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 			fmt.Fprintf(b, "%-*s… and %d more versions\n", lw, "", len(p.versions)-maxVersions)
 			break
 		}
-		text := clip(v.describe(), width-lw-2)
+		text := clip(v.describe(&p.ev), width-lw-2)
 		label := v.label
 		if color {
 			label = colKey + label + colReset
@@ -409,7 +420,7 @@ func (p *picture) legend(b *strings.Builder, rows []row, lw, width int, color bo
 }
 
 // describe says what a version is: value, TTL, who wrote it where.
-func (v keyVersion) describe() string {
+func (v keyVersion) describe(w *eventWriter) string {
 	ttl := "no TTL"
 	if v.ttl > 0 {
 		ttl = "TTL " + v.ttl.String()
@@ -425,7 +436,7 @@ func (v keyVersion) describe() string {
 		}
 		where = "nodes " + strings.Join(ns, ",")
 	}
-	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", keyContent(v.key, 30), ttl, v.by, v.cmd, Offset(v.at), where)
+	return fmt.Sprintf("%s, %s: %s %s at %s (%s)", keyContent(v.key, 30), ttl, v.by, v.cmd, w.at(v.at), where)
 }
 
 // wrap writes parts after a label, two spaces apart, in lines of at most

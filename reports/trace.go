@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
@@ -104,21 +105,29 @@ func witnessReqs(vs []model.Violation) map[uint64]bool {
 	return out
 }
 
+// roundWords says what times are rounded to: ", rounded to 1ms", or "".
+func roundWords(r time.Duration) string {
+	if r <= 1 {
+		return ""
+	}
+	return ", rounded to " + r.String()
+}
+
 // writeTrace writes one row per command; with a width, a row longer than it
 // wraps under its command.
 func writeTrace(b *strings.Builder, w *eventWriter, rows []traceRow, witness map[uint64]bool, width int) {
-	fmt.Fprintf(b, "%-11s%d commands; times are true time since the start; * a witness's command\n", "trace", len(rows))
+	fmt.Fprintf(b, "%-11s%d commands; times are true time since the start%s; * a witness's command\n", "trace", len(rows), roundWords(w.round))
 	fmt.Fprintf(b, "%5s %-5s %-6s %-12s %-12s %-12s %s\n", "req", "proc", "node", "sent", "ran", "result at", "command → reply · key after · result")
 	for _, r := range rows {
 		sent, ran, done := "?", "-", "-"
 		if r.hasRan || r.hasSent {
-			sent = Offset(r.sent)
+			sent = w.at(r.sent)
 		}
 		if r.hasRan {
-			ran = Offset(r.ran)
+			ran = w.at(r.ran)
 		}
 		if r.hasDone {
-			done = Offset(r.done)
+			done = w.at(r.done)
 		}
 		line := r.command(w)
 		if r.hasRan {
@@ -140,11 +149,12 @@ func writeTrace(b *strings.Builder, w *eventWriter, rows []traceRow, witness map
 
 // writeResourceWrites lists the protected resource's writes, so a refused
 // (stale-fence) write shows beside the commands.
-func writeResourceWrites(b *strings.Builder, h *sim.History, width int) {
+func writeResourceWrites(b *strings.Builder, w *eventWriter, width int) {
+	h := w.h
 	var lines []string
 	for _, e := range h.Events {
 		if e.Kind == sim.KindResourceWrite {
-			lines = append(lines, Event(*h, e))
+			lines = append(lines, w.event(e))
 		}
 	}
 	if len(lines) == 0 {

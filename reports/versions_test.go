@@ -45,7 +45,7 @@ func TestKeyVersionsByWriter(t *testing.T) {
 		{"c1", `hash {u1:1: 1}`}, {"c2", `hash {u1:1: 1}`}, {"c2", `hash {u1:1: 1, u2:1: 1, u3:1: 1…`},
 	} {
 		v := p.versions[i]
-		if d := v.describe(); v.by != want.by || !strings.HasPrefix(d, want.content+", TTL 1s: ") {
+		if d := v.describe(&eventWriter{}); v.by != want.by || !strings.HasPrefix(d, want.content+", TTL 1s: ") {
 			t.Errorf("version %s: by %s, %q; want by %s, %q…", v.label, v.by, d, want.by, want.content)
 		}
 	}

@@ -88,7 +88,8 @@ func TestSecondResolutionNeedsWholeSeconds(t *testing.T) {
 	}
 	// Apart from the algorithm and its documents, the two are one plan.
 	a, _ := scenarios.Lookup("second-resolution")
-	a.Name, a.Summary, a.Source, a.Narrative, a.Algorithm = ms.Name, ms.Summary, ms.Source, ms.Narrative, ms.Algorithm
+	a.Name, a.Source, a.Algorithm = ms.Name, ms.Source, ms.Algorithm
+	a.Summary, a.Narrative, ms.Summary, ms.Narrative = "", "", "", "" // the texts differ, and each writes its own template
 	da, _ := scenarios.Marshal(a)
 	db, _ := scenarios.Marshal(ms)
 	if string(da) != string(db) {

@@ -24,7 +24,9 @@ type Scenario struct {
 	Clients []Client `yaml:"clients"`
 	Network Network  `yaml:"network"`
 	Faults  []Fault  `yaml:"faults,omitempty"`
-	_       struct{} // grows: callers name the fields they set
+	// words are Summary's and Narrative's templates (wording.go).
+	words *templates
+	_     struct{} // grows: callers name the fields they set
 }
 
 // Params override the algorithm's constants; zero keeps the document's.

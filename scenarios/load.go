@@ -32,6 +32,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := s.prepareWording(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return &s, nil
 }
 
