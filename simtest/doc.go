@@ -29,8 +29,11 @@
 //	simtest.Replay(t, newLocker, "testdata/simtest/TestMyLock.yaml")
 //
 // which is also a regression test: it fails while the lock still breaks
-// there. The file records its lock as `go_lock: TestMyLock` (the test's
-// name; Explore's lock's Name): `simrun run FILE` says it cannot build that
-// lock and names this call, and `simrun run FILE --algo NAME` runs the same
-// fault plan against a built-in lock, never a replay of the team's.
+// there. The file names its lock in a go_lock: field. Check writes the
+// test's name (`go_lock: TestMyLock`, file TestMyLock.yaml); Explore writes
+// the Name option, "go-lock" by default (`go_lock: go-lock`, file
+// go-lock-seed1.yaml), and so does golock's Check, which explores through
+// Explore. `simrun run FILE` says it cannot build that lock and names the
+// replay call, and `simrun run FILE --algo NAME` runs the same fault plan
+// against a built-in lock, never a replay of the team's.
 package simtest

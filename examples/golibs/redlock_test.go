@@ -35,7 +35,8 @@ func redsyncRedlock(t *testing.T) locks.Algorithm {
 }
 
 // TestRedlockExploreVerdicts explores redsync as Redlock (a pool per node,
-// quorum N/2+1, 3 or 5 nodes, TTL drawn) per fault class, 300 runs each.
+// quorum N/2+1, 3 or 5 nodes, the file's 10 s TTL, which explore keeps)
+// per fault class, 300 runs each.
 //
 //   - none, crash: safe. A majority of atomic SET NX on distinct nodes;
 //     two majorities share a node, which grants one of them; a crashed
