@@ -78,13 +78,13 @@ var fileFaults = []fileFault{
 		},
 	},
 	{name: FaultNodeRestart, target: targetNode, hasFor: true,
-		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
+		build:   func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
 		outside: restartOutside,
 	},
 	// For is the detection delay: the node answers nothing until a replica
 	// is promoted.
 	{name: FaultFailover, target: targetNode, hasFor: true,
-		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
+		build:   func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
 		outside: failoverOutside,
 	},
 	// For is how long the client waits for the lost command's reply before

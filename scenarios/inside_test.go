@@ -51,7 +51,9 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 			Clients: []Client{{Name: "a", Iterations: 1, Work: Duration(400e6)}, {Name: "b", Iterations: 1}},
 			Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6), Timeout: Duration(1e9)}}
 	}
-	jump := func(client string, by time.Duration) Fault { return Fault{Kind: FaultClockJump, Client: client, By: Duration(by)} }
+	jump := func(client string, by time.Duration) Fault {
+		return Fault{Kind: FaultClockJump, Client: client, By: Duration(by)}
+	}
 	cases := []struct {
 		name, algo string
 		change     func(*Scenario)

@@ -84,7 +84,7 @@ type scenarioGen struct {
 	res       time.Duration // timestamp resolution of the algorithm
 	multiNode bool
 	commands  []string // command names the algorithm sends, for event triggers
-	assumes  locks.Assumptions
+	assumes   locks.Assumptions
 	// triggerCommands is "" (any command), then commands: what a send or
 	// reply trigger draws from.
 	triggerCommands []string
