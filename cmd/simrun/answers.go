@@ -120,13 +120,16 @@ func answersExit(rep explore.Report, failAny bool) int {
 	return exitOK
 }
 
+// summaryIndent starts the continuation lines of the summary.
+const summaryIndent = "           "
+
 // writeAnswerLines are the two answers for a person, after the search's
 // summary: what the lock was judged against, the inside answer and the
 // outside one with its breaking point.
 func writeAnswerLines(w io.Writer, algo string, rep explore.Report) error {
 	b := &strings.Builder{}
 	if rep.Assumptions != nil {
-		fmt.Fprintf(b, "assumes    %s (what %s is judged against)\n", rep.Assumptions.Words, algo)
+		wrapWords(b, "assumes    ", summaryIndent, fmt.Sprintf("%s (what %s is judged against)", rep.Assumptions.Words, algo), screenWidth)
 	}
 	answer := func(name string, x *explore.AnswerReport) {
 		if x == nil {
@@ -148,7 +151,7 @@ func writeAnswerLines(w io.Writer, algo string, rep explore.Report) error {
 		case x.BreakingPoint != nil:
 			bp := x.BreakingPoint
 			fmt.Fprintf(b, "%s (run %d under %s)\n", strings.ToUpper(bp.Words[:len(bp.Verdict)])+bp.Words[len(bp.Verdict):], bp.Run, bp.Class)
-			fmt.Fprintf(b, "           breaks %s\n", bp.Why)
+			wrapWords(b, summaryIndent+"breaks ", summaryIndent, bp.Why, screenWidth)
 		case name == "outside":
 			fmt.Fprintf(b, "%s at run %d, inside the assumptions: see the inside answer\n", strings.ToUpper(x.Verdict), *x.FirstRun)
 		default:
@@ -165,7 +168,7 @@ func writeAnswerLines(w io.Writer, algo string, rep explore.Report) error {
 			fmt.Fprintf(b, "           wrote %s; replay %s\n", *x.Counterexample, replayLine(*x.Counterexample))
 		}
 		for _, also := range x.Also {
-			fmt.Fprintf(b, "           also %s (run %d under %s)\n", also.Words, also.Run, also.Class)
+			wrapWords(b, summaryIndent+"also ", summaryIndent, fmt.Sprintf("%s (run %d under %s)", also.Words, also.Run, also.Class), screenWidth)
 		}
 		if x.Untested != "" { // a failing run was found all the same
 			fmt.Fprintf(b, "           but %s\n", x.Untested)

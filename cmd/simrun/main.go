@@ -55,7 +55,7 @@ func commands() []command {
 				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl] [--search both|inside|outside] [--fail-on inside|any] [--min-held SHARE]", "search random fault schedules inside the lock's assumptions and outside them: the inside verdict, and the breaking point outside; exit by the inside answer", cmdExplore, ""},
 		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--reduce R] [--delays W] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: proved within bounds, or the first counterexample, shrunk", cmdProve,
 			"Enumerates every schedule of a bounded space on the lock's own code: N clients × R rounds on a fixed network, " +
 				"and at every choice point of every client (about to send a command, a reply arrived, the lock acquired) " +
@@ -64,7 +64,7 @@ func commands() []command {
 				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D, offered where one would reorder two conflicting events (--delays). Schedules run level by level, fewest choices first. " +
 				"Prints 'proved within bounds' (exit 0), or the worst verdict met (it stops only at unsafe) at its first schedule, shrunk and written to -o FILE, which " +
 				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See docs/prove.md."},
-		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
+		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs of one search (outside, or all --search inside)", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
 			"Writes a static, self-contained site into DIR for teaching and review: index.html ties the five documents " +
