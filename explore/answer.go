@@ -118,16 +118,16 @@ func Answer(ctx context.Context, o Options, ao AnswerOptions) (*Answers, error) 
 	if ao.Inside {
 		oi := o
 		oi.Inside = true
-		e, err := New(oi)
-		if err != nil {
+		e, r, err := runSearch(ctx, oi)
+		if e == nil {
 			return nil, err
 		}
-		a.Algorithm, a.Assumptions = e.algo.Name, e.algo.Assumes
-		if a.Inside, err = e.Run(ctx); err != nil {
+		a.Algorithm, a.Assumptions, a.Inside = e.algo.Name, e.algo.Assumes, r
+		if err != nil {
 			return a, err
 		}
-		a.InsideUntested = untested(a.Inside.Search, minHeld)
-		if r := a.Inside; r.Counterexample != nil {
+		a.InsideUntested = untested(r.Search, minHeld)
+		if r.Counterexample != nil {
 			a.InsideFind = &Find{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Counterexample: r.Counterexample, Outcome: r.Outcome}
 		}
 	}
@@ -136,49 +136,60 @@ func Answer(ctx context.Context, o Options, ao AnswerOptions) (*Answers, error) 
 	}
 	oo := o
 	oo.Inside = false
-	e, err := New(oo)
-	if err != nil {
+	e, r, err := runSearch(ctx, oo)
+	if e == nil {
 		return nil, err
 	}
-	a.Algorithm, a.Assumptions = e.algo.Name, e.algo.Assumes
-	if a.Outside, err = e.Run(ctx); err != nil {
-		return a, err
-	}
-	a.OutsideUntested = untested(a.Outside.Search, minHeld)
-	bp, in, err := e.breaking(ctx, a.Outside)
+	a.Algorithm, a.Assumptions, a.Outside = e.algo.Name, e.algo.Assumes, r
 	if err != nil {
 		return a, err
 	}
-	if in != nil && a.InsideFind == nil && ao.Inside {
-		a.InsideFind, a.FromOutside = in, true
-	}
-	a.Breaking = bp
-	if bp == nil || bp.Kind == scenarios.TermPause || len(e.classes) < 2 || !slices.Contains(e.classes, scenarios.ClassPause) {
-		return a, nil
+	a.OutsideUntested = untested(r.Search, minHeld)
+	bp, err := a.breakingOf(ctx, e, r, ao.Inside)
+	if err != nil || bp == nil || bp.Kind == scenarios.TermPause || len(e.classes) < 2 || !slices.Contains(e.classes, scenarios.ClassPause) {
+		a.Breaking = bp
+		return a, err
 	}
 	// The whole search broke the lock with something else first: the
 	// pause class alone says where the TTL itself gives way.
 	op := oo
 	op.Classes = []string{scenarios.ClassPause}
-	ep, err := New(op)
-	if err != nil {
+	ep, rp, err := runSearch(ctx, op)
+	if ep == nil {
 		return nil, err
 	}
-	rp, err := ep.Run(ctx)
+	a.Breaking = bp
 	if err != nil {
 		return a, err
 	}
-	pp, pin, err := ep.breaking(ctx, rp)
-	if err != nil {
-		return a, err
-	}
-	if pin != nil && a.InsideFind == nil && ao.Inside {
-		a.InsideFind, a.FromOutside = pin, true
-	}
+	pp, err := a.breakingOf(ctx, ep, rp, ao.Inside)
 	if pp != nil {
 		a.Breaking, a.Also = pp, append(a.Also, *bp)
 	}
-	return a, nil
+	return a, err
+}
+
+// runSearch makes the explorer of o and runs it: a nil Explorer when o is
+// refused, else the result so far with the context's error when
+// interrupted.
+func runSearch(ctx context.Context, o Options) (*Explorer, *Result, error) {
+	e, err := New(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := e.Run(ctx)
+	return e, r, err
+}
+
+// breakingOf is the breaking point of one outside search's result; a run
+// of it that lies inside the assumptions becomes the inside answer when
+// the inside search found none (and was asked for).
+func (a *Answers) breakingOf(ctx context.Context, e *Explorer, r *Result, inside bool) (*BreakingPoint, error) {
+	bp, in, err := e.breaking(ctx, r)
+	if in != nil && a.InsideFind == nil && inside {
+		a.InsideFind, a.FromOutside = in, true
+	}
+	return bp, err
 }
 
 // untested is the line that says a search tested too little: fewer than

@@ -214,17 +214,7 @@ const exitInterrupted = 130
 // nothing was shrunk.
 func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[string]string, error) {
 	paths := map[string]string{}
-	write := func(name string, c *scenarios.Scenario) (string, error) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-		data, err := af.marshalScenario(c, dir)
-		if err != nil {
-			return "", err
-		}
-		path := filepath.Join(dir, name)
-		return path, os.WriteFile(path, data, 0o644)
-	}
+	write := func(name string, c *scenarios.Scenario) (string, error) { return writeScenario(dir, name, c, af) }
 	if r.Counterexample != nil {
 		path, err := write("counterexample.yaml", r.Counterexample)
 		if err != nil {
