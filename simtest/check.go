@@ -82,15 +82,33 @@ func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	return true
 }
 
-// Explore is Check without a test: it returns the failure, or nil when no
-// run failed (ErrIncomplete when some were cut at a cap). The counterexample is written as DIR/NAME-seedS.yaml.
+// Explore is the one search Check ran before it answered twice, without a
+// test: the lock's default generator, which draws past its assumptions,
+// and any violation found (as FailOnAnyFault; callers that answer a test
+// of their own build on it, golock among them). It returns the failure,
+// or nil when no run failed (ErrIncomplete when some were cut at a cap,
+// ErrUntested when too few held the lock). The counterexample is written
+// as DIR/NAME-seedS.yaml. Answer gives both answers.
 func Explore(newLocker NewLocker, opts ...Option) (*Failure, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
+	c.anyFault, c.outsideOnly = true, true
 	f, _, err := run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Explore", c.name)
 	return f, err
+}
+
+// Answer is Check without a test: both answers (explore.Answers), and the
+// failure Check would report, nil when it would pass (ErrIncomplete,
+// ErrUntested as Check fails). The counterexample is written as
+// DIR/NAME-seedS.yaml.
+func Answer(newLocker NewLocker, opts ...Option) (*Failure, *explore.Answers, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Answer", c.name)
 }
 
 // outsideLine is the outside answer in one line, for the test's log.
@@ -139,7 +157,7 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, *exp
 	// says so): the 30 s of algorithm's Defaults is only a placeholder.
 	o := explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
 		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy, DrawTTL: true}
-	a, err := explore.Answer(context.Background(), o, explore.AnswerOptions{MinHeld: c.minHeld})
+	a, err := explore.Answer(context.Background(), o, explore.AnswerOptions{MinHeld: c.minHeld, Outside: c.outsideOnly})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,10 +169,14 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, *exp
 		find = &explore.Find{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Counterexample: r.Counterexample, Outcome: r.Outcome}
 	}
 	if find == nil {
-		if a.InsideUntested != "" {
-			return nil, a, fmt.Errorf("%w: %s", ErrUntested, a.InsideUntested)
+		searched, why := a.Inside, a.InsideUntested
+		if searched == nil {
+			searched, why = a.Outside, a.OutsideUntested
 		}
-		return nil, a, incomplete(a.Inside.Search)
+		if why != "" {
+			return nil, a, fmt.Errorf("%w: %s", ErrUntested, why)
+		}
+		return nil, a, incomplete(searched.Search)
 	}
 	f := &Failure{Verdict: find.Verdict, Run: find.Run, Outcome: find.Outcome}
 	ce := find.Counterexample
@@ -176,7 +198,7 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, *exp
 		}
 	}
 	where := "inside its assumptions"
-	if r == a.Outside && !a.FromOutside {
+	if ce.InsideOf(o.Lock) != nil {
 		where = "outside its assumptions"
 	}
 	f.Message = message(f, ce, r, c, where, path, saveErr)

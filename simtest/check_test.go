@@ -215,6 +215,14 @@ func TestCheckAnswersInsideAndLogsTheBreakingPoint(t *testing.T) {
 	if msg := rec.Message(); !strings.Contains(msg, "UNSAFE outside its assumptions") {
 		t.Errorf("message:\n%s", msg)
 	}
+	// Explore is the one search as before, any violation; Answer is Check's.
+	if f, err := Explore(builtin(t, "set-nx-px-token"), Faults("pause"), Runs(300), SaveTo("")); err != nil || f == nil || f.Verdict != "unsafe" {
+		t.Errorf("Explore: %+v %v, want the pause past the TTL", f, err)
+	}
+	f, a, err := Answer(builtin(t, "set-nx-px-token"), Faults("pause"), Runs(300), SaveTo(""))
+	if err != nil || f != nil || a.Breaking == nil || a.InsideFind != nil {
+		t.Errorf("Answer: %+v %+v %v, want safe inside and a breaking point", f, a, err)
+	}
 }
 
 // neverLocks is a lock whose every Acquire fails, as a client pointed at

@@ -44,19 +44,20 @@ var DefaultFailOn = []string{model.VerdictUnsafe}
 type Option func(*config) error
 
 type config struct {
-	faults     []string
-	failOn     []string
-	runs       int
-	seed       uint64
-	workers    int
-	shrinkTime time.Duration
-	key        string
-	resolution time.Duration
-	name       string
-	saveDir    string
-	assumes    locks.Assumptions
-	anyFault   bool    // fail on a violation outside the assumptions too
-	minHeld    float64 // explore.AnswerOptions.MinHeld
+	faults      []string
+	failOn      []string
+	runs        int
+	seed        uint64
+	workers     int
+	shrinkTime  time.Duration
+	key         string
+	resolution  time.Duration
+	name        string
+	saveDir     string
+	assumes     locks.Assumptions
+	anyFault    bool    // fail on a violation outside the assumptions too
+	outsideOnly bool    // Explore: the outside search alone
+	minHeld     float64 // explore.AnswerOptions.MinHeld
 }
 
 func defaults() config {
