@@ -82,7 +82,8 @@ type BreakingPoint struct {
 	Run   int
 	// Assumption is what the run breaks (scenarios.Assume*); Kind the
 	// fault or quantity whose size was searched: pause, clocks, work,
-	// network, drift, clock-jump, node-restart, failover, timeout.
+	// network, drift, clock-jump, node-restart, failover, timeout; plan
+	// when no size of it matters, the fault plan breaks it.
 	Assumption string
 	Kind       string
 	// Size is the smallest size that still breaks the lock, 0 for a
@@ -232,7 +233,7 @@ func (e *Explorer) breaking(ctx context.Context, r *Result) (bp *BreakingPoint, 
 	bp = &BreakingPoint{Verdict: verdict, Class: strings.Join(e.classes, ","), Run: f.Index, Assumption: out.Assumption}
 	k := knobsFor(c, out)
 	bp.Kind = k.kind
-	at := c
+	at, sizeless := c, false
 	if len(k.sizes) > 0 || k.ppm {
 		fails := func(s *scenarios.Scenario) bool {
 			v, res, err := e.Verdict(s)
@@ -243,9 +244,17 @@ func (e *Explorer) breaking(ctx context.Context, r *Result) (bp *BreakingPoint, 
 		steps := k.stepsOf(c)
 		lo, hi := 0, steps
 		if zero := k.scaled(c, 0, steps); fails(zero) {
-			// The size is not what breaks it: the fault plan does. Keep the
-			// run as found, and say so by its size.
-			lo = -1
+			// The size is not what breaks it. At size 0 inside the
+			// assumptions, it is a bug inside; else the fault plan breaks
+			// it: keep the run as found.
+			if zero.InsideOf(e.algo) == nil {
+				fin, o, err := e.Finish(zero, f)
+				if err != nil {
+					return nil, nil, err
+				}
+				return nil, &Find{Verdict: o.Verdict.Verdict, Run: f.Index, Counterexample: fin, Outcome: o}, nil
+			}
+			sizeless = true
 		} else {
 			for hi-lo > 1 {
 				mid := lo + (hi-lo)/2
@@ -259,7 +268,9 @@ func (e *Explorer) breaking(ctx context.Context, r *Result) (bp *BreakingPoint, 
 			bp.Below = k.size(k.scaled(c, lo, steps))
 		}
 	}
-	bp.Size = k.size(at)
+	if !sizeless {
+		bp.Size = k.size(at)
+	}
 	fin, o, err := e.Finish(at, f)
 	if err != nil {
 		return nil, nil, err
@@ -414,6 +425,11 @@ func breakingWords(algo locks.Algorithm, s *scenarios.Scenario, bp *BreakingPoin
 		}
 	}
 	var what string
+	sized := bp.Kind == scenarios.TermPause || bp.Kind == scenarios.TermClocks || bp.Kind == scenarios.TermWork ||
+		bp.Kind == scenarios.TermNetwork || bp.Kind == "clock-jump"
+	if sized && bp.Size == 0 { // a size found is at least one step: this one did not matter
+		bp.Kind = "plan"
+	}
 	switch bp.Kind {
 	case scenarios.TermPause:
 		what = fmt.Sprintf("a pause of %s with %s of work", bp.Size, work)
@@ -434,7 +450,7 @@ func breakingWords(algo locks.Algorithm, s *scenarios.Scenario, bp *BreakingPoin
 	case "timeout":
 		what = fmt.Sprintf("a client timeout of %s", s.Network.Timeout.D())
 	default:
-		what = "its fault plan"
+		what = "its fault plan, whatever the size of its faults"
 	}
 	if ttl > 0 {
 		what += fmt.Sprintf(", TTL %s", ttl)
