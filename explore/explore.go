@@ -258,7 +258,7 @@ func (e *Explorer) foundBy() string {
 		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d%s", e.algo.Name, classes, e.opts.Seed, search)
 	}
 	// Not registered: only the caller knows where the lock came from.
-	return fmt.Sprintf("exploring %s under %s, seed %d", e.algo.Name, classes, e.opts.Seed)
+	return fmt.Sprintf("exploring %s under %s, seed %d%s", e.algo.Name, classes, e.opts.Seed, strings.TrimPrefix(search, " --search"))
 }
 
 // Finish names the shrunk scenario, tells where it came from, replays it
