@@ -68,7 +68,7 @@ func New(o Options) (*Explorer, error) {
 	if o.ShrinkTries <= 0 {
 		o.ShrinkTries = DefaultShrinkTries
 	}
-	g, err := gen.Generator(algo, gen.Options{Classes: classes, DrawTTL: o.DrawTTL})
+	g, err := gen.Generator(algo, gen.Options{Classes: classes, DrawTTL: o.DrawTTL, Inside: o.Inside})
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +122,16 @@ func (e *Explorer) Scenario(i int) *scenarios.Scenario {
 	return s
 }
 
-// runName is run i's scenario name, explore-ALGO-seedSEED-runI, made
-// without fmt: every run is named.
+// runName is run i's scenario name, explore-ALGO-seedSEED-runI (with
+// -inside before -run for the inside search), made without fmt: every run
+// is named.
 func (e *Explorer) runName(i int) string {
 	b := make([]byte, 0, 64)
 	b = append(append(b, "explore-"...), e.algo.Name...)
 	b = strconv.AppendUint(append(b, "-seed"...), e.opts.Seed, 10)
+	if e.opts.Inside {
+		b = append(b, "-inside"...)
+	}
 	b = strconv.AppendInt(append(b, "-run"...), int64(i), 10)
 	return string(b)
 }
@@ -241,16 +245,20 @@ func FoundByLine(by string, run int, verdict string) string {
 // foundBy is Options.FoundBy, or what it defaults to.
 func (e *Explorer) foundBy() string {
 	classes := strings.Join(e.classes, ",")
+	search := ""
+	if e.opts.Inside {
+		search = " --search inside"
+	}
 	switch {
 	case e.opts.FoundBy != "":
-		return e.opts.FoundBy
+		return e.opts.FoundBy + search
 	case e.opts.Lock.New == nil && e.opts.DrawTTL:
-		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d --draw-ttl", e.algo.Name, classes, e.opts.Seed)
+		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d --draw-ttl%s", e.algo.Name, classes, e.opts.Seed, search)
 	case e.opts.Lock.New == nil:
-		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d", e.algo.Name, classes, e.opts.Seed)
+		return fmt.Sprintf("simrun explore --algo %s --faults %s --seed %d%s", e.algo.Name, classes, e.opts.Seed, search)
 	}
 	// Not registered: only the caller knows where the lock came from.
-	return fmt.Sprintf("exploring %s under %s, seed %d", e.algo.Name, classes, e.opts.Seed)
+	return fmt.Sprintf("exploring %s under %s, seed %d%s", e.algo.Name, classes, e.opts.Seed, strings.TrimPrefix(search, " --search"))
 }
 
 // Finish names the shrunk scenario, tells where it came from, replays it
@@ -258,8 +266,12 @@ func (e *Explorer) foundBy() string {
 func (e *Explorer) Finish(s *scenarios.Scenario, f *Found) (*scenarios.Scenario, *judge.Outcome, error) {
 	c := *s
 	c.Name = e.runName(f.Index)
-	c.Summary = fmt.Sprintf("%s %s under %s: run %d of simrun explore --seed %d, shrunk",
-		e.algo.Name, f.Verdict, strings.Join(e.classes, ","), f.Index, e.opts.Seed)
+	where := ""
+	if e.opts.Inside {
+		where = " inside its assumptions"
+	}
+	c.Summary = fmt.Sprintf("%s %s under %s%s: run %d of simrun explore --seed %d, shrunk",
+		e.algo.Name, f.Verdict, strings.Join(e.classes, ","), where, f.Index, e.opts.Seed)
 	c.Source = "simrun explore"
 	p, err := c.PrepareWith(e.algo)
 	if err != nil {

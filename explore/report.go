@@ -88,8 +88,18 @@ type Report struct {
 	// LockSHA256 is, on a shard's line of an algorithm file's search, the
 	// file's sha256 (with its scripts): merge refuses shards that ran
 	// different versions of the lock under one name.
-	LockSHA256 string   `json:"lock_sha256,omitempty"`
-	_          struct{} // grows: callers name the fields they set
+	LockSHA256 string `json:"lock_sha256,omitempty"`
+	// Search is "inside" on the line of a shard of the inside search
+	// (Options.Inside), "" for the outside one: merge combines lines of
+	// one search only.
+	Search string `json:"search,omitempty"`
+	// Assumptions, Inside and Outside are a two-answer search's (Answer):
+	// what the lock was judged against, and each answer. The fields above
+	// describe the outside search then (the inside one when it alone ran).
+	Assumptions *AssumptionsReport `json:"assumptions,omitempty"`
+	Inside      *AnswerReport      `json:"inside,omitempty"`
+	Outside     *AnswerReport      `json:"outside,omitempty"`
+	_           struct{}           // grows: callers name the fields they set
 }
 
 // VerdictReport is one verdict met by a search.
@@ -281,8 +291,8 @@ func Merge(lines []Report) (Report, error) {
 			count = s.Count
 		case s.Count != count:
 			return Report{}, fmt.Errorf("line %d: shard %s is not one of %d shards", i+1, l.Shard, count)
-		case l.Algorithm != first.Algorithm || !slices.Equal(l.Faults, first.Faults) || l.Seed != first.Seed || l.RunsLimit != first.RunsLimit:
-			return Report{}, fmt.Errorf("line %d: shard %s searched another space (algorithm, faults, seed or runs differ from line 1)", i+1, l.Shard)
+		case l.Algorithm != first.Algorithm || !slices.Equal(l.Faults, first.Faults) || l.Seed != first.Seed || l.RunsLimit != first.RunsLimit || l.Search != first.Search:
+			return Report{}, fmt.Errorf("line %d: shard %s searched another space (algorithm, faults, seed, runs or search differ from line 1)", i+1, l.Shard)
 		}
 		if l.LockSHA256 != first.LockSHA256 {
 			return Report{}, fmt.Errorf("line %d: shard %s ran another version of the algorithm file (sha256 %.12s…, line 1 %.12s…)",
@@ -306,7 +316,7 @@ func Merge(lines []Report) (Report, error) {
 		return Report{}, fmt.Errorf("missing shard%s %s: a missing shard may hold a lower failing run", text.Plural(len(missing), "s"), strings.Join(missing, ", "))
 	}
 	out := Report{Algorithm: first.Algorithm, Faults: first.Faults, Seed: first.Seed, RunsLimit: first.RunsLimit,
-		Runs: first.RunsLimit, Shards: count}
+		Runs: first.RunsLimit, Shards: count, Search: first.Search}
 	// The merged search stopped at the lowest run any shard stopped at;
 	// every shard looked at all of its runs below it, so the first run of
 	// each verdict below it is the one a single machine finds. A line from

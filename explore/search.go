@@ -78,6 +78,14 @@ type SearchResult struct {
 	// no fault. The same whatever the workers.
 	Vacuous   int
 	VacuousAt []int // their indices, in increasing order
+	// NeverHeld counts the runs up to Stop in which no Acquire returned the
+	// lock: they never reached the critical section, so nothing found in
+	// them says anything of mutual exclusion. The same whatever the
+	// workers. NeverHeldWhy is, for the first of them, the first error an
+	// Acquire (or else a command) returned in it, "" for none.
+	NeverHeld    int
+	NeverHeldAt  []int // their indices, in increasing order
+	NeverHeldWhy string
 	// Stop is the run index that ended the search (unsafe, or a --verdict
 	// kind); -1 when the search ran out of runs.
 	Stop int
@@ -112,6 +120,8 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		seenAt   = make([]time.Duration, len(metOrder))
 		cutRuns  []int // indices of incomplete runs, some perhaps past the stop
 		vacRuns  []int // indices of vacuous runs, some perhaps past the stop
+		nohold   []int // indices of runs in which nobody held the lock, some perhaps past the stop
+		nowhy    = map[int]string{}
 		firstErr error
 		errIndex = math.MaxInt
 		done     []bool // by m: whether the shard's m-th run finished (for an interrupted search)
@@ -135,13 +145,14 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 				}
 				s := e.Scenario(i)
 				v, res, err := e.Verdict(s)
-				var cut string
-				vacuous := false
+				var cut, why string
+				vacuous, held := false, true
 				if res != nil {
 					if afterRun != nil {
 						afterRun(i, res)
 					}
 					cut, vacuous = res.Cut, res.Vacuous()
+					held, why = heldIn(res)
 				}
 				res.Release() // a search keeps nothing of a run but its verdict
 				executed.Add(1)
@@ -152,6 +163,10 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 				done[m] = true
 				if vacuous && err == nil {
 					vacRuns = append(vacRuns, i)
+				}
+				if !held && err == nil {
+					nohold = append(nohold, i)
+					nowhy[i] = why
 				}
 				switch {
 				case err != nil:
@@ -248,6 +263,15 @@ func (e *Explorer) Search(ctx context.Context) (*SearchResult, error) {
 		}
 	}
 	r.Vacuous = len(r.VacuousAt)
+	slices.Sort(nohold)
+	for _, i := range nohold {
+		if i <= last {
+			r.NeverHeldAt = append(r.NeverHeldAt, i)
+		}
+	}
+	if r.NeverHeld = len(r.NeverHeldAt); r.NeverHeld > 0 {
+		r.NeverHeldWhy = nowhy[r.NeverHeldAt[0]]
+	}
 	r.Runs = shardRuns(o.Shard, last)
 	return r, ctxErr
 }
@@ -267,4 +291,26 @@ func storeMin(a *atomic.Int64, v int64) {
 			return
 		}
 	}
+}
+
+// heldIn says whether some Acquire of the run returned the lock, and if
+// none did, why: the first error an Acquire returned, else the first a
+// command got ("" when nothing failed: every try found the lock taken).
+func heldIn(res *sim.Result) (bool, string) {
+	var acqErr, cmdErr string
+	for i := range res.History.Events {
+		e := &res.History.Events[i]
+		switch {
+		case e.Kind == sim.KindLockReturn && e.Held:
+			return true, ""
+		case e.Kind == sim.KindLockReturn && e.Err != "" && acqErr == "":
+			acqErr = "the first Acquire failed: " + e.Err
+		case e.Kind == sim.KindCommandResult && e.Err != "" && cmdErr == "":
+			cmdErr = "a command failed: " + e.Err
+		}
+	}
+	if acqErr != "" {
+		return false, acqErr
+	}
+	return false, cmdErr
 }

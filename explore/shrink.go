@@ -38,6 +38,9 @@ func (e *Explorer) shrink(i int, verdict string, budget int, safety time.Duratio
 			stats.TimedOut = true
 			return false
 		}
+		if e.opts.Inside && s.InsideOf(e.algo) != nil {
+			return false // an inside find shrinks to an inside run
+		}
 		v, res, err := e.Verdict(s)
 		res.Release()
 		return err == nil && v.Verdict == verdict

@@ -25,6 +25,7 @@ var fencedTokenAlgorithm = register(Algorithm{
 	Summary:  "set-nx-px-token plus a fencing number from INCR key:fence that the protected resource checks",
 	Defaults: setNXPXTokenAlgorithm.Defaults,
 	Scripts:  unlockScripts,
+	Assumes:  Assumptions{Expiry: ExpiryTTL},
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker {
 	l := &setNXPXToken{name: name, p: p}

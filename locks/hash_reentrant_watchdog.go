@@ -42,6 +42,7 @@ var hashReentrantWatchdogAlgorithm = register(Algorithm{
 	Defaults: Params{Key: "myLock", TTL: 30 * time.Second, Retries: Forever, RetrySleep: 100 * time.Millisecond},
 	Scripts: map[string]string{hashLockScript: "re-entrant acquire script", hashRenewScript: "watchdog renewal script",
 		hashUnlockScript: "re-entrant release script"},
+	Assumes:  Assumptions{Expiry: ExpiryTTL},
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker { return &hashReentrant{name: name, p: p} })
 

@@ -26,6 +26,7 @@ var javaGetsetAlgorithm = register(Algorithm{
 	Summary:  "Java: SETNX a millisecond expiry, GETSET takeover iff old.equals(current), one attempt, unconditional DEL",
 	Defaults: Params{Key: "foo.lock", TTL: 60 * time.Second, Retries: 1, Resolution: time.Millisecond},
 	// Taken over when expiry < now, expiry = floor(t0) + TTL.
+	Assumes:  Assumptions{Expiry: ExpiryTimestamp},
 	lifetime: func(p Params) time.Duration { return p.TTL + p.Resolution },
 }, func(name string, p Params) sim.Locker { return &javaGetset{name: name, p: p} })
 

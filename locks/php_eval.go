@@ -41,6 +41,7 @@ var phpEvalAlgorithm = register(Algorithm{
 	},
 	Defaults: Params{Key: "lock_goods:300", TTL: 3 * time.Second, Retries: 3, RetrySleep: 300 * time.Millisecond, Resolution: time.Second},
 	// The key's TTL, LOCK_EXPIRE + 1, bounds it; the timestamp agrees.
+	Assumes:  Assumptions{Expiry: ExpiryBoth}, // a timestamp in the value and EXPIRE on the key
 	lifetime: func(p Params) time.Duration { return time.Duration(Units(p.TTL, time.Second)+1) * time.Second },
 	check: func(p Params) error {
 		if p.Resolution != time.Second {

@@ -28,6 +28,7 @@ var phpSetGetAlgorithm = register(Algorithm{
 	Summary:  "PHP: SETNX now+30, (int)GET, SET key value GET takeover iff old < now, usleep(200000) retry for ever, unconditional DEL",
 	Defaults: Params{Key: "your_lock_prefix_1", TTL: 30 * time.Second, Retries: Forever, RetrySleep: 200 * time.Millisecond, Resolution: time.Second},
 	// Taken over when old < now, old = floor(t0) + 30.
+	Assumes:  Assumptions{Expiry: ExpiryTimestamp},
 	lifetime: func(p Params) time.Duration { return p.TTL + p.Resolution },
 }, func(name string, p Params) sim.Locker { return &phpSetGet{name: name, p: p} })
 

@@ -37,6 +37,7 @@ var pythonSetnxAlgorithm = register(Algorithm{
 	Source:   "lihao21-python",
 	Summary:  "Python: SETNX whole-second timestamp, GET/GETSET takeover, sleep(0.001) loop; int(None) raises; release checks then DELs",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Millisecond, Resolution: time.Second},
+	Assumes:  Assumptions{Expiry: ExpiryTimestamp},
 	lifetime: getsetLifetime, // taken over when now > value, value = now + LOCK_TIMEOUT + 1
 }, func(name string, p Params) sim.Locker { return &pythonSetnx{name: name, p: p} })
 

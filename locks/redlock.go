@@ -27,6 +27,7 @@ var redlockAlgorithm = register(Algorithm{
 	Summary:   "Redlock: SET NX PX on N nodes (5), held iff a majority granted and ttl − elapsed − drift > 0; release on all",
 	Defaults:  Params{Key: "resource_name", TTL: 10 * time.Second, Retries: 3, RetrySleep: 200 * time.Millisecond, Nodes: 5},
 	Scripts:   unlockScripts,
+	Assumes:   Assumptions{Expiry: ExpiryTTL},
 	lifetime:  func(p Params) time.Duration { return p.TTL },
 	multiNode: true,
 	check: func(p Params) error {

@@ -60,6 +60,9 @@ type Algorithm struct {
 	// New makes the algorithm for one process incarnation; zero fields of p
 	// take the registered defaults.
 	New func(p Params) sim.Locker
+	// Assumes is what the lock assumes of the world: a run inside it that
+	// fails is a bug in the lock (assumptions.go).
+	Assumes Assumptions
 
 	lifetime  func(Params) time.Duration
 	multiNode bool

@@ -27,6 +27,7 @@ var setNXPXTokenAlgorithm = register(Algorithm{
 	Summary:  "SET key random-token NX PX ttl; release with the Lua compare-and-delete script",
 	Defaults: Params{Key: "resource_name", TTL: 30 * time.Second, Retries: Forever, RetrySleep: 200 * time.Millisecond},
 	Scripts:  unlockScripts,
+	Assumes:  Assumptions{Expiry: ExpiryTTL},
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker { return &setNXPXToken{name: name, p: p} })
 

@@ -45,6 +45,7 @@ var setNXPXWaitAlgorithm = register(Algorithm{
 	Summary:  "set-nx-px-token, then WAIT 1 50 for a replica; keeps the lock whatever WAIT answers",
 	Defaults: Params{Key: "resource_name", TTL: 30 * time.Second, Retries: Forever, RetrySleep: 200 * time.Millisecond},
 	Scripts:  unlockScripts,
+	Assumes:  Assumptions{Expiry: ExpiryTTL, Wait: WaitTimeout},
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker {
 	return &setNXPXToken{name: name, p: p, granted: func(pr sim.Proc, tok string) (sim.Lease, bool) {

@@ -21,6 +21,7 @@ var setnxDelAlgorithm = register(Algorithm{
 	Source:   "redis-setnx-page",
 	Summary:  "SETNX a Unix timestamp, DEL to release; the timestamp is never checked, so a crashed holder deadlocks everyone",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Second},
+	Assumes:  Assumptions{Expiry: ExpiryNone},         // the timestamp is never read
 	lifetime: func(Params) time.Duration { return 0 }, // never expires
 }, func(name string, p Params) sim.Locker { return &setnxDel{name: name, p: p} })
 

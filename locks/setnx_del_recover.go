@@ -26,6 +26,7 @@ var setnxDelRecoverAlgorithm = register(Algorithm{
 	Summary:  "SETNX a Unix timestamp; a waiter that sees it expired DELs the key and SETNXs again (the race the page warns of)",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Second},
 	// Expired when value <= now: value = floor(t0) + TTL + 1 unit.
+	Assumes:  Assumptions{Expiry: ExpiryTimestamp},
 	lifetime: func(p Params) time.Duration { return p.TTL + p.Resolution },
 }, func(name string, p Params) sim.Locker { return &setnxDelRecover{name: name, p: p} })
 

@@ -23,6 +23,7 @@ var setnxExpireAlgorithm = register(Algorithm{
 	Source:   "toymoban-java",
 	Summary:  "SETNX then a separate EXPIRE 60 (the non-atomic pair the post warns of): a crash between them deadlocks",
 	Defaults: Params{Key: "foo.lock", TTL: 60 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Millisecond},
+	Assumes:  Assumptions{Expiry: ExpiryTTL}, // the timestamp is never read
 	lifetime: func(p Params) time.Duration { return time.Duration(Units(p.TTL, time.Second)) * time.Second },
 }, func(name string, p Params) sim.Locker { return &setnxExpire{name: name, p: p} })
 

@@ -25,6 +25,7 @@ var setnxGetsetAlgorithm = register(Algorithm{
 	Source:   "redis-setnx-page",
 	Summary:  "the page's C4 client: SETNX, GET, GETSET takeover of an expired timestamp, retry after 1 s; plain DEL to release",
 	Defaults: Params{Key: "lock.foo", TTL: 3 * time.Second, Retries: Forever, RetrySleep: time.Second, Resolution: time.Second},
+	Assumes:  Assumptions{Expiry: ExpiryTimestamp},
 	lifetime: getsetLifetime,
 }, func(name string, p Params) sim.Locker { return &setnxGetset{name: name, p: p} })
 

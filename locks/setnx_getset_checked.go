@@ -18,6 +18,7 @@ var setnxGetsetCheckedAlgorithm = register(Algorithm{
 	Source:   "redis-setnx-page",
 	Summary:  "C4's SETNX/GETSET lock whose release first checks its own timestamp has not expired, then DELs (not atomic)",
 	Defaults: setnxGetsetAlgorithm.Defaults,
+	Assumes:  Assumptions{Expiry: ExpiryTimestamp},
 	lifetime: getsetLifetime,
 }, func(name string, p Params) sim.Locker {
 	return &setnxGetsetChecked{setnxGetset{name: name, p: p}}

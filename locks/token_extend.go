@@ -37,6 +37,7 @@ var tokenExtendAlgorithm = register(Algorithm{
 	Summary:  "SET NX PX with a random token, renewed by a compare-and-PEXPIRE script (redsync's Extend); compare-and-delete release",
 	Defaults: Params{Key: "resource_name", TTL: 8 * time.Second, Retries: 32, RetrySleep: 150 * time.Millisecond},
 	Scripts:  map[string]string{unlockScript: "compare-and-delete release script", extendScript: "compare-and-pexpire extend script"},
+	Assumes:  Assumptions{Expiry: ExpiryTTL},
 	lifetime: func(p Params) time.Duration { return p.TTL },
 }, func(name string, p Params) sim.Locker {
 	l := &tokenExtend{setNXPXToken{name: name, p: p}}

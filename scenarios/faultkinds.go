@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -23,7 +25,7 @@ const (
 // what the engine does with it, explore/gen/faultkinds.go how the random
 // generator draws it): the kind as written in a file, which fields it
 // takes, the sim.Fault it builds, and what it does to the TTL's
-// assumptions. Validation, Prepare and InsideTTL read this table and name
+// assumptions. Validation, Prepare and InsideOf read this table and name
 // no kind themselves.
 type fileFault struct {
 	name   string
@@ -36,10 +38,11 @@ type fileFault struct {
 	lost bool
 	// build is the engine's kind and Dur for f (f.Node set when it names one).
 	build func(f *Fault) (sim.FaultKind, time.Duration)
-	// outsideTTL, when set, says why f breaks a TTL lock's assumptions
-	// ("" if it does not). A kind that pauses (sim.FaultKind.Pauses)
-	// counts its Dur against the TTL instead.
-	outsideTTL func(f *Fault) string
+	// outside, when set, says which of a lock's assumptions f breaks and
+	// why ("" if it does not), for a lock whose lease is sure to last
+	// lease (0: no expiry). A kind that pauses (sim.FaultKind.Pauses) or
+	// jumps a client's clock counts against the lease instead (InsideOf).
+	outside func(s *Scenario, algo locks.Algorithm, lease time.Duration, f *Fault) (what, why string)
 }
 
 // fileTarget is what a file's fault names.
@@ -67,22 +70,22 @@ var fileFaults = []fileFault{
 			}
 			return sim.FaultProcJump, f.By.D()
 		},
-		outsideTTL: func(f *Fault) string {
-			if f.Node != nil {
-				return "a node's clock jump moves the lock's expiry"
+		outside: func(_ *Scenario, algo locks.Algorithm, _ time.Duration, f *Fault) (string, string) {
+			if f.Node != nil && algo.Assumes.Expiry.UsesNodeTTL() {
+				return AssumeNodeClock, "a node's clock jump moves the lock's expiry"
 			}
-			return ""
+			return "", ""
 		},
 	},
 	{name: FaultNodeRestart, target: targetNode, hasFor: true,
-		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
-		outsideTTL: func(*Fault) string { return "a node restart loses the lock" },
+		build:   func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
+		outside: restartOutside,
 	},
 	// For is the detection delay: the node answers nothing until a replica
 	// is promoted.
 	{name: FaultFailover, target: targetNode, hasFor: true,
-		build:      func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
-		outsideTTL: func(*Fault) string { return "a failover loses what the replica had not received" },
+		build:   func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
+		outside: failoverOutside,
 	},
 	// For is how long the client waits for the lost command's reply before
 	// it times out (0: network.timeout). What a timeout does to a lock is
@@ -128,18 +131,68 @@ func FaultKinds() []string {
 }
 
 // OutsideTTL reports whether a fault of this kind, aimed at a node or at a
-// client, always breaks a TTL lock's assumptions (InsideTTL refuses it):
-// the generator never draws it when it keeps inside the TTL.
+// client, breaks the assumptions of a plain TTL lock (set-nx-px-token's:
+// a lease on the node's TTL, no fsync, no WAIT) whatever its lengths:
+// InsideOf refuses it outright.
 func OutsideTTL(kind string, onNode bool) bool {
 	k := fileFaultOf(kind)
-	if k == nil || k.outsideTTL == nil {
+	if k == nil || k.outside == nil {
 		return false
 	}
 	f := Fault{Kind: kind}
 	if onNode {
 		f.Node = new(int)
 	}
-	return k.outsideTTL(&f) != ""
+	_, why := k.outside(&Scenario{}, locks.Algorithm{Assumes: locks.Assumptions{Expiry: locks.ExpiryTTL}}, 0, &f)
+	return why != ""
+}
+
+// restartOutside: a node restart keeps a lock's assumptions when the
+// deployment keeps acknowledged writes (fsync), when the node's persistence
+// keeps every command (aof-always), or, for a lock whose lease ends on its
+// own, when the node stays down for a whole lease (redis.io's delayed
+// restart: every lease it held has run out when it is back, and nobody
+// could take one from it meanwhile). A lease a watchdog renews may outlive
+// any down time, so for such a lock only the first two count: the
+// generator draws no restart inside for it.
+func restartOutside(s *Scenario, algo locks.Algorithm, lease time.Duration, f *Fault) (string, string) {
+	a, n := algo.Assumes, s.nodeSpec(*f.Node)
+	down := f.For.D() + n.RestartDelay.D()
+	switch {
+	case a.Fsync, n.persistence() == "aof-always":
+		return "", ""
+	case lease > 0 && down >= lease && !s.renews(algo):
+		return "", ""
+	case lease > 0:
+		return AssumeRestart, fmt.Sprintf("a node restart down %s (persistence %s) loses the lock: inside, it keeps its writes or stays down the %s lease", down, n.persistence(), lease)
+	}
+	return AssumeRestart, fmt.Sprintf("a node restart (persistence %s) loses the lock", n.persistence())
+}
+
+// failoverOutside: a failover keeps a lock's assumptions only for a lock
+// that WAITs for a replica (Assumptions.Wait), when every replica of the
+// node acknowledges within the WAIT.
+func failoverOutside(s *Scenario, algo locks.Algorithm, _ time.Duration, f *Fault) (string, string) {
+	a, n := algo.Assumes, s.nodeSpec(*f.Node)
+	switch {
+	case a.Wait == 0:
+		return AssumeFailover, "a failover loses what the replica had not received"
+	case n.Replicas == 0:
+		return AssumeFailover, "a failover with no replica loses the lock"
+	case n.ReplicationLag.Max.D() >= a.Wait:
+		return AssumeFailover, fmt.Sprintf("a replication lag of up to %s outlasts the lock's WAIT of %s: a failover loses what WAIT gave up on", n.ReplicationLag.Max.D(), a.Wait)
+	}
+	return "", ""
+}
+
+// renews says whether a watchdog renews some client's lease.
+func (s *Scenario) renews(algo locks.Algorithm) bool {
+	for _, c := range s.Clients {
+		if s.renewal(algo, c) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // takersOf names the kinds that take a field, for "only a … has …".

@@ -2,111 +2,255 @@ package scenarios
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/sim"
 )
 
 // InsideTTL reports whether a run of the scenario stays inside the
-// assumptions of a TTL lock, and if not, why: the longest work time, plus
-// the most one client is paused in all, plus twice the longest round trip,
-// plus the largest clock drift over the TTL, is below the TTL; and no node
-// restarts or has its clock jump. A lock like set-nx-px-token promises
-// safety only there. The lock is the one the scenario names.
+// assumptions of the registered lock it names (locks.Assumptions), and if
+// not, which one it breaks and how, in words such as "c1's pause of 35s
+// exceeds what a 30s TTL allows". nil means inside: a run that fails there
+// shows a bug in the lock. A scenario that names no registered lock is
+// judged with InsideOf.
 func (s *Scenario) InsideTTL() error {
 	algo, err := locks.Lookup(s.Algorithm)
 	if err != nil {
 		return err
 	}
-	return s.InsideTTLWith(algo)
+	return s.InsideOf(algo)
 }
 
-// InsideTTLWith is InsideTTL for a given lock (an algorithm file's, or a
-// registered one run in place of the scenario's own), with the scenario's
-// parameters over its defaults. The error says which assumption breaks:
-// "c1's pause of 35s exceeds what a 30s TTL allows".
-func (s *Scenario) InsideTTLWith(algo locks.Algorithm) error {
-	ttl := algo.With(s.LockParams()).TTL
-	if l := algo.Lifetime(s.LockParams()); l > 0 && l < ttl {
-		ttl = l
+// Outside is why a scenario lies outside its lock's assumptions: the error
+// InsideOf returns.
+type Outside struct {
+	// Assumption names what the scenario breaks (the Assume* constants).
+	Assumption string
+	// Fault is the index of the fault that breaks it, -1 for none (a lease
+	// overrun adds up a client's work, pauses, network and clocks).
+	Fault int
+	// Client is, for AssumeLease, the client whose lease runs out.
+	Client string
+	// Largest is, for AssumeLease, the largest of the terms that add up
+	// (a Term* constant): what to shorten to come back inside.
+	Largest string
+	Words   string
+}
+
+func (o *Outside) Error() string { return o.Words }
+
+// What a scenario may break.
+const (
+	AssumeLease     = "lease"      // work, pauses, round trips, drift and clock spread outlast the lease
+	AssumePause     = "pause"      // pauses past what the lock declares (Assumptions.Pause)
+	AssumeNodeClock = "node-clock" // a node's clock jumps under a lease that lives on it
+	AssumeRestart   = "restart"    // a node restart loses the lock
+	AssumeFailover  = "failover"   // a failover loses what the replica had not acknowledged
+	AssumeTimeout   = "timeout"    // the client gives up before the WAIT the lock runs ends
+)
+
+// The terms of a lease's budget, as Outside.Largest names them.
+const (
+	TermWork    = "work"
+	TermPause   = "pause"
+	TermNetwork = "network"
+	TermDrift   = "drift"
+	TermClocks  = "clocks"
+)
+
+// Lease is the time a lock taken with the scenario's parameters is sure to
+// last on its own: the TTL, or the lifetime when that is shorter; for a
+// timestamp lock one timestamp unit less, as the time it writes is
+// truncated to it. 0 for a lock with no expiry.
+func (s *Scenario) Lease(algo locks.Algorithm) time.Duration {
+	if !algo.Assumes.Expiry.Timed() {
+		return 0
 	}
-	var work time.Duration
-	worker := ""
-	for _, c := range s.Clients {
-		if d := c.Work.D(); d > work {
-			work, worker = d, c.Name
+	p := algo.With(s.LockParams())
+	lease := p.TTL
+	if l := algo.Lifetime(s.LockParams()); l > 0 && l < lease {
+		lease = l
+	}
+	if algo.Assumes.Expiry.UsesClientClocks() && p.Resolution > 0 {
+		lease = lease.Truncate(p.Resolution)
+	}
+	return max(lease, 0)
+}
+
+// AcquireTime is the longest a lock on several nodes may take to acquire
+// after its first node granted: one command for each further node, each
+// as long as the round trip, or the client timeout on a network that can
+// lose a command. 0 for a lock on one node, whose two round trips the
+// budget already counts.
+func (s *Scenario) AcquireTime(algo locks.Algorithm) time.Duration {
+	n := algo.NodesNeeded(s.LockParams())
+	if n <= 1 {
+		return 0
+	}
+	cmd := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
+	if s.lossy() {
+		cmd = max(cmd, s.Network.Timeout.D())
+	}
+	return time.Duration(n-1) * cmd
+}
+
+// lossy says a command may be lost: a loss rate, or a planned loss.
+func (s *Scenario) lossy() bool {
+	if s.Network.LossRequest > 0 || s.Network.LossReply > 0 {
+		return true
+	}
+	for i := range s.Faults {
+		if k := fileFaultOf(s.Faults[i].Kind); k != nil && k.lost {
+			return true
 		}
 	}
-	paused := make([]time.Duration, len(s.Clients))
-	pauses := make([]int, len(s.Clients))
+	return false
+}
+
+// ClockSpread is how far apart the clients' clocks may be, offsets and
+// jumps together: what a timestamp lock's clients disagree by.
+func ClockSpread(clients []Clock, jumps map[int][2]time.Duration) time.Duration {
+	var lo, hi time.Duration
+	for i, c := range clients {
+		j := jumps[i] // [backwards, forwards]
+		l, h := c.Offset.D()+j[0], c.Offset.D()+j[1]
+		if i == 0 || l < lo {
+			lo = l
+		}
+		if i == 0 || h > hi {
+			hi = h
+		}
+	}
+	return hi - lo
+}
+
+// InsideOf reports whether a run of the scenario stays inside algo's
+// assumptions (algo.Assumes), as InsideTTL does for the registered lock
+// the scenario names.
+func (s *Scenario) InsideOf(algo locks.Algorithm) error {
+	a := algo.Assumes
+	lease := s.Lease(algo)
+	rtt := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		kind := fileFaultOf(f.Kind) // faultkinds.go
-		if kind == nil {
+		if kind == nil || kind.outside == nil {
 			continue
 		}
-		if kind.outsideTTL != nil {
-			if why := kind.outsideTTL(f); why != "" {
-				return fmt.Errorf("faults[%d] (%s): %s", i, f.Kind, why)
-			}
-		}
-		if sk, d := kind.build(f); sk.Pauses() {
-			if c := s.clientIndex(f.Client); c >= 0 {
-				paused[c] += d
-				pauses[c]++
-			}
+		if what, why := kind.outside(s, algo, lease, f); why != "" {
+			return &Outside{Assumption: what, Fault: i, Words: fmt.Sprintf("faults[%d] (%s): %s", i, f.Kind, why)}
 		}
 	}
-	var pause time.Duration
-	pauser := -1
-	for i, d := range paused {
-		if d > pause {
-			pause, pauser = d, i
+	if a.Wait > 0 && s.Network.Timeout > 0 && s.Network.Timeout.D() < a.Wait+rtt {
+		return &Outside{Assumption: AssumeTimeout, Fault: -1, Words: fmt.Sprintf(
+			"network.timeout %s: the client gives up before the lock's WAIT of %s and a round trip %s end", s.Network.Timeout.D(), a.Wait, rtt)}
+	}
+	if !a.Expiry.Timed() {
+		return nil // nothing of time ends the lease
+	}
+	// Each client's own pauses, watchdog pauses and clock jumps.
+	paused := make([]time.Duration, len(s.Clients))
+	dogPaused := make([]time.Duration, len(s.Clients))
+	jumps := map[int][2]time.Duration{}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		kind := fileFaultOf(f.Kind)
+		c := s.clientIndex(f.Client)
+		if kind == nil || c < 0 || kind.onNode(f) {
+			continue
+		}
+		sk, d := kind.build(f)
+		switch {
+		case sk.Pauses():
+			paused[c] += d
+		case sk == sim.FaultDogPause:
+			dogPaused[c] += d
+		case sk == sim.FaultProcJump:
+			j := jumps[c]
+			if d < 0 {
+				j[0] += d
+			} else {
+				j[1] += d
+			}
+			jumps[c] = j
 		}
 	}
-	rtt := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
 	clocks := make([]Clock, len(s.Clients))
 	for i, c := range s.Clients {
 		clocks[i] = c.Clock
 	}
-	ppm := LargestDrift(s.Nodes, clocks)
-	drift := ttl * time.Duration(ppm) / 1_000_000
-	used := work + pause + 2*rtt + drift
-	if used < ttl {
-		return nil
+	drift := lease * time.Duration(LargestDrift(s.Nodes, clocks)) / 1_000_000
+	var spread time.Duration
+	if a.Expiry.UsesClientClocks() {
+		spread = ClockSpread(clocks, jumps)
 	}
-	if ttl <= 0 {
-		return fmt.Errorf("the lock has no TTL: nothing frees a lock its holder leaves behind")
+	network := 2*rtt + s.AcquireTime(algo)
+	for i, c := range s.Clients {
+		if a.Pause > 0 && paused[i] > a.Pause {
+			return &Outside{Assumption: AssumePause, Fault: -1, Client: c.Name, Words: fmt.Sprintf(
+				"%s's pauses of %s exceed the %s the lock declares it survives", c.Name, paused[i], a.Pause)}
+		}
+		pause := paused[i]
+		if a.Pause > 0 {
+			pause = 0 // declared: the lock answers for pauses up to a.Pause whatever its lease
+		}
+		used := c.Work.D() + pause + network + drift + spread
+		if used < lease {
+			continue
+		}
+		// A renewed lease needs only outlast one renewal period and what
+		// stops the renewals: the work may run on.
+		if every := s.renewal(algo, c); every > 0 && pause+dogPaused[i]+every+network+drift+spread < lease {
+			continue
+		}
+		return s.overrun(algo, c, lease, pause, network, drift, spread, used)
 	}
-	pauseWords, exceeds := "", "exceeds"
-	if pauser >= 0 {
-		pauseWords = fmt.Sprintf("%s's pause of %s", s.Clients[pauser].Name, pause)
-		if pauses[pauser] > 1 {
-			pauseWords = fmt.Sprintf("%s's %d pauses of %s in all", s.Clients[pauser].Name, pauses[pauser], pause)
-			exceeds = "exceed"
+	return nil
+}
+
+// renewal is the period c's lease is renewed on: c's renew_every for a
+// lock that can extend, else the library's own watchdog's; 0 for none.
+func (s *Scenario) renewal(algo locks.Algorithm, c Client) time.Duration {
+	l := algo.New(s.LockParams())
+	if _, ok := l.(sim.Extender); ok && c.RenewEvery > 0 {
+		return c.RenewEvery.D()
+	}
+	if own, ok := l.(sim.SelfRenewing); ok {
+		return own.RenewEvery()
+	}
+	return 0
+}
+
+// overrun words a client's lease that its budget outlasts, naming the
+// largest term first.
+func (s *Scenario) overrun(algo locks.Algorithm, c Client, lease, pause, network, drift, spread, used time.Duration) error {
+	o := &Outside{Assumption: AssumeLease, Fault: -1, Client: c.Name}
+	ttl := algo.With(s.LockParams()).TTL
+	terms := []struct {
+		name string
+		d    time.Duration
+		head string
+	}{
+		{TermPause, pause, fmt.Sprintf("%s's pause of %s exceeds what a %s TTL allows", c.Name, pause, ttl)},
+		{TermClocks, spread, fmt.Sprintf("client clocks %s apart exceed what a %s TTL allows", spread, ttl)},
+		{TermWork, c.Work.D(), fmt.Sprintf("%s's work of %s exceeds what a %s TTL allows", c.Name, c.Work.D(), ttl)},
+		{TermNetwork, network, fmt.Sprintf("a network of %s a lock's round trips exceeds what a %s TTL allows", network, ttl)},
+		{TermDrift, drift, fmt.Sprintf("clock drift of %s exceeds what a %s TTL allows", drift, ttl)},
+	}
+	best := 0
+	for i, t := range terms {
+		if t.d > terms[best].d {
+			best = i
 		}
 	}
-	switch {
-	case pause >= ttl:
-		return fmt.Errorf("%s %s what a %s TTL allows", pauseWords, exceeds, ttl)
-	case work >= ttl:
-		return fmt.Errorf("%s's work of %s exceeds what a %s TTL allows", worker, work, ttl)
+	o.Largest = terms[best].name
+	sum := fmt.Sprintf("work %s + pauses %s + round trips %s + drift %s", c.Work.D(), pause, network, drift)
+	if algo.Assumes.Expiry.UsesClientClocks() {
+		sum += fmt.Sprintf(" + clock spread %s", spread)
 	}
-	var terms []string
-	if work > 0 {
-		terms = append(terms, fmt.Sprintf("%s's work of %s", worker, work))
-	}
-	if pause > 0 {
-		terms = append(terms, pauseWords)
-	}
-	if rtt > 0 {
-		terms = append(terms, fmt.Sprintf("2 round trips of %s", rtt))
-	}
-	if drift > 0 {
-		terms = append(terms, fmt.Sprintf("%s of clock drift (%d ppm)", drift, ppm))
-	}
-	return fmt.Errorf("%s add up to %s, which a %s TTL does not allow", strings.Join(terms, ", "), used, ttl)
+	o.Words = fmt.Sprintf("%s: %s = %s, not below the %s lease", terms[best].head, sum, used, lease)
+	return o
 }
 
 // LargestDrift is the largest clock drift, in ppm either way, of the nodes
@@ -122,3 +266,17 @@ func LargestDrift(nodes []Node, clients []Clock) int64 {
 	}
 	return m
 }
+
+// nodeSpec is node i as the scenario writes it (the zero Node when it
+// writes fewer).
+func (s *Scenario) nodeSpec(i int) Node {
+	if i >= 0 && i < len(s.Nodes) {
+		return s.Nodes[i]
+	}
+	return Node{}
+}
+
+// InsideTTLWith is InsideOf under the name a run's header calls: the
+// scenario judged against the lock that runs it (an algorithm file's, or
+// a registered one in place of the scenario's own).
+func (s *Scenario) InsideTTLWith(algo locks.Algorithm) error { return s.InsideOf(algo) }

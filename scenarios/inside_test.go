@@ -1,12 +1,20 @@
 package scenarios
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestInsideTTL(t *testing.T) {
 	zero := 0
+	base := func() *Scenario {
+		return &Scenario{Name: "x", Algorithm: "set-nx-px-token", Params: Params{TTL: Duration(1e9)},
+			Seed: 1, Duration: Duration(10e9),
+			Clients: []Client{{Name: "a", Iterations: 1, Work: Duration(400e6)}, {Name: "b", Iterations: 1}},
+			Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6)}}
+	}
 	cases := []struct {
 		name   string
 		change func(*Scenario)
@@ -24,7 +32,7 @@ func TestInsideTTL(t *testing.T) {
 		{"client jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Client: "b", By: Duration(5e9)}} }, true},
 	}
 	for _, c := range cases {
-		s := insideBase()
+		s := base()
 		c.change(s)
 		if err := s.InsideTTL(); (err == nil) != c.inside {
 			t.Errorf("%s: InsideTTL() = %v, want inside %v", c.name, err, c.inside)
@@ -32,41 +40,109 @@ func TestInsideTTL(t *testing.T) {
 	}
 }
 
-// insideBase is a scenario inside a 1 s TTL: 400 ms of work, 1 ms each way.
-func insideBase() *Scenario {
-	return &Scenario{Name: "x", Algorithm: "set-nx-px-token", Params: Params{TTL: Duration(1e9)},
-		Seed: 1, Duration: Duration(10e9),
-		Clients: []Client{{Name: "a", Iterations: 1, Work: Duration(400e6)}, {Name: "b", Iterations: 1}},
-		Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6)}}
-}
-
 func fixedLatency(d time.Duration) Latency { return Latency{Min: Duration(d), Max: Duration(d)} }
 
-// The reason a scenario is outside names the fault or the work that breaks
-// the TTL, with its length, in words a header can print.
-func TestInsideTTLWording(t *testing.T) {
+// Each lock is judged against its own assumptions (locks.Assumptions).
+func TestInsideOfEachLocksAssumptions(t *testing.T) {
+	zero := 0
+	base := func(algo string) *Scenario {
+		return &Scenario{Name: "x", Algorithm: algo, Params: Params{TTL: Duration(3e9)},
+			Seed: 1, Duration: Duration(20e9),
+			Clients: []Client{{Name: "a", Iterations: 1, Work: Duration(400e6)}, {Name: "b", Iterations: 1}},
+			Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6), Timeout: Duration(1e9)}}
+	}
+	jump := func(client string, by time.Duration) Fault {
+		return Fault{Kind: FaultClockJump, Client: client, By: Duration(by)}
+	}
 	cases := []struct {
-		name   string
-		change func(*Scenario)
-		want   string
+		name, algo string
+		change     func(*Scenario)
+		want       string // "" inside, else the assumption broken
 	}{
-		{"pause", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultPause, Client: "b", For: Duration(2e9)}} },
-			"b's pause of 2s exceeds what a 1s TTL allows"},
-		{"two pauses", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(600e6)}, {Kind: FaultPause, Client: "a", For: Duration(600e6)}}
-		}, "a's 2 pauses of 1.2s in all exceed what a 1s TTL allows"},
-		{"work", func(s *Scenario) { s.Clients[1].Work = Duration(3e9) }, "b's work of 3s exceeds what a 1s TTL allows"},
-		{"sum", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultPause, Client: "b", For: Duration(599e6)}} },
-			"a's work of 400ms, b's pause of 599ms, 2 round trips of 2ms add up to 1.003s, which a 1s TTL does not allow"},
-		{"node restart", func(s *Scenario) { zero := 0; s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero}} },
-			"faults[0] (node-restart): a node restart loses the lock"},
+		{"a TTL lock ignores client clocks", "set-nx-px-token", func(s *Scenario) { s.Faults = []Fault{jump("b", 10e9)} }, ""},
+		{"a timestamp lock's clients must agree", "setnx-getset", func(s *Scenario) { s.Faults = []Fault{jump("b", 3e9)} }, AssumeLease},
+		{"within the allowance", "setnx-getset", func(s *Scenario) { s.Faults = []Fault{jump("b", 1e9)} }, ""},
+		{"offsets count too", "java-getset", func(s *Scenario) { s.Clients[1].Clock.Offset = Duration(-2700e6) }, AssumeLease},
+		{"a timestamp lock ignores a node's clock", "setnx-getset", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(10e9)}}
+		}, ""},
+		{"both: the node's clock too", "php-eval", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(10e9)}}
+		}, AssumeNodeClock},
+		{"no expiry: pauses are free", "setnx-del", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(60e9)}, jump("b", 60e9)}
+		}, ""},
+		{"no expiry: a restart still loses the key", "setnx-del", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(60e9)}}
+		}, AssumeRestart},
+		{"aof-always keeps it", "setnx-del", func(s *Scenario) {
+			s.Nodes = []Node{{Persistence: "aof-always"}}
+			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero}}
+		}, ""},
+		{"a delayed restart keeps a TTL lock", "set-nx-px-token", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(2e9)}}
+			s.Nodes = []Node{{RestartDelay: Duration(1e9)}}
+		}, ""},
+		{"a short one does not", "set-nx-px-token", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(2e9)}}
+		}, AssumeRestart},
+		{"nor under a watchdog", "token-extend", func(s *Scenario) {
+			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(5e9)}}
+		}, AssumeRestart},
+		{"a failover loses a plain lock", "set-nx-px-token", func(s *Scenario) {
+			s.Nodes = []Node{{Replicas: 1, ReplicationLag: fixedLatency(1e6)}}
+			s.Faults = []Fault{{Kind: FaultFailover, Node: &zero}}
+		}, AssumeFailover},
+		{"WAIT keeps it while the replica keeps up", "set-nx-px-wait", func(s *Scenario) {
+			s.Nodes = []Node{{Replicas: 1, ReplicationLag: fixedLatency(10e6)}}
+			s.Faults = []Fault{{Kind: FaultFailover, Node: &zero}}
+		}, ""},
+		{"not when it lags past the WAIT", "set-nx-px-wait", func(s *Scenario) {
+			s.Nodes = []Node{{Replicas: 1, ReplicationLag: fixedLatency(80e6)}}
+			s.Faults = []Fault{{Kind: FaultFailover, Node: &zero}}
+		}, AssumeFailover},
+		{"a client timeout shorter than the WAIT", "set-nx-px-wait", func(s *Scenario) { s.Network.Timeout = Duration(30e6) }, AssumeTimeout},
+		{"a watchdog outlasts long work", "token-extend", func(s *Scenario) {
+			s.Params.TTL = Duration(8e9)
+			s.Clients[0].Work = Duration(20e9)
+			s.Clients[0].RenewEvery = Duration(2e9)
+		}, ""},
+		{"but not a pause past the lease left after a renewal period", "token-extend", func(s *Scenario) {
+			s.Params.TTL = Duration(8e9)
+			s.Clients[0].Work = Duration(20e9)
+			s.Clients[0].RenewEvery = Duration(2e9)
+			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(6500e6)}}
+		}, AssumeLease},
+		{"redlock counts its acquisition on every node", "redlock", func(s *Scenario) {
+			s.Params.TTL = Duration(1e9)
+			s.Network.LossReply = 0.1
+			s.Network.Timeout = Duration(250e6) // 4 more nodes × 250ms + 100ms of work: past 1s
+			s.Clients[0].Work = Duration(100e6)
+		}, AssumeLease},
 	}
 	for _, c := range cases {
-		s := insideBase()
+		s := base(c.algo)
 		c.change(s)
 		err := s.InsideTTL()
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s: InsideTTL() = %v, want %q", c.name, err, c.want)
+		var o *Outside
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: InsideTTL() = %v, want inside", c.name, err)
+		case c.want != "" && !errors.As(err, &o):
+			t.Errorf("%s: InsideTTL() = %v, want outside (%s)", c.name, err, c.want)
+		case c.want != "" && o.Assumption != c.want:
+			t.Errorf("%s: InsideTTL() breaks %s (%v), want %s", c.name, o.Assumption, err, c.want)
 		}
+	}
+}
+
+// The words say which assumption, whose fault and by how much.
+func TestInsideTTLWords(t *testing.T) {
+	s := &Scenario{Name: "x", Algorithm: "set-nx-px-token", Params: Params{TTL: Duration(30e9)}, Seed: 1, Duration: Duration(100e9),
+		Clients: []Client{{Name: "c1", Iterations: 1, Work: Duration(10e6)}},
+		Faults:  []Fault{{Kind: FaultPause, Client: "c1", For: Duration(35e9)}}}
+	err := s.InsideTTL()
+	if err == nil || !strings.HasPrefix(err.Error(), "c1's pause of 35s exceeds what a 30s TTL allows: work 10ms + pauses 35s") {
+		t.Errorf("InsideTTL() = %v", err)
 	}
 }

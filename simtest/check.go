@@ -45,11 +45,16 @@ type Failure struct {
 	Message string         // what Check reports
 }
 
-// Check explores newLocker under the options' fault classes and, on a
-// violation whose verdict is in FailOn, reports the shrunk counterexample
-// with t.Errorf and returns false; the test goes on. Runs cut at a cap
-// with nothing found fail it too (ErrIncomplete). It returns true when no
-// run failed and every run ended.
+// Check explores newLocker under the options' fault classes twice: inside
+// the lock's assumptions (Assumes; a TTL lock's by default), where a
+// violation is a bug in the lock, and outside them, where it finds the
+// breaking point, the smallest fault that breaks the lock. On a violation
+// inside whose verdict is in FailOn it reports the shrunk counterexample
+// with t.Errorf and returns false; the test goes on. The outside answer
+// is logged (t.Logf), and fails the test only with FailOnAnyFault. Runs cut
+// at a cap with nothing found fail it too (ErrIncomplete), and so does a
+// search in which fewer than MinHeld of the runs ever held the lock
+// (ErrUntested). It returns true when it passed.
 func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	t.Helper()
 	c, err := newConfig(opts)
@@ -60,7 +65,12 @@ func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	if c.runs == 0 && testing.Short() {
 		c.runs = DefaultRuns / 5
 	}
-	f, err := run(newLocker, c, fileName(t.Name()), "simtest.Check in "+t.Name(), t.Name())
+	f, a, err := run(newLocker, c, fileName(t.Name()), "simtest.Check in "+t.Name(), t.Name())
+	if a != nil {
+		if line := outsideLine(a); line != "" {
+			t.Logf("%s", line)
+		}
+	}
 	switch {
 	case err != nil:
 		t.Errorf("simtest: %v", err)
@@ -72,14 +82,47 @@ func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	return true
 }
 
-// Explore is Check without a test: it returns the failure, or nil when no
-// run failed (ErrIncomplete when some were cut at a cap). The counterexample is written as DIR/NAME-seedS.yaml.
+// Explore is the one search Check ran before it answered twice, without a
+// test: the lock's default generator, which draws past its assumptions,
+// and any violation found (as FailOnAnyFault; callers that answer a test
+// of their own build on it, golock among them). It returns the failure,
+// or nil when no run failed (ErrIncomplete when some were cut at a cap,
+// ErrUntested when too few held the lock). The counterexample is written
+// as DIR/NAME-seedS.yaml. Answer gives both answers.
 func Explore(newLocker NewLocker, opts ...Option) (*Failure, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Explore", c.name)
+	c.anyFault, c.outsideOnly = true, true
+	f, _, err := run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Explore", c.name)
+	return f, err
+}
+
+// Answer is Check without a test: both answers (explore.Answers), and the
+// failure Check would report, nil when it would pass (ErrIncomplete,
+// ErrUntested as Check fails). The counterexample is written as
+// DIR/NAME-seedS.yaml.
+func Answer(newLocker NewLocker, opts ...Option) (*Failure, *explore.Answers, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Answer", c.name)
+}
+
+// outsideLine is the outside answer in one line, for the test's log.
+func outsideLine(a *explore.Answers) string {
+	switch {
+	case a.Outside == nil:
+		return ""
+	case a.Breaking != nil:
+		return fmt.Sprintf("simtest: outside the lock's assumptions (%s): %s (run %d under %s; %s)",
+			a.Assumptions.Words(), a.Breaking.Words, a.Breaking.Run, a.Breaking.Class, a.Breaking.Why)
+	case a.Outside.Search.Found == nil:
+		return fmt.Sprintf("simtest: outside the lock's assumptions: nothing found in %d runs", a.Outside.Search.Runs)
+	}
+	return ""
 }
 
 // algorithm makes newLocker a locks.Algorithm that explore and scenarios
@@ -90,6 +133,7 @@ func algorithm(newLocker NewLocker, c config) locks.Algorithm {
 		Source:   "Go code checked by simtest",
 		Summary:  "a Go lock under test",
 		Defaults: locks.Params{Key: c.key, TTL: 30 * time.Second, Resolution: c.resolution},
+		Assumes:  c.assumes,
 	}
 	a.New = func(o locks.Params) sim.Locker {
 		p := a.With(o) // New gets the scenario's overrides only
@@ -100,9 +144,9 @@ func algorithm(newLocker NewLocker, c config) locks.Algorithm {
 
 // run explores; a counterexample is written to file, says it was found by
 // by, and records goLock (the test's name, else the lock's) as its lock.
-func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, error) {
+func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, *explore.Answers, error) {
 	if newLocker == nil {
-		return nil, fmt.Errorf("no NewLocker")
+		return nil, nil, fmt.Errorf("no NewLocker")
 	}
 	runs := c.runs
 	if runs == 0 {
@@ -111,20 +155,31 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 	foundBy := fmt.Sprintf("%s, faults %s, seed %d", by, strings.Join(c.faults, ","), c.seed)
 	// A Go lock takes its TTL from Params, so the TTL is drawn (Config.TTL
 	// says so): the 30 s of algorithm's Defaults is only a placeholder.
-	e, err := explore.New(explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
-		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy, DrawTTL: true})
+	o := explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
+		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy, DrawTTL: true}
+	a, err := explore.Answer(context.Background(), o, explore.AnswerOptions{MinHeld: c.minHeld, Outside: c.outsideOnly})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r, err := e.Run(context.Background())
-	if err != nil {
-		return nil, err
+	// The answer that fails the test: the inside one, or with
+	// FailOnAnyFault the outside search's find when nothing failed inside.
+	r, find := a.Inside, a.InsideFind
+	if find == nil && c.anyFault && a.Outside.Counterexample != nil {
+		r = a.Outside
+		find = &explore.Find{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Counterexample: r.Counterexample, Outcome: r.Outcome}
 	}
-	if r.Counterexample == nil {
-		return nil, incomplete(r.Search)
+	if find == nil {
+		searched, why := a.Inside, a.InsideUntested
+		if searched == nil {
+			searched, why = a.Outside, a.OutsideUntested
+		}
+		if why != "" {
+			return nil, a, fmt.Errorf("%w: %s", ErrUntested, why)
+		}
+		return nil, a, incomplete(searched.Search)
 	}
-	f := &Failure{Verdict: r.Outcome.Verdict.Verdict, Run: r.Search.Found.Index, Outcome: r.Outcome}
-	ce := r.Counterexample
+	f := &Failure{Verdict: find.Verdict, Run: find.Run, Outcome: find.Outcome}
+	ce := find.Counterexample
 	ce.Source = "simtest"
 	ce.Summary = fmt.Sprintf("%s %s under %s: run %d of %s, seed %d, shrunk",
 		c.name, f.Verdict, strings.Join(r.Classes, ","), f.Run, by, c.seed)
@@ -133,7 +188,7 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 		path = filepath.Join(c.saveDir, file)
 	}
 	if f.YAML, err = marshal(ce, c, path, goLock); err != nil {
-		return nil, err
+		return nil, a, err
 	}
 	if path != "" {
 		if err := save(path, f.YAML); err != nil {
@@ -142,9 +197,18 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, erro
 			f.Path = path
 		}
 	}
-	f.Message = message(f, r, c, path, saveErr)
-	return f, nil
+	where := "inside its assumptions"
+	if ce.InsideOf(o.Lock) != nil {
+		where = "outside its assumptions"
+	}
+	f.Message = message(f, ce, r, c, where, path, saveErr)
+	return f, a, nil
 }
+
+// ErrUntested is what Check and Explore return when too few runs reached
+// the critical section (MinHeld): a search in which no client held the
+// lock tested nothing, and is not a pass.
+var ErrUntested = errors.New("too few runs held the lock: untested, not a pass")
 
 // ErrIncomplete is what Check and Explore return when no run failed but
 // some were cut at a cap (events, duration) before they ended: nothing
@@ -196,11 +260,10 @@ func save(path string, data []byte) error {
 
 // message is the failure as a person reads it: what broke, the file, how
 // to replay it, and what simrun can and cannot do with it.
-func message(f *Failure, r *explore.Result, c config, path, saveErr string) string {
+func message(f *Failure, ce *scenarios.Scenario, r *explore.Result, c config, where, path, saveErr string) string {
 	b := &strings.Builder{}
-	ce := r.Counterexample
-	fmt.Fprintf(b, "simtest: %s is %s under %s (seed %d, run %d of runs 0 to %d), shrunk to %d process%s and %d fault%s",
-		c.name, strings.ToUpper(f.Verdict), strings.Join(r.Classes, ","), c.seed, f.Run, r.Limit-1,
+	fmt.Fprintf(b, "simtest: %s is %s %s under %s (seed %d, run %d of runs 0 to %d), shrunk to %d process%s and %d fault%s",
+		c.name, strings.ToUpper(f.Verdict), where, strings.Join(r.Classes, ","), c.seed, f.Run, r.Limit-1,
 		len(ce.Clients), text.Plural(len(ce.Clients), "es"), len(ce.Faults), text.Plural(len(ce.Faults), "s"))
 	if r.Shrink.TimedOut {
 		b.WriteString(" (shrinking ran out of time: perhaps not minimal)")

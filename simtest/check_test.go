@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,16 +39,19 @@ func TestCheckPassesTokenLock(t *testing.T) {
 func TestCheckCatchesBrokenLocks(t *testing.T) {
 	for _, c := range []struct {
 		algo, faults, verdict string
+		opts                  []Option
 	}{
-		{"setnx-del-recover", "crash", "unsafe"},
-		{"setnx-getset", "pause", "unsafe"},
-		{"python-setnx", "none", "client-error"},
+		{"setnx-del-recover", "crash", "unsafe", nil}, // the DEL race: inside the lock's assumptions
+		// A pause past the TTL lies outside: it fails the test only when
+		// asked to.
+		{"setnx-getset", "pause", "unsafe", []Option{FailOnAnyFault()}},
+		{"python-setnx", "none", "client-error", nil},
 	} {
 		t.Run(c.algo, func(t *testing.T) {
 			dir := t.TempDir()
 			rec := &Recorder{TB: t}
 			lock := builtin(t, c.algo)
-			if Check(rec, lock, Faults(c.faults), FailOn(c.verdict), SaveTo(dir), Runs(20_000)) {
+			if Check(rec, lock, append([]Option{Faults(c.faults), FailOn(c.verdict), SaveTo(dir), Runs(20_000)}, c.opts...)...) {
 				t.Fatal("Check passed")
 			}
 			msg := rec.Message()
@@ -66,7 +70,7 @@ func TestCheckCatchesBrokenLocks(t *testing.T) {
 			if s, err := scenarios.Parse(path, data); err != nil || s.Algorithm != "" || s.GoLock != t.Name() {
 				t.Errorf("the counterexample does not load as go_lock %s: %v %+v", t.Name(), err, s)
 			}
-			f, err := Explore(lock, Faults(c.faults), FailOn(c.verdict), SaveTo(""), Runs(20_000))
+			f, err := Explore(lock, append([]Option{Faults(c.faults), FailOn(c.verdict), SaveTo(""), Runs(20_000)}, c.opts...)...)
 			if err != nil || f == nil {
 				t.Fatalf("Explore: %v %v", f, err)
 			}
@@ -83,7 +87,7 @@ func TestCheckCatchesBrokenLocks(t *testing.T) {
 func TestExploreDeterministic(t *testing.T) {
 	var want string
 	for _, workers := range []int{1, 3, 1} {
-		f, err := Explore(builtin(t, "setnx-getset-checked"), Faults("pause"), Seed(7), Workers(workers), SaveTo(""), Runs(20_000))
+		f, err := Explore(builtin(t, "setnx-getset-checked"), Faults("pause"), Seed(7), Workers(workers), SaveTo(""), Runs(20_000), FailOnAnyFault())
 		if err != nil || f == nil {
 			t.Fatalf("%d workers: %v %v", workers, f, err)
 		}
@@ -190,5 +194,76 @@ func TestFileName(t *testing.T) {
 		if got := fileName(in); got != want {
 			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A correct TTL lock passes under pauses: a pause past its TTL lies outside
+// its assumptions, and the log says where it breaks; asked to fail on any
+// fault, the same search fails.
+func TestCheckAnswersInsideAndLogsTheBreakingPoint(t *testing.T) {
+	rec := &Recorder{TB: t}
+	if !Check(rec, builtin(t, "set-nx-px-token"), Faults("pause"), Runs(300), SaveTo("")) || rec.Failed() {
+		t.Fatalf("set-nx-px-token failed inside its assumptions:\n%s", rec.Message())
+	}
+	if log := rec.Logs(); !strings.Contains(log, "outside the lock's assumptions") || !strings.Contains(log, "unsafe from a pause of ") {
+		t.Errorf("the log lacks the breaking point:\n%s", log)
+	}
+	rec = &Recorder{TB: t}
+	if Check(rec, builtin(t, "set-nx-px-token"), Faults("pause"), Runs(300), SaveTo(""), FailOnAnyFault()) {
+		t.Fatal("FailOnAnyFault: passed a pause past the TTL")
+	}
+	if msg := rec.Message(); !strings.Contains(msg, "UNSAFE outside its assumptions") {
+		t.Errorf("message:\n%s", msg)
+	}
+	// Explore is the one search as before, any violation; Answer is Check's.
+	if f, err := Explore(builtin(t, "set-nx-px-token"), Faults("pause"), Runs(300), SaveTo("")); err != nil || f == nil || f.Verdict != "unsafe" {
+		t.Errorf("Explore: %+v %v, want the pause past the TTL", f, err)
+	}
+	f, a, err := Answer(builtin(t, "set-nx-px-token"), Faults("pause"), Runs(300), SaveTo(""))
+	if err != nil || f != nil || a.Breaking == nil || a.InsideFind != nil {
+		t.Errorf("Answer: %+v %+v %v, want safe inside and a breaking point", f, a, err)
+	}
+}
+
+// neverLocks is a lock whose every Acquire fails, as a client pointed at
+// an address nobody serves does.
+type neverLocks struct{}
+
+func (neverLocks) Acquire(p sim.Proc) (sim.Lease, error) {
+	return sim.Lease{}, errors.New("dial tcp 127.0.0.1:1: connection refused")
+}
+func (neverLocks) Release(sim.Proc, sim.Lease) error { return nil }
+
+// A search in which nobody ever held the lock fails, saying why; a lock
+// that Acquires only now and then fails below the share asked for.
+func TestCheckNeverPassesOnNothing(t *testing.T) {
+	rec := &Recorder{TB: t}
+	if Check(rec, func(Params) sim.Locker { return neverLocks{} }, Faults("none"), Runs(50), SaveTo("")) {
+		t.Fatal("Check passed a lock that never acquires")
+	}
+	msg := rec.Message()
+	if !strings.Contains(msg, "no client ever held the lock in 50 runs") || !strings.Contains(msg, "connection refused") ||
+		strings.Count(msg, "\n") != 0 {
+		t.Errorf("want one line saying nobody held the lock and why, got %q", msg)
+	}
+	if _, err := Explore(func(Params) sim.Locker { return neverLocks{} }, Faults("none"), Runs(50), SaveTo("")); !errors.Is(err, ErrUntested) {
+		t.Errorf("Explore: %v, want ErrUntested", err)
+	}
+	// No floor: the same search passes, having tested nothing it could fail.
+	if f, err := Explore(func(Params) sim.Locker { return neverLocks{} }, Faults("none"), Runs(50), SaveTo(""), MinHeld(0)); f != nil || err != nil {
+		t.Errorf("MinHeld(0): %v %v", f, err)
+	}
+}
+
+// Assumes declares what the lock assumes: a lock that never expires
+// survives any pause, so a pause is inside it and searched there.
+func TestCheckAssumes(t *testing.T) {
+	if _, err := newConfig([]Option{Assumes(locks.Assumptions{Pause: -1})}); err == nil {
+		t.Error("Assumes accepted a negative pause")
+	}
+	f, err := Explore(builtin(t, "setnx-del"), Faults("crash"), SaveTo(""), Runs(200), FailOn("stuck"),
+		Assumes(locks.Assumptions{Expiry: locks.ExpiryNone}))
+	if err != nil || f == nil || f.Verdict != "stuck" || !strings.Contains(f.Message, "inside its assumptions") {
+		t.Fatalf("setnx-del under crash, no expiry: %v %v", f, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -43,16 +44,20 @@ var DefaultFailOn = []string{model.VerdictUnsafe}
 type Option func(*config) error
 
 type config struct {
-	faults     []string
-	failOn     []string
-	runs       int
-	seed       uint64
-	workers    int
-	shrinkTime time.Duration
-	key        string
-	resolution time.Duration
-	name       string
-	saveDir    string
+	faults      []string
+	failOn      []string
+	runs        int
+	seed        uint64
+	workers     int
+	shrinkTime  time.Duration
+	key         string
+	resolution  time.Duration
+	name        string
+	saveDir     string
+	assumes     locks.Assumptions
+	anyFault    bool    // fail on a violation outside the assumptions too
+	outsideOnly bool    // Explore: the outside search alone
+	minHeld     float64 // explore.AnswerOptions.MinHeld
 }
 
 func defaults() config {
@@ -178,6 +183,46 @@ func Name(n string) Option {
 			return fmt.Errorf("simtest.Name(%q): want 1 to 64 letters, digits, '-', '_' or '.'", n)
 		}
 		c.name = n
+		return nil
+	}
+}
+
+// Assumes are what the lock assumes of the world (locks.Assumptions):
+// Check's inside search keeps every run inside them, and a violation there
+// fails the test. Default: a TTL lock's, whose lease lives on the node's
+// TTL (locks.ExpiryTTL) with no WAIT and no fsync.
+func Assumes(a locks.Assumptions) Option {
+	return func(c *config) error {
+		if a.Pause < 0 || a.Wait < 0 {
+			return fmt.Errorf("simtest.Assumes: Pause %s and Wait %s: want durations ≥ 0", a.Pause, a.Wait)
+		}
+		if _, ok := locks.ParseExpiry(a.Expiry.String()); !ok {
+			return fmt.Errorf("simtest.Assumes: Expiry %d: want one of %s", a.Expiry, strings.Join(locks.ExpiryNames(), ", "))
+		}
+		c.assumes = a
+		return nil
+	}
+}
+
+// FailOnAnyFault fails the test on a violation found outside the lock's
+// assumptions too, as Check did before it answered twice: a TTL lock then
+// fails under a pause past its TTL, as every TTL lock does.
+func FailOnAnyFault() Option {
+	return func(c *config) error { c.anyFault = true; return nil }
+}
+
+// MinHeld is the share of runs (0 to 1) that must reach the critical
+// section for Check to pass (explore.DefaultMinHeld by default); 0: no
+// floor.
+func MinHeld(share float64) Option {
+	return func(c *config) error {
+		if share < 0 || share > 1 {
+			return fmt.Errorf("simtest.MinHeld(%v): want a share from 0 to 1", share)
+		}
+		c.minHeld = share
+		if share == 0 {
+			c.minHeld = -1 // explore's "no floor"
+		}
 		return nil
 	}
 }

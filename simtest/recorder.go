@@ -9,8 +9,8 @@ import (
 
 // Recorder is a testing.TB that records failures instead of failing: run
 // Check against one to assert that a lock known to be broken is caught,
-// without failing the real test. Everything else (Name, TempDir, Logf, …)
-// goes to the embedded TB.
+// without failing the real test. Log lines are kept (Logs) and logged;
+// everything else (Name, TempDir, …) goes to the embedded TB.
 //
 //	rec := &simtest.Recorder{TB: t}
 //	simtest.Check(rec, newBrokenLock, simtest.Faults("pause"))
@@ -19,7 +19,25 @@ type Recorder struct {
 	testing.TB
 	mu     sync.Mutex
 	msgs   []string
+	logs   []string
 	failed bool
+}
+
+// Logf records the line, then logs it on the embedded TB: Check logs its
+// outside answer so.
+func (r *Recorder) Logf(format string, args ...any) {
+	r.mu.Lock()
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+	r.TB.Helper()
+	r.TB.Logf(format, args...)
+}
+
+// Logs is every line logged with Logf, one a line.
+func (r *Recorder) Logs() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.logs, "\n")
 }
 
 func (r *Recorder) record(msg string) {

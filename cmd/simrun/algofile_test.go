@@ -114,7 +114,7 @@ func TestExploreOwnTTL(t *testing.T) {
 		{[]string{"--draw-ttl"}, "--seed 1 --draw-ttl (run ", false},
 	} {
 		dir := filepath.Join(t.TempDir(), "out")
-		args := append([]string{"explore", "--algo-file", "../../examples/redsync.yaml", "--faults", "pause",
+		args := append([]string{"explore", "--search", "outside", "--algo-file", "../../examples/redsync.yaml", "--faults", "pause",
 			"--runs", "200", "--workers", "1", "--out", dir}, c.flags...)
 		code, _, errOut := simrun(args...)
 		if code != exitViolation {

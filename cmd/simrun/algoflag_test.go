@@ -29,7 +29,7 @@ func TestExploreAlgoFile(t *testing.T) {
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := simrun("explore", "--algo-file", file, "--faults", "pause", "--verdict", "unsafe", "--out", dir)
+	code, out, errOut := simrun("explore", "--search", "outside", "--algo-file", file, "--faults", "pause", "--verdict", "unsafe", "--out", dir)
 	if code != exitViolation {
 		t.Fatalf("exit %d, want %d (stderr %q)", code, exitViolation, errOut)
 	}
@@ -101,7 +101,7 @@ func TestExploreAlgoFile(t *testing.T) {
 func TestExploreAlgoFileShards(t *testing.T) {
 	dir := t.TempDir()
 	file := "../../examples/setnx-getset.yaml" // relative: merge relocates it
-	args := []string{"explore", "--algo-file", file, "--faults", "pause", "--verdict", "unsafe", "--seed", "2"}
+	args := []string{"explore", "--search", "outside", "--algo-file", file, "--faults", "pause", "--verdict", "unsafe", "--seed", "2"}
 	if code, _, errOut := simrun(append(args, "--out", filepath.Join(dir, "whole"))...); code != exitViolation {
 		t.Fatalf("explore: exit %d (stderr %q)", code, errOut)
 	}

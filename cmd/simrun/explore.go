@@ -42,6 +42,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "overwrite the counterexample an earlier search left in -o/--out")
 	redis := fs.String("redis", "", "run against real Redis at `ADDR` in wall-clock time (at most 200 --runs, no shrinking)")
 	drawTTL := fs.Bool("draw-ttl", false, "draw each run's TTL from 0.5 to 4 s (default: the lock's own, a file's as written; always with --redis)")
+	searchFlag := fs.String("search", "", "`WHICH` searches: both (inside the lock's assumptions, then outside them, with the breaking point), inside or outside "+
+		"(default both; with --shard or --redis, outside: a shard's line is one search, and 'simrun merge' combines the lines of one; shard the inside search with --search inside)")
+	failOn := fs.String("fail-on", "inside", "`WHICH` answer sets the exit status: inside (a violation inside the lock's assumptions, or too few runs that held the lock) or any (any violation found, as explore exited before it answered twice)")
+	minHeld := fs.Float64("min-held", explore.DefaultMinHeld, "the `SHARE` of runs (0 to 1) that must reach the critical section for a search to answer; 0: no floor")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -88,6 +92,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"shrink-time", positive(*shrinkTime)},
 		flagCheck{"shrink", oneOf(*shrink, "worst", "all")},
 		flagCheck{"verdict", search.CheckVerdicts(o.Verdicts)},
+		flagCheck{"search", oneOfOrEmpty(*searchFlag, "both", "inside", "outside")},
+		flagCheck{"fail-on", oneOf(*failOn, "inside", "any")},
+		flagCheck{"min-held", share(*minHeld)},
 	); err != nil {
 		return bad(name, err)
 	}
@@ -104,6 +111,20 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	sharded := *shard != ""
+	which := *searchFlag
+	switch {
+	case which == "both" && sharded:
+		return bad("search", fmt.Errorf("both: a shard runs one search: run the shards with --search inside and with --search outside, and merge each"))
+	case which != "" && which != "outside" && *redis != "":
+		return bad("search", fmt.Errorf("%s: --redis runs the outside search only", which))
+	case which == "" && (sharded || *redis != ""):
+		which = "outside"
+	case which == "":
+		which = "both"
+	}
+	if which == "inside" && sharded {
+		o.Inside = true
+	}
 	if !*asJSON && !sharded && exploreTerminal(stdout) {
 		o.Progress = exploreProgress(stdout)
 	}
@@ -113,6 +134,14 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	if *redis != "" {
 		return exploreReal(e, *redis, *runs, *shard, *asJSON, *out, af, stdout, stderr)
+	}
+	if !sharded {
+		held := *minHeld
+		if held == 0 {
+			held = -1 // no floor
+		}
+		ao := explore.AnswerOptions{MinHeld: held, Inside: which != "outside", Outside: which != "inside"}
+		return exploreAnswers(o, ao, *asJSON, *out, *failOn == "any", af, stdout, stderr)
 	}
 	// Ctrl-C ends the search: the summary of the runs finished so far,
 	// then exit 130 as a shell does for SIGINT.
@@ -142,6 +171,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	rep.Interrupted = interrupted
 	if sharded {
 		rep.LockSHA256 = af.sum // "" for a registered algorithm
+		if o.Inside {
+			rep.Search = "inside"
+		}
 	}
 	switch {
 	case sharded:
@@ -182,17 +214,7 @@ const exitInterrupted = 130
 // nothing was shrunk.
 func writeExploreArtifacts(dir string, r *explore.Result, af *algoFlags) (map[string]string, error) {
 	paths := map[string]string{}
-	write := func(name string, c *scenarios.Scenario) (string, error) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-		data, err := af.marshalScenario(c, dir)
-		if err != nil {
-			return "", err
-		}
-		path := filepath.Join(dir, name)
-		return path, os.WriteFile(path, data, 0o644)
-	}
+	write := func(name string, c *scenarios.Scenario) (string, error) { return writeScenario(dir, name, c, af) }
 	if r.Counterexample != nil {
 		path, err := write("counterexample.yaml", r.Counterexample)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // replays with 'simrun run' and the same verdict.
 func TestExploreJSONAndReplay(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := simrun("explore", "--algo", "set-nx-px-token", "--faults", "pause", "--verdict", "unsafe", "--json", "--out", dir)
+	code, out, errOut := simrun("explore", "--search", "outside", "--algo", "set-nx-px-token", "--faults", "pause", "--verdict", "unsafe", "--json", "--out", dir)
 	if code != exitViolation {
 		t.Fatalf("exit %d, want %d (stderr %q)", code, exitViolation, errOut)
 	}
@@ -72,7 +72,7 @@ func TestExploreNothingFound(t *testing.T) {
 // Shards print JSON lines; merged, they tell what one machine tells.
 func TestExploreShardsAndMerge(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"explore", "--algo", "setnx-getset", "--faults", "pause", "--verdict", "unsafe", "--seed", "2"}
+	args := []string{"explore", "--search", "outside", "--algo", "setnx-getset", "--faults", "pause", "--verdict", "unsafe", "--seed", "2"}
 	_, whole, _ := simrun(append(args, "--json", "--out", filepath.Join(dir, "whole"))...)
 	var lines []string
 	for _, s := range []string{"0/2", "1/2"} {

@@ -55,7 +55,7 @@ func commands() []command {
 				"Exit status: 0 safe, 1 a violation, 2 bad usage or input, 3 incomplete (cut at a cap, nothing found)."},
 		{"list", "list [--json]", "list algorithms, scenarios and fault classes", cmdList, ""},
 		{"show", "show NAME", "print a built-in scenario as YAML", cmdShow, ""},
-		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl]", "search random fault schedules, noting the first run of every verdict met, up to the first unsafe one; shrink the worst", cmdExplore, ""},
+		{"explore", "explore --algo NAME | --algo-file FILE [--faults LIST] [--runs N] [--seed S] [--workers K] [-o DIR [--force]] [--json] [--shard i/n] [--verdict KINDS] [--shrink worst|all] [--draw-ttl] [--search both|inside|outside] [--fail-on inside|any] [--min-held SHARE]", "search random fault schedules inside the lock's assumptions and outside them: the inside verdict, and the breaking point outside; exit by the inside answer", cmdExplore, ""},
 		{"prove", "prove --algo NAME | --algo-file FILE [--clients N] [--rounds R] [--faults LIST] [--max-faults K] [--max-delays D] [--work D] [--latency D] [--ttl D] [--reduce R] [--delays W] [--fail-on inside|any] [--workers W] [--shard i/n] [--json] [-o FILE [--force]] | prove --merge --algo NAME|--algo-file FILE [FILE...]", "run every schedule of a bounded space of faults and reorderings: inside the lock's assumptions proved within bounds or its first counterexample, and outside them the first that breaks it", cmdProve,
 			"Enumerates every schedule of a bounded space on the lock's own code: N clients × R rounds on a fixed network, " +
 				"and at every choice point of every client (about to send a command, a reply arrived, the lock acquired) " +
@@ -67,7 +67,7 @@ func commands() []command {
 				"Each counterexample is shrunk and written (inside to -o FILE, outside to FILE-outside), which 'simrun run' replays. " +
 				"Exit status follows the inside answer (--fail-on any: any violation): 0 proved, 1 a violation, 3 a schedule cut at a cap or none inside; 2 bad usage. See docs/prove.md."},
 		{"version", "version", "print the module version and the commit simrun was built from (also --version)", cmdVersion, ""},
-		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
+		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs of one search (outside, or all --search inside)", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
 			"Writes a static, self-contained site into DIR for teaching and review: index.html ties the five documents " +

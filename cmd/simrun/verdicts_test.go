@@ -37,7 +37,7 @@ func TestExploreEveryVerdictJSON(t *testing.T) {
 	var want string
 	for _, w := range []string{"1", "2"} {
 		dir := t.TempDir()
-		code, out, errOut := simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--json", "--workers", w,
+		code, out, errOut := simrun("explore", "--search", "outside", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--json", "--workers", w,
 			"--shrink-tries", "300", "--out", dir)
 		if code != exitViolation {
 			t.Fatalf("exit %d (stderr %q)", code, errOut)
@@ -72,7 +72,7 @@ func TestExploreEveryVerdictJSON(t *testing.T) {
 // a counterexample per verdict; --verdict still stops at its kind.
 func TestExploreSummaryAndShrinkAll(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--shrink", "all",
+	code, out, errOut := simrun("explore", "--search", "outside", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--shrink", "all",
 		"--shrink-tries", "300", "--out", dir)
 	if code != exitViolation {
 		t.Fatalf("exit %d (stderr %q)", code, errOut)
@@ -87,7 +87,7 @@ func TestExploreSummaryAndShrinkAll(t *testing.T) {
 	if code != exitViolation || !strings.Contains(out, `"verdict": "client-error"`) {
 		t.Errorf("the client-error counterexample replays: exit %d\n%.300s", code, out)
 	}
-	code, out, _ = simrun("explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--verdict", "client-error",
+	code, out, _ = simrun("explore", "--search", "outside", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--verdict", "client-error",
 		"--shrink-tries", "100", "--out", t.TempDir())
 	if code != exitViolation || !strings.Contains(out, "runs       1 of 10000 (run 0 to run 0)") ||
 		!strings.Contains(out, "found      CLIENT-ERROR at run 0") || strings.Contains(out, "UNSAFE") {
@@ -104,7 +104,7 @@ func TestExploreSummaryAndShrinkAll(t *testing.T) {
 func TestMergeIncomplete(t *testing.T) {
 	// Run 18 is the first cut (at its duration: a 30 s lock whose every
 	// WAIT times out is taken and given up for ever).
-	args := []string{"explore", "--algo", "set-nx-px-wait", "--faults", "net", "--runs", "20"}
+	args := []string{"explore", "--search", "outside", "--algo", "set-nx-px-wait", "--faults", "net", "--runs", "20"}
 	code, _, errOut := simrun(args...)
 	if code != exitIncomplete {
 		t.Fatalf("one machine: exit %d, want %d (stderr %q)", code, exitIncomplete, errOut)
@@ -125,7 +125,7 @@ func TestMergeIncomplete(t *testing.T) {
 // merge without --out: the YAML alone on stdout (a valid scenario file),
 // the summary on stderr claiming no file; --json names no path.
 func TestMergeStreams(t *testing.T) {
-	args := []string{"explore", "--algo", "setnx-getset", "--faults", "pause", "--seed", "2", "--shrink-tries", "300"}
+	args := []string{"explore", "--search", "outside", "--algo", "setnx-getset", "--faults", "pause", "--seed", "2", "--shrink-tries", "300"}
 	var lines string
 	for _, s := range []string{"0/2", "1/2"} {
 		_, out, errOut := simrun(append(args, "--shard", s, "--out", t.TempDir())...)
@@ -190,7 +190,7 @@ func TestExploreInterrupt(t *testing.T) {
 	bin := builtSimrun(t)
 	// php-eval under net is never unsafe (stale at run 7, client-error at
 	// run 0): the search runs until it is stopped.
-	s, errOut, code := interrupt(t, bin, "explore", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
+	s, errOut, code := interrupt(t, bin, "explore", "--search", "outside", "--algo", "php-eval", "--faults", "net", "--runs", "100000000",
 		"--out", t.TempDir())
 	if code != exitInterrupted {
 		t.Errorf("exit %d, want %d (stderr %q)", code, exitInterrupted, errOut)
@@ -216,7 +216,7 @@ func TestExploreInterrupt(t *testing.T) {
 // counterexample and its JSON names exactly those files.
 func TestMergeShrinkAll(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"explore", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--runs", "40", "--shrink", "all", "--shrink-tries", "200"}
+	args := []string{"explore", "--search", "outside", "--algo", "python-setnx", "--faults", "skew", "--draw-ttl", "--runs", "40", "--shrink", "all", "--shrink-tries", "200"}
 	var lines string
 	for _, s := range []string{"0/2", "1/2"} {
 		_, out, _ := simrun(append(args, "--shard", s, "--out", filepath.Join(dir, s[:1]))...)

@@ -36,7 +36,8 @@ func checkOut(dir string, force bool) error {
 	if force {
 		return nil
 	}
-	// counterexample.yaml, and counterexample-VERDICT.yaml of --shrink all.
+	// counterexample.yaml, counterexample-VERDICT.yaml of --shrink all, and
+	// the two answers' inside.yaml and outside.yaml.
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -44,7 +45,8 @@ func checkOut(dir string, force bool) error {
 		return err
 	}
 	for _, e := range entries {
-		if n := e.Name(); n == "counterexample.yaml" || strings.HasPrefix(n, "counterexample-") && strings.HasSuffix(n, ".yaml") {
+		if n := e.Name(); n == "counterexample.yaml" || n == "inside.yaml" || n == "outside.yaml" ||
+			strings.HasPrefix(n, "counterexample-") && strings.HasSuffix(n, ".yaml") {
 			return fmt.Errorf("%s already holds a counterexample (%s): give another --out, or --force to overwrite it", dir, n)
 		}
 	}
@@ -109,4 +111,20 @@ func oneOf(v string, words ...string) error {
 		return nil
 	}
 	return fmt.Errorf("%q: want %s", v, strings.Join(words, " or "))
+}
+
+// oneOfOrEmpty is oneOf, or "" for a flag left to its default.
+func oneOfOrEmpty(v string, words ...string) error {
+	if v == "" {
+		return nil
+	}
+	return oneOf(v, words...)
+}
+
+// share refuses a share outside [0, 1].
+func share(f float64) error {
+	if f >= 0 && f <= 1 {
+		return nil
+	}
+	return fmt.Errorf("%v: want a share from 0 to 1", f)
 }

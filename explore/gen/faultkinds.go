@@ -14,7 +14,7 @@ import (
 type genFault struct {
 	kind   string // as a file writes it: a scenarios.Fault* constant
 	class  string // the fault class that switches it on; its Kinds (scenarios.Vocabulary) hold kind
-	onNode bool   // aimed at a node (else a client); drawnInside says whether it is drawn inside the TTL
+	onNode bool   // aimed at a node (else a client); drawsInside says whether it is drawn inside the lock's assumptions
 	// draw sets Kind and the length fields. It must draw the same values
 	// in the same order for ever: explore's digests depend on it.
 	draw func(fg faultGen, t *rapid.T) scenarios.Fault
@@ -43,7 +43,7 @@ var genFaults = []genFault{
 	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, draw: drawJump},
 	{kind: scenarios.FaultClockJump, class: scenarios.ClassJump, onNode: true, draw: drawJump},
 	{kind: scenarios.FaultNodeRestart, class: scenarios.ClassRestart, onNode: true, draw: func(fg faultGen, t *rapid.T) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultNodeRestart, For: scenarios.Duration(drawDur(t, "down", 0, fg.ttl, 10*time.Millisecond))}
+		return scenarios.Fault{Kind: scenarios.FaultNodeRestart, For: scenarios.Duration(fg.downMin + drawDur(t, "down", 0, fg.ttl, 10*time.Millisecond))}
 	}},
 	// The detection delay: up to half the TTL, so that the promoted replica
 	// answers while the lost lock's holder still believes in its lease.
@@ -64,16 +64,29 @@ var genFaults = []genFault{
 	{kind: scenarios.FaultDogPause, notDrawn: "the pause class stops the whole client, its watchdog with it"},
 }
 
-// drawnInside says, by genFaults index, whether the generator may draw that
-// entry when it keeps inside the TTL: scenarios' table decides
-// (scenarios.OutsideTTL), worked out once and not on every draw.
-var drawnInside = func() []bool {
-	in := make([]bool, len(genFaults))
-	for i, k := range genFaults {
-		in[i] = !scenarios.OutsideTTL(k.kind, k.onNode)
+// drawsInside says whether the generator may draw k when it keeps inside
+// the lock's assumptions (Options.Inside), as scenarios' table judges them
+// (scenarios/faultkinds.go, InsideOf): a kind that counts against the lease
+// (a pause; a client's clock jump for a lock on the node's TTL) is sized by
+// the budget; a client's jump under a timestamp lock, a node's under a
+// lease on the node's TTL, and a failover without WAIT never; a node
+// restart with fsync, or as a delayed restart (down for a whole lease)
+// under a lock whose lease ends on its own and no watchdog renews; a
+// failover of a lock that WAITs, with lags below the WAIT.
+func (g *scenarioGen) drawsInside(k *genFault) bool {
+	a := g.assumes
+	switch {
+	case k.kind == scenarios.FaultClockJump && !k.onNode:
+		return !a.Expiry.UsesClientClocks()
+	case k.kind == scenarios.FaultClockJump:
+		return !a.Expiry.UsesNodeTTL()
+	case k.kind == scenarios.FaultNodeRestart:
+		return a.Fsync || (a.Expiry.Timed() && !g.renews)
+	case k.kind == scenarios.FaultFailover:
+		return a.Wait > 0
 	}
-	return in
-}()
+	return !scenarios.OutsideTTL(k.kind, k.onNode)
+}
 
 // drawJump draws a clock jump in quarters of the TTL, so that jumps past the
 // TTL are common; it shrinks towards the largest jump forwards.

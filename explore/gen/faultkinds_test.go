@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
 )
@@ -71,14 +72,23 @@ func TestGeneratedKindOrder(t *testing.T) {
 		all[c] = true
 	}
 	for _, tc := range []struct {
-		inside bool
-		want   []string
+		inside  bool
+		assumes locks.Assumptions
+		renews  bool
+		want    []string
 	}{
-		{false, []string{"crash", "pause", "clock-jump", "clock-jump@node", "node-restart@node", "failover@node"}}, // failover is never among several here: failoverLast draws it
-		{true, []string{"crash", "pause", "clock-jump"}},
+		{false, locks.Assumptions{}, false, []string{"crash", "pause", "clock-jump", "clock-jump@node", "node-restart@node", "failover@node"}}, // failover is never among several here: failoverLast draws it
+		// A lease on the node's TTL: a client's clock does not end it, a
+		// node's does; a delayed restart keeps it.
+		{true, locks.Assumptions{Expiry: locks.ExpiryTTL}, false, []string{"crash", "pause", "clock-jump", "node-restart@node"}},
+		{true, locks.Assumptions{Expiry: locks.ExpiryTTL}, true, []string{"crash", "pause", "clock-jump"}}, // a watchdog outlives any down time
+		{true, locks.Assumptions{Expiry: locks.ExpiryTimestamp}, false, []string{"crash", "pause", "clock-jump@node", "node-restart@node"}},
+		{true, locks.Assumptions{Expiry: locks.ExpiryNone}, false, []string{"crash", "pause", "clock-jump", "clock-jump@node"}},
+		{true, locks.Assumptions{Expiry: locks.ExpiryNone, Fsync: true}, false, []string{"crash", "pause", "clock-jump", "clock-jump@node", "node-restart@node"}},
+		{true, locks.Assumptions{Expiry: locks.ExpiryTTL, Wait: time.Millisecond}, false, []string{"crash", "pause", "clock-jump", "node-restart@node", "failover@node"}},
 	} {
 		var got []string
-		for _, g := range (&scenarioGen{inside: tc.inside}).faultKinds(all) {
+		for _, g := range (&scenarioGen{inside: tc.inside, assumes: tc.assumes, renews: tc.renews}).faultKinds(all) {
 			name := g.kind
 			if g.onNode {
 				name += "@node"
@@ -86,7 +96,7 @@ func TestGeneratedKindOrder(t *testing.T) {
 			got = append(got, name)
 		}
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("inside %v: kinds %v, want %v", tc.inside, got, tc.want)
+			t.Errorf("inside %v, %+v, renews %v: kinds %v, want %v", tc.inside, tc.assumes, tc.renews, got, tc.want)
 		}
 	}
 }

@@ -29,10 +29,12 @@ type Options struct {
 	// scenario switches each class on or off, so shrinking can drop whole
 	// classes.
 	Classes []string
-	// Inside keeps every scenario inside the assumptions of a TTL lock:
-	// work + each client's pauses + 2 × the round trip + drift over the TTL
-	// stays below the TTL, and no node restarts or node clock jumps
-	// (scenarios.Scenario.InsideTTL holds).
+	// Inside keeps every scenario inside the lock's assumptions
+	// (locks.Assumptions; scenarios.Scenario.InsideOf holds): work + each
+	// client's pauses + the round trips + drift (+ the client clocks'
+	// spread, for a timestamp lock) stay below the lease, and only the
+	// faults the lock survives by its assumptions are drawn, sized so that
+	// it does (faultkinds.go: drawsInside).
 	Inside bool
 	// DrawTTL draws each scenario's TTL (whole seconds from 1 to 4 for a
 	// lock that writes whole seconds, else 0.5 to 4 s) where by default
@@ -82,6 +84,7 @@ type scenarioGen struct {
 	res       time.Duration // timestamp resolution of the algorithm
 	multiNode bool
 	commands  []string // command names the algorithm sends, for event triggers
+	assumes   locks.Assumptions
 	// triggerCommands is "" (any command), then commands: what a send or
 	// reply trigger draws from.
 	triggerCommands []string
@@ -109,7 +112,7 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 	if err := algo.Validate(locks.Params{}); err != nil {
 		return nil, err
 	}
-	g := &scenarioGen{algo: algo, classes: classes, inside: o.Inside}
+	g := &scenarioGen{algo: algo, classes: classes, inside: o.Inside, assumes: algo.Assumes}
 	g.res = algo.With(locks.Params{}).Resolution
 	if !o.DrawTTL {
 		g.ttl = algo.With(locks.Params{}).TTL // 0 (none) falls back to a draw
@@ -187,6 +190,10 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 		s.Network.Timeout = scenarios.Duration(drawDur(t, "timeout", max(rtt, 10*time.Millisecond), max(rtt, timeout), 10*time.Millisecond))
 	}
 	rtt := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
+	if g.inside && g.assumes.Wait > 0 {
+		// The client waits out the lock's WAIT and its round trip.
+		s.Network.Timeout = max(s.Network.Timeout, scenarios.Duration(g.assumes.Wait+rtt+time.Millisecond))
+	}
 
 	// Clocks.
 	if on[scenarios.ClassSkew] {
@@ -197,18 +204,30 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	}
 	var clocks []scenarios.Clock
 	if on[scenarios.ClassSkew] {
+		// Inside, a timestamp lock's clients disagree by a sixteenth of the
+		// TTL at most, each way: the spread counts against the lease.
+		span := ttl
+		if g.inside && g.assumes.Expiry.UsesClientClocks() {
+			span = ttl / 16
+		}
 		clocks = make([]scenarios.Clock, 0, genMaxClients)
 		for i := range genMaxClients {
-			clocks = append(clocks, drawClock(t, clockLabelsOf(clientClockLabels, i, genClientName), ttl))
+			clocks = append(clocks, drawClock(t, clockLabelsOf(clientClockLabels, i, genClientName), span))
 		}
 	}
 	drift := bound * time.Duration(scenarios.LargestDrift(s.Nodes, clocks)) / 1_000_000
 	budget := max(bound-genMargin-2*rtt-drift, 0) // Inside: what work and pauses may use
+	if g.inside {
+		budget = g.insideBudget(s, clocks, rtt)
+	}
 
 	// Clients.
 	workMax := bound / 2
 	if g.inside {
 		workMax = min(workMax, budget/2)
+	}
+	if g.inside && !g.assumes.Expiry.Timed() {
+		workMax = bound / 2 // nothing of time ends the lease: work is free
 	}
 	client := func(t *rapid.T) scenarios.Client {
 		var c scenarios.Client
@@ -233,10 +252,17 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	kinds := g.faultKinds(on)
 	if len(kinds) > 0 {
 		pauseMax := 3 * ttl
-		if g.inside {
+		switch {
+		case !g.inside || !g.assumes.Expiry.Timed():
+		case g.assumes.Pause > 0: // declared: the lock answers for pauses up to it
+			pauseMax = (g.assumes.Pause / genMaxFaults).Truncate(time.Millisecond)
+		default:
 			pauseMax = ((budget - maxWork) / genMaxFaults).Truncate(time.Millisecond)
 		}
 		fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, pauseMax: pauseMax, prev: &prevFault{}}
+		if g.inside {
+			fg.downMin = s.Lease(g.algo) // a delayed restart (drawsInside)
+		}
 		s.Faults = drawList(t, "faults", 1, genMaxFaults, fg.draw)
 	}
 	g.failoverLast(t, s, on, ttl, nodes)
@@ -273,7 +299,7 @@ func (g *scenarioGen) faultKinds(on classSet) []*genFault {
 			continue
 		}
 		for i := range genFaults {
-			if k := &genFaults[i]; k.class == c && k.notDrawn == "" && (!g.inside || drawnInside[i]) {
+			if k := &genFaults[i]; k.class == c && k.notDrawn == "" && (!g.inside || g.drawsInside(k)) {
 				kinds = append(kinds, k)
 			}
 		}
@@ -288,7 +314,8 @@ type faultGen struct {
 	clients  int
 	nodes    int
 	pauseMax time.Duration
-	prev     *prevFault // the fault drawn before this one in the same scenario
+	downMin  time.Duration // added to a node restart's down time: 0 but inside
+	prev     *prevFault    // the fault drawn before this one in the same scenario
 }
 
 type prevFault struct {
@@ -452,6 +479,9 @@ func (g *scenarioGen) failoverLast(t *rapid.T, s *scenarios.Scenario, on classSe
 	// One replica per node, all with one lag: shrinks towards the longest
 	// (half the TTL), a write that stays unreplicated for long.
 	lag := scenarios.Duration(ttl/2 - drawDur(t, "replication lag shorter by", 0, ttl/2-time.Millisecond, time.Millisecond))
+	if g.inside && g.assumes.Wait > 0 {
+		lag = min(lag, scenarios.Duration(g.assumes.Wait-time.Millisecond)) // the replica acknowledges within the WAIT
+	}
 	if len(s.Nodes) == 0 {
 		s.Nodes = make([]scenarios.Node, nodes)
 	}
@@ -459,4 +489,28 @@ func (g *scenarioGen) failoverLast(t *rapid.T, s *scenarios.Scenario, on classSe
 		s.Nodes[i].Replicas = 1
 		s.Nodes[i].ReplicationLag = scenarios.Latency{Min: lag, Max: lag}
 	}
+}
+
+// insideBudget is what work and pauses may use of the lease inside the
+// lock's assumptions (scenarios.Scenario.InsideOf), for a scenario whose
+// network and clocks are drawn: the lease less a margin, the round trips,
+// the acquisition on further nodes, the drift and, for a timestamp lock,
+// the spread of the client clocks drawn (all of genMaxClients, a bound on
+// the clients drawn after). A lock on several nodes whose network leaves
+// less than half the lease gets the quiet network instead.
+func (g *scenarioGen) insideBudget(s *scenarios.Scenario, clocks []scenarios.Clock, rtt time.Duration) time.Duration {
+	lease := s.Lease(g.algo)
+	if lease == 0 {
+		return 0 // no expiry: the budget is not used
+	}
+	drift := lease * time.Duration(scenarios.LargestDrift(s.Nodes, clocks)) / 1_000_000
+	var spread time.Duration
+	if g.assumes.Expiry.UsesClientClocks() {
+		spread = scenarios.ClockSpread(clocks, nil)
+	}
+	if 2*rtt+s.AcquireTime(g.algo) > lease/2 {
+		s.Network = scenarios.Network{Request: genBaseLatency, Reply: genBaseLatency, Timeout: s.Network.Timeout}
+		rtt = s.Network.Request.Max.D() + s.Network.Reply.Max.D()
+	}
+	return max(lease-genMargin-2*rtt-s.AcquireTime(g.algo)-drift-spread, 0)
 }

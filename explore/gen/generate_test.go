@@ -275,3 +275,28 @@ func TestLeasesDrawnWhereSupported(t *testing.T) {
 		}
 	}
 }
+
+// The Inside generator keeps every lock inside its own assumptions: every
+// scenario it draws, for every built-in lock, under every fault class and
+// with drawn TTLs too, is InsideTTL()==nil.
+func TestInsideGeneratorKeepsEveryLockInside(t *testing.T) {
+	for _, algo := range locks.All() {
+		for _, draw := range []bool{false, true} {
+			g, err := Generator(algo, Options{Classes: []string{"all"}, Inside: true, DrawTTL: draw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 300
+			if testing.Short() {
+				n = 60
+			}
+			for seed := range n {
+				s := g.Example(seed + 1)
+				if err := s.InsideTTL(); err != nil {
+					data, _ := scenarios.Marshal(s)
+					t.Fatalf("%s (draw-ttl %v), seed %d: the Inside generator left the assumptions: %v\n%s", algo.Name, draw, seed+1, err, data)
+				}
+			}
+		}
+	}
+}

@@ -80,6 +80,10 @@ func TestParseFileErrors(t *testing.T) {
 		{"bad ttl", strings.Replace(minimal, "ttl: 10s", "ttl: 10", 1), nil, `a.yaml: ttl: "10" is not a duration`},
 		{"zero ttl", strings.Replace(minimal, "ttl: 10s", "ttl: 0s", 1), nil, "a.yaml: ttl: 0s: must be more than 0"},
 		{"bad resolution", minimal + "resolution: -1s\n", nil, "a.yaml: resolution: -1s: must be more than 0"},
+		{"bad expiry", minimal + "assumes: {expiry: never}\n", nil, `a.yaml: assumes.expiry: "never": want ttl, timestamp, both, none`},
+		{"bad assumed pause", minimal + "assumes: {pause: -3s}\n", nil, "a.yaml: assumes.pause: -3s: must be more than 0"},
+		{"bad wait", minimal + "assumes: {wait: 50}\n", nil, `a.yaml: assumes.wait: "50" is not a duration`},
+		{"unknown assumption", minimal + "assumes: {fsnyc: true}\n", nil, `unknown field "fsnyc"`},
 		{"bad attempts", minimal + "retry: {attempts: 0}\n", nil, `a.yaml: retry.attempts: "0": want a count`},
 		{"bad sleep", minimal + "retry: {sleep: -1s}\n", nil, "a.yaml: retry.sleep: -1s is negative"},
 		{"bad jitter", minimal + "retry: {jitter: maybe}\n", nil, `a.yaml: retry.jitter: "maybe": want true (sleep/2 to 3·sleep/2) or a spread such as 100ms`},
@@ -610,5 +614,18 @@ func BenchmarkFileVsBuiltin(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// An assumes: section becomes the lock's assumptions; without one it is a
+// TTL lock's.
+func TestParseAssumes(t *testing.T) {
+	a := mustParse(t, minimal+"assumes: {expiry: timestamp, pause: 5s, fsync: true, wait: 50ms}\n", nil)
+	want := locks.Assumptions{Expiry: locks.ExpiryTimestamp, Pause: 5 * time.Second, Fsync: true, Wait: 50 * time.Millisecond}
+	if a.Assumes != want {
+		t.Errorf("assumes %+v, want %+v", a.Assumes, want)
+	}
+	if a := mustParse(t, minimal, nil); a.Assumes != (locks.Assumptions{}) || a.Assumes.Expiry != locks.ExpiryTTL {
+		t.Errorf("no assumes: %+v, want a TTL lock's", a.Assumes)
 	}
 }

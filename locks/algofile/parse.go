@@ -49,6 +49,18 @@ type algoFile struct {
 	Release    *opFile    `yaml:"release"`
 	Extend     *opFile    `yaml:"extend"`
 	Cleanup    *opFile    `yaml:"cleanup"`
+	// Assumes declares what the lock assumes of the world beyond a TTL
+	// lock's (locks.Assumptions): what ends its lease, the pause it
+	// survives, fsync, the WAIT after it takes the lock.
+	Assumes *assumesFile `yaml:"assumes"`
+}
+
+// assumesFile is the assumes: section.
+type assumesFile struct {
+	Expiry string `yaml:"expiry"` // ttl (default), timestamp, both or none
+	Pause  string `yaml:"pause"`  // the longest a client may be paused in all
+	Fsync  bool   `yaml:"fsync"`  // node restarts keep acknowledged writes
+	Wait   string `yaml:"wait"`   // the WAIT's timeout: failovers keep what it acknowledged
 }
 
 // validFile is the Redlock family's check after a successful acquire: the
@@ -222,6 +234,7 @@ type operation struct {
 // fileAlgo is a loaded algorithm file.
 type fileAlgo struct {
 	name     string
+	assumes  locks.Assumptions
 	token    tokenSpec
 	retry    retryPolicy
 	acquire  operation
@@ -344,6 +357,7 @@ func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) locks.Algorithm {
 		Summary:  summary,
 		Defaults: d,
 		Scripts:  a.scripts,
+		Assumes:  a.assumes,
 	}
 	alg = locks.Custom(alg, a.lifetime.of, a.nodes > 0, func(p locks.Params) error {
 		switch {

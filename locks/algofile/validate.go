@@ -122,6 +122,9 @@ func (v *validator) file(f *algoFile) *fileAlgo {
 	if f.ValidIf != nil {
 		a.valid = v.validIf(f.ValidIf)
 	}
+	if f.Assumes != nil {
+		a.assumes = v.assumes(f.Assumes)
+	}
 	v.nodes(a, f)
 	// Release and extend see the lease's token: one the acquire never sets
 	// would always be empty.
@@ -809,4 +812,20 @@ func (a *fileAlgo) quorumOf(n int) int {
 		return a.quorum
 	}
 	return n/2 + 1
+}
+
+// assumes reads the assumes: section: every field optional, each checked.
+func (v *validator) assumes(f *assumesFile) locks.Assumptions {
+	var a locks.Assumptions
+	if f.Expiry != "" {
+		e, ok := locks.ParseExpiry(f.Expiry)
+		if !ok {
+			v.fail("assumes.expiry", "%q: want %s (what ends a lease its holder does not release)", f.Expiry, strings.Join(locks.ExpiryNames(), ", "))
+		}
+		a.Expiry = e
+	}
+	a.Pause = v.positive("assumes.pause", f.Pause, false)
+	a.Fsync = f.Fsync
+	a.Wait = v.positive("assumes.wait", f.Wait, false)
+	return a
 }
