@@ -1,6 +1,11 @@
 package golibs_test
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
@@ -109,7 +114,15 @@ var verdicts = []struct {
 	{"watchdog-stalled-holder", "client-error", "client-error", "safe", "client-error", "safe"},
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/catalogue-digests.golden")
+
+// TestCatalogueVerdicts runs every row and compares each real library's
+// verdict with the row and its digest with testdata/catalogue-digests.golden:
+// a change to the bubble, golock's client or the engine that moves what a
+// library sends, or when, moves a digest here (rewrite it with -update only
+// when the move is intended, and say why).
 func TestCatalogueVerdicts(t *testing.T) {
+	var digests strings.Builder
 	redsyncFile, err := algofile.LoadFile("../redsync.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +146,7 @@ func TestCatalogueVerdicts(t *testing.T) {
 				if o.Verdict.Verdict != c.want {
 					t.Errorf("%s: %s, want %s", c.name, o.Verdict.Verdict, c.want)
 				}
+				fmt.Fprintf(&digests, "%s, %s: %s %s\n", v.scenario, c.name, o.Verdict.Verdict, o.Digest)
 			}
 			for _, f := range []struct {
 				name string
@@ -156,6 +170,39 @@ func TestCatalogueVerdicts(t *testing.T) {
 				}
 			}
 		})
+	}
+	compareGolden(t, filepath.Join("testdata", "catalogue-digests.golden"), digests.String())
+}
+
+// compareGolden compares got with the golden file line by line, or writes
+// it with -update.
+func compareGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(g), len(w)) {
+		gl, wl := "", ""
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			t.Errorf("%s line %d:\n got %s\nwant %s", golden, i+1, gl, wl)
+		}
 	}
 }
 
