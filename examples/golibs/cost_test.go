@@ -1,6 +1,8 @@
 package golibs_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"runtime"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/simtest"
 )
 
 // TestCostRealVsFile is the README's cost figure, a measurement, not a
@@ -108,4 +111,49 @@ func costRounds(t *testing.T, s *scenarios.Scenario, file locks.Algorithm, strea
 	slices.Sort(ratios)
 	m := costRoundsN / 2
 	return reals[m], algs[m], ratios[m], ratios[0], ratios[costRoundsN-1]
+}
+
+// TestCheckRate is the rate of golock.Check's search over real redsync
+// (one pool) under pause and under net, a measurement, not a check: 2,000
+// runs of each class, none stopping the search (the lock is quietRenewing:
+// its errors are no client error, and client-error is the one verdict
+// asked for), timed on the wall clock. It runs with LOCKSIM_GOLIBS_COST=1:
+//
+//	LOCKSIM_GOLIBS_COST=1 go test -run TestCheckRate -v .
+func TestCheckRate(t *testing.T) {
+	if os.Getenv("LOCKSIM_GOLIBS_COST") == "" {
+		t.Skip("a measurement: set LOCKSIM_GOLIBS_COST=1")
+	}
+	const runs = 2000
+	for _, class := range []string{"pause", "net"} {
+		start := time.Now()
+		f, err := golock.Explore(t, quietRenewing(redsyncLock(1)), golock.Faults(class),
+			golock.With(simtest.Runs(runs)), golock.With(simtest.FailOn("client-error")), golock.With(simtest.SaveTo("")))
+		took := time.Since(start)
+		if f != nil {
+			t.Fatalf("%s: the search stopped at run %d: %s", class, f.Run, f.Message)
+		}
+		t.Logf("redsync, one pool, under %s: %d runs in %s: %.0f runs/s (%v)", class, runs, took.Round(time.Millisecond),
+			runs/took.Seconds(), err)
+	}
+}
+
+// quietRenewing makes a library's lock a caller that neither panics nor
+// exits, keeping its Extend: an error from acquire is "not held", one from
+// release is dropped, one from extend says the lease is lost.
+func quietRenewing(newLock golock.NewLock) golock.NewLock {
+	return func(env *golock.Env) golock.Acquire {
+		acquire := newLock(env)
+		return func(ctx context.Context) (*golock.Lease, error) {
+			l, err := acquire(ctx)
+			if err != nil || l == nil {
+				return nil, errors.New("not held")
+			}
+			release := l.Release
+			return &golock.Lease{Token: l.Token, Extend: l.Extend, Release: func(ctx context.Context) error {
+				_ = release(ctx)
+				return nil
+			}}, nil
+		}
+	}
 }
