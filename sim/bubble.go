@@ -157,13 +157,24 @@ func checkBubble(wait func()) (err error) {
 }
 
 // Call runs f on a goroutine of its own and makes p's coroutine wait until
-// f returns, while the engine serves f's connections and moves time. A
-// panic in f is the library's: it is raised again in p's coroutine, where
-// the run records it as the process's client error. If p crashes while it
-// waits, its connections close and f's goroutine is abandoned.
-func (l *Library) Call(p Proc, f func()) {
+// f returns, while the engine serves f's connections and moves time. ctx is
+// what f passes to the library's calls: the incarnation's life (Context),
+// or, for a call of p's watchdog, the watchdog's, which its holder's stop
+// cancels too. A panic in f is the library's: it is raised again in p's
+// coroutine, where the run records it as the process's client error. If p
+// crashes while it waits, its connections close and f's goroutine is
+// abandoned. If the holder stops the watchdog while its call waits (the
+// work ended during an Extend), that call alone is cancelled and
+// abandoned: what it sent still reaches its node, and the holder's
+// Release goes on over the same connections.
+func (l *Library) Call(p Proc, f func(ctx context.Context)) {
 	sp := p.(*process)
 	c := &libCall{co: sp}
+	ctx := l.ctx
+	var cancel context.CancelFunc
+	if sp.owner != nil {
+		ctx, cancel = context.WithCancel(l.ctx)
+	}
 	l.calls = append(l.calls, c)
 	l.b.dirty = true
 	go func() {
@@ -175,11 +186,19 @@ func (l *Library) Call(p Proc, f func()) {
 			l.b.mu.Unlock()
 			l.b.signal()
 		}()
-		f()
+		f(ctx)
 	}()
 	finished := false
 	defer func() {
-		if !finished {
+		switch {
+		case finished:
+			if cancel != nil {
+				cancel()
+			}
+		case sp.stopped:
+			cancel() // the holder stopped its watchdog: this call alone ends
+			l.b.dirty = true
+		default:
 			l.close() // unwound by a crash or the run's end
 		}
 	}()
@@ -478,6 +497,12 @@ func (r *runner) libCalls(l *Library) bool {
 		b.mu.Lock()
 		done := c.done
 		b.mu.Unlock()
+		if done && !c.co.live {
+			// An abandoned call (its watchdog was stopped) has ended: no
+			// coroutine waits for it.
+			l.calls = slices.Delete(l.calls, k, k+1)
+			return true
+		}
 		if done && c.co.live && c.co.want == effLibrary {
 			// No Wait needed for its goroutine: a clean bubble has run
 			// nothing since settle's last Wait, so it has ended, and a

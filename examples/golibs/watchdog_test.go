@@ -123,3 +123,30 @@ func TestNewLockWithoutAcquire(t *testing.T) {
 		t.Error("no process ended")
 	}
 }
+
+// TestReleaseDuringAnExtendReturns: a holder whose work ends while its
+// renewal's Extend is in flight (testdata/extend-inflight.yaml: both at
+// 724 ms, the Extend's EVALSHA answered NOSCRIPT) releases, and the run
+// ends safe. Stopping the renewal used to close the process's whole
+// library: its Release then waited on closed connections until the run
+// was cut at 10 s, for redsync and bsm/redislock alike.
+func TestReleaseDuringAnExtendReturns(t *testing.T) {
+	for _, l := range []struct {
+		name string
+		lock golock.NewLock
+	}{{"redsync", redsyncLock(1)}, {"bsm/redislock", bsmLock}} {
+		o, err := golock.Run(t, l.lock, "testdata/extend-inflight.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", l.name, err)
+		}
+		var invoked, released bool
+		for _, e := range o.Result.History.Events {
+			invoked = invoked || e.Kind == sim.KindExtendInvoke
+			released = released || e.Kind == sim.KindReleaseReturn && e.Err == ""
+		}
+		if o.Result.Cut != "" || o.Verdict.Verdict != "safe" || !invoked || !released {
+			t.Errorf("%s: %s, cut %q, extend invoked %v, released %v; want safe, an Extend in flight and the Release returned",
+				l.name, o.Verdict.Verdict, o.Result.Cut, invoked, released)
+		}
+	}
+}

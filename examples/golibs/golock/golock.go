@@ -245,14 +245,14 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	var err error
 	// The lock is made in the same call as it first acquires: one
 	// goroutine where two would take the same instant.
-	l.lib.Call(p, func() {
+	l.lib.Call(p, func(ctx context.Context) {
 		if l.acquire == nil {
 			if l.acquire = l.newLock(l.env); l.acquire == nil {
 				err = errNoAcquire
 				return
 			}
 		}
-		lease, err = l.acquire(l.lib.Context())
+		lease, err = l.acquire(ctx)
 	})
 	if err == errNoAcquire {
 		return sim.Lease{}, err
@@ -278,7 +278,7 @@ func (l *locker) Extend(p sim.Proc, _ sim.Lease) (bool, error) {
 		return false, errors.New("golock: the lease has no Extend")
 	}
 	var err error
-	l.lib.Call(p, func() { err = lease.Extend(l.lib.Context()) })
+	l.lib.Call(p, func(ctx context.Context) { err = lease.Extend(ctx) })
 	return err == nil, nil
 }
 
@@ -292,7 +292,7 @@ func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
 	}
 	l.held = nil
 	var err error
-	l.lib.Call(p, func() { err = lease.Release(l.lib.Context()) })
+	l.lib.Call(p, func(ctx context.Context) { err = lease.Release(ctx) })
 	return err
 }
 
