@@ -117,7 +117,8 @@ func costRounds(t *testing.T, s *scenarios.Scenario, file locks.Algorithm, strea
 // (one pool) under pause and under net, a measurement, not a check: 2,000
 // runs of each class, none stopping the search (the lock is quietRenewing:
 // its errors are no client error, and client-error is the one verdict
-// asked for), timed on the wall clock. It runs with LOCKSIM_GOLIBS_COST=1:
+// asked for), timed on the wall clock; with the lease's Extend, so that
+// the search renews it, and without. It runs with LOCKSIM_GOLIBS_COST=1:
 //
 //	LOCKSIM_GOLIBS_COST=1 go test -run TestCheckRate -v .
 func TestCheckRate(t *testing.T) {
@@ -125,23 +126,26 @@ func TestCheckRate(t *testing.T) {
 		t.Skip("a measurement: set LOCKSIM_GOLIBS_COST=1")
 	}
 	const runs = 2000
-	for _, class := range []string{"pause", "net"} {
-		start := time.Now()
-		f, err := golock.Explore(t, quietRenewing(redsyncLock(1)), golock.Faults(class),
-			golock.With(simtest.Runs(runs)), golock.With(simtest.FailOn("client-error")), golock.With(simtest.SaveTo("")))
-		took := time.Since(start)
-		if f != nil {
-			t.Fatalf("%s: the search stopped at run %d: %s", class, f.Run, f.Message)
+	for _, renewed := range []bool{true, false} {
+		for _, class := range []string{"pause", "net"} {
+			start := time.Now()
+			f, err := golock.Explore(t, quietRenewing(redsyncLock(1), renewed), golock.Faults(class),
+				golock.With(simtest.Runs(runs)), golock.With(simtest.FailOn("client-error")), golock.With(simtest.SaveTo("")))
+			took := time.Since(start)
+			if f != nil {
+				t.Fatalf("%s: the search stopped at run %d: %s", class, f.Run, f.Message)
+			}
+			t.Logf("redsync, one pool, Extend offered %v, under %s: %d runs in %s: %.0f runs/s (%v)", renewed, class, runs,
+				took.Round(time.Millisecond), runs/took.Seconds(), err)
 		}
-		t.Logf("redsync, one pool, under %s: %d runs in %s: %.0f runs/s (%v)", class, runs, took.Round(time.Millisecond),
-			runs/took.Seconds(), err)
 	}
 }
 
 // quietRenewing makes a library's lock a caller that neither panics nor
-// exits, keeping its Extend: an error from acquire is "not held", one from
-// release is dropped, one from extend says the lease is lost.
-func quietRenewing(newLock golock.NewLock) golock.NewLock {
+// exits, keeping its Extend when renewed: an error from acquire is "not
+// held", one from release is dropped, one from extend says the lease is
+// lost.
+func quietRenewing(newLock golock.NewLock, renewed bool) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
 		acquire := newLock(env)
 		return func(ctx context.Context) (*golock.Lease, error) {
@@ -150,10 +154,14 @@ func quietRenewing(newLock golock.NewLock) golock.NewLock {
 				return nil, errors.New("not held")
 			}
 			release := l.Release
-			return &golock.Lease{Token: l.Token, Extend: l.Extend, Release: func(ctx context.Context) error {
+			q := &golock.Lease{Token: l.Token, Release: func(ctx context.Context) error {
 				_ = release(ctx)
 				return nil
-			}}, nil
+			}}
+			if renewed {
+				q.Extend = l.Extend
+			}
+			return q, nil
 		}
 	}
 }
