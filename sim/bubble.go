@@ -1,14 +1,17 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +97,7 @@ type libCall struct {
 	co       *process
 	done     bool
 	panicked any
+	gid      string // the id of the goroutine that runs it, for hang
 }
 
 // LibraryFor gives the process p (the sim.Proc an Acquire, Release or Extend
@@ -179,6 +183,10 @@ func (l *Library) Call(p Proc, f func(ctx context.Context)) {
 	l.b.dirty = true
 	go func() {
 		growStack(0) // redsync's and go-redis's calls run deep, as a coroutine's do
+		id := goroutineID()
+		l.b.mu.Lock()
+		c.gid = id
+		l.b.mu.Unlock()
 		defer func() {
 			v := recover()
 			l.b.mu.Lock()
@@ -304,13 +312,151 @@ func (r *runner) loopInBubble() {
 	for r.live > 0 {
 		r.settle()
 		if r.cut != "" {
-			return
+			break
 		}
 		readAt, reading := b.firstReadDeadline(r.now)
 		if !r.advance(readAt, reading) {
-			return
+			break
 		}
 	}
+	if r.cut != "" {
+		if h := r.hang(); h != "" {
+			r.cut += "; " + h
+		}
+	}
+}
+
+// hang says, for a run cut at a bound, which library call of a live
+// process had not returned, the oldest one, and where its goroutine waits:
+// "c1's Release has not returned: its goroutine waits (select) in
+// github.com/go-redsync/redsync/v4.(*Mutex).actOnPoolsAsync". A call that
+// waits out a timeout the run was too short for and one that would never
+// return read alike; where it waits tells them apart.
+func (r *runner) hang() string {
+	b := r.bub
+	var c *libCall
+	b.mu.Lock()
+	for _, l := range b.ports {
+		for _, k := range l.calls {
+			if c == nil && !k.done && k.co.live && !l.dead {
+				c = k
+			}
+		}
+	}
+	var gid string
+	if c != nil {
+		gid = c.gid
+	}
+	b.mu.Unlock()
+	if c == nil {
+		return ""
+	}
+	h := c.co.home()
+	what := "Extend"
+	if c.co.owner == nil {
+		what = r.openCall(h.id)
+	}
+	msg := fmt.Sprintf("%s's %s has not returned", h.label(), what)
+	if where := waitsIn(gid); where != "" {
+		msg += ": its goroutine waits " + where
+	}
+	return msg
+}
+
+// openCall names the lock call process id was in last: Acquire or Release.
+func (r *runner) openCall(id int) string {
+	chunks := append(r.hist.full[:len(r.hist.full):len(r.hist.full)], r.hist.cur)
+	for i := len(chunks) - 1; i >= 0; i-- {
+		for j := len(chunks[i]) - 1; j >= 0; j-- {
+			if e := &chunks[i][j]; e.Proc == id {
+				switch e.Kind {
+				case KindLockInvoke:
+					return "Acquire"
+				case KindReleaseInvoke:
+					return "Release"
+				}
+			}
+		}
+	}
+	return "call"
+}
+
+// goroutineID is the calling goroutine's id, as its stack's first line
+// gives it.
+func goroutineID() string {
+	var buf [64]byte
+	line := buf[:runtime.Stack(buf[:], false)]
+	line = bytes.TrimPrefix(line, []byte("goroutine "))
+	if i := bytes.IndexByte(line, ' '); i > 0 {
+		return string(line[:i])
+	}
+	return ""
+}
+
+// plumbing says whether a frame is the seam between the run and the
+// library: this file's connection and call, and golock's glue (its hook
+// and the calls it makes), which say nothing of where the lock waits.
+func plumbing(fn string) bool {
+	return strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*lib") ||
+		strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*Library)") ||
+		strings.HasPrefix(fn, "github.com/locksim/locksim/examples/golibs/golock.")
+}
+
+// waitsIn describes where goroutine gid waits: its state, the first frame
+// of its stack outside the standard library and the seam (plumbing), and
+// the first frame of the lock's own code (not go-redis's) when that is
+// another; "" when it is not found.
+func waitsIn(gid string) string {
+	if gid == "" {
+		return ""
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	head := "goroutine " + gid + " ["
+	for _, block := range strings.Split(string(buf), "\n\n") {
+		if !strings.HasPrefix(block, head) {
+			continue
+		}
+		lines := strings.Split(block, "\n")
+		state, _, _ := strings.Cut(strings.TrimPrefix(lines[0], head), "]")
+		state, _, _ = strings.Cut(state, ",")
+		state = strings.TrimSuffix(state, " (durable)") // a bubble's mark
+		var at, lock string
+		for i := 1; i < len(lines); i += 2 { // function lines, then file lines
+			fn := lines[i]
+			if k := strings.LastIndexByte(fn, '('); k > 0 {
+				fn = fn[:k] // its arguments
+			}
+			// A module's path starts with a domain; the standard
+			// library's does not.
+			first, _, nested := strings.Cut(fn, "/")
+			if !nested || !strings.Contains(first, ".") || strings.HasPrefix(fn, "created by ") || plumbing(fn) {
+				continue // the standard library, or the connection and call of this file
+			}
+			if at == "" {
+				at = fn
+			}
+			if lock == "" && !strings.HasPrefix(fn, "github.com/redis/go-redis/") {
+				lock = fn
+			}
+		}
+		switch {
+		case at == "":
+			return "(" + state + ")"
+		case lock == "" || lock == at:
+			return fmt.Sprintf("(%s) in %s", state, at)
+		default:
+			return fmt.Sprintf("(%s) in %s, called from %s", state, at, lock)
+		}
+	}
+	return ""
 }
 
 // advance moves the bubble's clock to the next event or read deadline

@@ -457,3 +457,33 @@ func TestStoppedWatchdogEndsOnlyItsLibraryCall(t *testing.T) {
 		}
 	})
 }
+
+// stuckInLibrary waits for its context only: a library call that never
+// returns while the run lasts.
+//
+//go:noinline
+func stuckInLibrary(ctx context.Context) { <-ctx.Done() }
+
+// TestHangNamesTheCallAndWhereItWaits: a run cut at its duration while a
+// library call waits says whose call it is, which (Acquire), and where its
+// goroutine waits.
+func TestHangNamesTheCallAndWhereItWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := oneProc(func(p Proc) (Lease, error) {
+			lib, err := LibraryFor(p, synctest.Wait)
+			if err != nil {
+				return Lease{}, err
+			}
+			lib.Call(p, stuckInLibrary)
+			return Lease{}, nil
+		}, func(c *Config) { c.Duration = 5 * time.Second })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "duration limit 5s reached; c1's Acquire has not returned: its goroutine waits (chan receive) in "
+		if !strings.HasPrefix(res.Cut, want) || !strings.Contains(res.Cut, "sim.stuckInLibrary") {
+			t.Fatalf("cut %q, want it to start %q and name stuckInLibrary", res.Cut, want)
+		}
+		t.Log(res.Cut)
+	})
+}

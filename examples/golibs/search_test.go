@@ -194,3 +194,27 @@ func (l refusedLog) Printf(_ context.Context, format string, v ...any) {
 		log.Print("redis: ", msg)
 	}
 }
+
+// blockingLock's Acquire pops from a list nobody pushes to, with no
+// timeout: a library call that never returns.
+func blockingLock(env *golock.Env) golock.Acquire {
+	return func(ctx context.Context) (*golock.Lease, error) {
+		return nil, env.Clients[0].BLPop(ctx, 0, "never").Err()
+	}
+}
+
+// TestHangNamesWhereTheCallWaits: a run cut at its duration while a
+// library call waits names the call and where its goroutine waits, in
+// go-redis and in the lock's code.
+func TestHangNamesWhereTheCallWaits(t *testing.T) {
+	o, err := golock.Run(t, blockingLock, "del-race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := o.Result.Cut
+	if !strings.Contains(cut, "'s Acquire has not returned: its goroutine waits") ||
+		!strings.Contains(cut, "github.com/redis/go-redis/v9") || !strings.Contains(cut, "blockingLock") {
+		t.Fatalf("cut %q, want the Acquire named and where it waits", cut)
+	}
+	t.Log(cut)
+}
