@@ -602,6 +602,9 @@ func (r *runner) settle() {
 					l.wakeAt = until
 					r.q.push(event{at: until, kind: evLibrary})
 				}
+				if l.held() {
+					r.pauseDeferred(h)
+				}
 				continue
 			}
 			if r.libDeadlines(l) || r.libCalls(l) || r.libReplies(l) || r.libSends(l) {
@@ -609,6 +612,28 @@ func (r *runner) settle() {
 			}
 		}
 	}
+}
+
+// held says whether the library has something its process's pause holds
+// back: a call that ended, a reply, a command written, a read whose
+// deadline has come (a timer of the library's that fired). A pause that
+// holds any acted (FaultUse).
+func (l *Library) held() bool {
+	b := l.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range l.calls {
+		if c.done && c.co.live {
+			return true
+		}
+	}
+	now := time.Now()
+	for _, c := range l.conns {
+		if len(c.held) > 0 || len(c.out) > 0 && !c.closed || c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
+			return true
+		}
+	}
+	return false
 }
 
 // libDeadlines times out the reads whose deadline has come. The engine
@@ -720,6 +745,7 @@ func (r *runner) libSends(l *Library) bool {
 				c.out = append([][]string{args}, c.out...)
 				b.pending++
 				b.mu.Unlock()
+				r.pauseDeferred(h) // the pause holds the library's command
 				return true // settle schedules the pause's end
 			}
 			// The process's own pending effect, if any, stays as it was.
@@ -773,6 +799,9 @@ func (r *runner) libDeliver(p *process, q *request) {
 		return
 	}
 	if p.pausedUntil > r.now || len(c.held) > 0 {
+		if p.pausedUntil > r.now {
+			r.pauseDeferred(p) // the pause holds the library's reply
+		}
 		c.held = append(c.held, q.reply)
 		return
 	}

@@ -487,3 +487,38 @@ func TestHangNamesTheCallAndWhereItWaits(t *testing.T) {
 		t.Log(res.Cut)
 	})
 }
+
+// TestPauseOfALibraryActsWhenItHoldsSomething: a pause acted when it held
+// back a library call's reply, or the command a library timer (its sleep)
+// let it write; one during the holder's work, with no call under way and
+// nothing due, did not.
+func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	tenMs := Network{Request: Latency{Min: ms(10), Max: ms(10)}, Reply: Latency{Min: ms(10), Max: ms(10)}}
+	for _, c := range []struct {
+		name  string
+		sleep time.Duration // the library's, before it sends
+		work  time.Duration
+		at    time.Duration // the pause's, for 100ms
+		acted bool
+	}{
+		{name: "the reply, due at 20ms", at: ms(15), acted: true},
+		{name: "the SET the library's 50ms sleep lets it write", sleep: ms(50), at: ms(10), acted: true},
+		{name: "inside the work, nothing due", work: time.Second, at: ms(100)},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			var before, after time.Time
+			var err error
+			cfg := rawConfig(rawLock{sleep: c.sleep, before: &before, after: &after, err: &err}, tenMs)
+			cfg.Procs[0].Work = c.work
+			cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, At: c.at, Dur: ms(100)}}
+			res, rerr := Run(cfg)
+			if rerr != nil || err != nil {
+				t.Fatal(rerr, err)
+			}
+			if u := res.Faults[0]; !u.Fired || u.Acted != c.acted {
+				t.Errorf("%s: fired %v, acted %v (%s), want acted %v", c.name, u.Fired, u.Acted, u.Why, c.acted)
+			}
+		})
+	}
+}

@@ -150,3 +150,23 @@ func TestReleaseDuringAnExtendReturns(t *testing.T) {
 		}
 	}
 }
+
+// TestPauseOfALibraryCallActed: a pause that held a library call's reply
+// (redsync's SET, 2.5 s, past the 2 s TTL) acted, and the run is not
+// vacuous; a pause inside the work, with no call under way and nothing
+// due, held nothing.
+func TestPauseOfALibraryCallActed(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		acted bool
+	}{{"testdata/pause-held-reply.yaml", true}, {"testdata/pause-held-nothing.yaml", false}} {
+		o, err := golock.Run(t, redsyncLock(1), c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := o.Result.Faults[0]
+		if !u.Fired || u.Acted != c.acted || o.Result.Vacuous() == c.acted {
+			t.Errorf("%s: fired %v, acted %v (%s), vacuous %v; want acted %v", c.file, u.Fired, u.Acted, u.Why, o.Result.Vacuous(), c.acted)
+		}
+	}
+}
