@@ -745,8 +745,10 @@ func (r *runner) libSends(l *Library) bool {
 				c.out = append([][]string{args}, c.out...)
 				b.pending++
 				b.mu.Unlock()
-				r.pauseDeferred(h) // the pause holds the library's command
-				return true // settle schedules the pause's end
+				// The pause holds the library's command back; settle
+				// schedules the pause's end.
+				r.pauseDeferred(h)
+				return true
 			}
 			// The process's own pending effect, if any, stays as it was.
 			node, keep := h.node, h.args
