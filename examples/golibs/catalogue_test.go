@@ -71,7 +71,7 @@ var verdicts = []struct {
 	// node 0 only: safe. Five pools: go-redis, by default, does not bound a
 	// read by the context redsync gives each pool call (expiry ×
 	// timeoutFactor, 400 ms; ContextTimeoutEnabled is off), so a SET sent
-	// to a node that is down waits out go-redis's 3 s read timeout. C1's
+	// to a node that is down waits out go-redis's 5 s read timeout. C1's
 	// Lock returns 5 s into its 8 s expiry, valid (redsync subtracts the
 	// elapsed time: Until is 2.9 s away), and the README's caller, which
 	// does not read Until, works 5 s: C2 takes the expired keys and the
@@ -81,7 +81,7 @@ var verdicts = []struct {
 	{"redlock-aof-always", "safe", "unsafe", "safe", "safe", "safe"},
 	{"redlock-aof-everysec", "safe", "unsafe", "safe", "safe", "safe"},
 	{"redlock-clock-jump", "safe", "unsafe", "safe", "safe", "safe"},
-	// The same 3 s waits; C1's Unlock then finds its keys expired
+	// The same 5 s waits; C1's Unlock then finds its keys expired
 	// (ErrLockAlreadyExpired) and the README's caller panics.
 	{"redlock-delayed-restart", "safe", "client-error", "safe", "safe", "safe"},
 	{"redlock-node-restart", "safe", "unsafe", "safe", "safe", "safe"},

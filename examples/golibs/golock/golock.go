@@ -7,8 +7,10 @@
 //
 // The user writes how the library acquires (NewLock); Check explores the
 // lock under fault classes, as simtest.Check does for a lock written against
-// sim.Proc, Run runs one scenario of the catalogue or a file, and Replay
-// replays the counterexample Check wrote as a regression test:
+// sim.Proc, renewing a lease that has Extend; Replay replays the
+// counterexample Check wrote as a regression test that fails while the
+// library still breaks there; Run runs one scenario of the catalogue or a
+// file and returns its outcome without failing the test:
 //
 //	func TestRedsync(t *testing.T) {
 //		golock.Check(t, func(env *golock.Env) golock.Acquire {
@@ -25,9 +27,14 @@
 //				return &golock.Lease{Token: m.Value(), Release: func(ctx context.Context) error {
 //					_, err := m.UnlockContext(ctx)
 //					return err
+//				}, Extend: func(ctx context.Context) error { // renewed in the search
+//					if ok, err := m.ExtendContext(ctx); !ok || err != nil {
+//						return errors.Join(redsync.ErrExtendFailed, err)
+//					}
+//					return nil
 //				}}, nil
 //			}
-//		}, golock.Faults("pause"))
+//		}, golock.Faults("pause"), golock.TTL(8*time.Second))
 //	}
 //
 // This package lives in its own module (examples/golibs) so that locksim's
@@ -96,10 +103,12 @@ type Lease struct {
 	Token   string                          // for reports; "" if the library hides it
 	Release func(ctx context.Context) error // required
 	// Extend renews the lease (redsync's Extend, bsm/redislock's Refresh):
-	// nil when it did, an error when the lock is lost. A scenario whose
-	// clients renew (renew_every) calls it from their watchdog; a lease
-	// without it cannot be renewed, which ends the process as a client
-	// error there.
+	// nil when it did, an error when the lock is lost. Check renews a
+	// lease that has it: every client's watchdog calls it every third of
+	// the TTL or a drawn period, while its work runs past the TTL. A
+	// scenario whose clients renew (renew_every) calls it too; there a
+	// lease without it cannot be renewed, which ends the process as a
+	// client error.
 	Extend func(ctx context.Context) error
 }
 
@@ -615,7 +624,10 @@ var ErrNondeterministic = errors.New("nondeterministic: the same scenario and se
 
 // Run runs one scenario (a catalogue name or a file) against the lock
 // inside a bubble, with every checker, twice: a second history that
-// differs from the first is ErrNondeterministic, not a verdict.
+// differs from the first is ErrNondeterministic, not a verdict. Run only
+// returns the outcome: it never fails t, whatever the verdict (o.Verdict
+// prints as words: "unsafe: overlap (c1, c2)"). Replay is the regression
+// test that fails t on a violation, with the run's report.
 func Run(t *testing.T, newLock NewLock, scenario string) (o *judge.Outcome, err error) {
 	t.Helper()
 	if left := inBubble(t, func() {
