@@ -393,6 +393,19 @@ func goroutineID() string {
 	return ""
 }
 
+// Stacks is every goroutine's stack, as runtime.Stack writes them, whole:
+// what a hang (Result.Cut) and a goroutine left after a run are read from.
+func Stacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
 // plumbing says whether a frame is the seam between the run and the
 // library: this file's connection and call, and golock's glue (its hook
 // and the calls it makes), which say nothing of where the lock waits.
@@ -410,17 +423,8 @@ func waitsIn(gid string) string {
 	if gid == "" {
 		return ""
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	head := "goroutine " + gid + " ["
-	for _, block := range strings.Split(string(buf), "\n\n") {
+	for _, block := range strings.Split(Stacks(), "\n\n") {
 		if !strings.HasPrefix(block, head) {
 			continue
 		}

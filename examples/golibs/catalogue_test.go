@@ -191,29 +191,19 @@ func compareGolden(t *testing.T, golden, got string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got == string(want) {
+		return
+	}
 	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		gl, wl := "", ""
-		if i < len(g) {
-			gl = g[i]
+	at := func(lines []string, i int) string {
+		if i < len(lines) {
+			return lines[i]
 		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Errorf("%s line %d:\n got %s\nwant %s", golden, i+1, gl, wl)
-		}
+		return ""
 	}
-}
-
-func TestClientClockScenariosAreRefused(t *testing.T) {
-	for _, name := range []string{"clock-skew-steal", "second-resolution", "second-resolution-ms"} {
-		_, err := golock.Run(t, bsmLock, name)
-		if err == nil || !contains(err.Error(), "client clock skew cannot reach it") {
-			t.Errorf("%s: %v, want the client clock refused", name, err)
+	for i := 0; i < len(g) || i < len(w); i++ {
+		if at(g, i) != at(w, i) {
+			t.Errorf("%s line %d:\n got %s\nwant %s", golden, i+1, at(g, i), at(w, i))
 		}
-	}
-	if _, err := golock.Explore(t, bsmLock, golock.Faults("pause", "jump")); err == nil || !contains(err.Error(), "jump") {
-		t.Errorf("Faults(pause, jump): %v, want jump refused", err)
 	}
 }

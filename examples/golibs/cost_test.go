@@ -1,8 +1,6 @@
 package golibs_test
 
 import (
-	"context"
-	"errors"
 	"os"
 	"runtime"
 	"slices"
@@ -115,7 +113,7 @@ func costRounds(t *testing.T, s *scenarios.Scenario, file locks.Algorithm, strea
 
 // TestCheckRate is the rate of golock.Check's search over real redsync
 // (one pool) under pause and under net, a measurement, not a check: 2,000
-// runs of each class, none stopping the search (the lock is quietRenewing:
+// runs of each class, none stopping the search (the lock is quiet:
 // its errors are no client error, and client-error is the one verdict
 // asked for), timed on the wall clock; with the lease's Extend, so that
 // the search renews it, and without. It runs with LOCKSIM_GOLIBS_COST=1:
@@ -129,7 +127,7 @@ func TestCheckRate(t *testing.T) {
 	for _, renewed := range []bool{true, false} {
 		for _, class := range []string{"pause", "net"} {
 			start := time.Now()
-			f, err := golock.Explore(t, quietRenewing(redsyncLock(1), renewed), golock.Faults(class),
+			f, err := golock.Explore(t, quiet(redsyncLock(1), renewed), golock.Faults(class),
 				golock.With(simtest.Runs(runs)), golock.With(simtest.FailOn("client-error")), golock.With(simtest.SaveTo("")))
 			took := time.Since(start)
 			if f != nil {
@@ -137,31 +135,6 @@ func TestCheckRate(t *testing.T) {
 			}
 			t.Logf("redsync, one pool, Extend offered %v, under %s: %d runs in %s: %.0f runs/s (%v)", renewed, class, runs,
 				took.Round(time.Millisecond), runs/took.Seconds(), err)
-		}
-	}
-}
-
-// quietRenewing makes a library's lock a caller that neither panics nor
-// exits, keeping its Extend when renewed: an error from acquire is "not
-// held", one from release is dropped, one from extend says the lease is
-// lost.
-func quietRenewing(newLock golock.NewLock, renewed bool) golock.NewLock {
-	return func(env *golock.Env) golock.Acquire {
-		acquire := newLock(env)
-		return func(ctx context.Context) (*golock.Lease, error) {
-			l, err := acquire(ctx)
-			if err != nil || l == nil {
-				return nil, errors.New("not held")
-			}
-			release := l.Release
-			q := &golock.Lease{Token: l.Token, Release: func(ctx context.Context) error {
-				_ = release(ctx)
-				return nil
-			}}
-			if renewed {
-				q.Extend = l.Extend
-			}
-			return q, nil
 		}
 	}
 }

@@ -51,7 +51,6 @@ import (
 	"net"
 	"os"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -682,16 +681,7 @@ var bubbleOf = regexp.MustCompile(`^goroutine \d+ \[[^\n]*, synctest bubble (\d+
 // goroutine of the caller's bubble that is not testing's own or the
 // caller: where it waits and who started it; "" when there is none.
 func leftInBubble() string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	blocks := strings.Split(string(buf), "\n\n")
+	blocks := strings.Split(sim.Stacks(), "\n\n")
 	own := bubbleOf.FindStringSubmatch(blocks[0]) // the caller's goroutine comes first
 	if own == nil {
 		return ""
