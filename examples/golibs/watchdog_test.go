@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/examples/golibs/golock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/simtest"
 )
 
 // tickerLock is the smallest lock with a watchdog of its own, as libraries
@@ -168,5 +169,60 @@ func TestPauseOfALibraryCallActed(t *testing.T) {
 		if !u.Fired || u.Acted != c.acted || o.Result.Vacuous() == c.acted {
 			t.Errorf("%s: fired %v, acted %v (%s), vacuous %v; want acted %v", c.file, u.Fired, u.Acted, u.Why, o.Result.Vacuous(), c.acted)
 		}
+	}
+}
+
+// TestWatchdogOptionDrawsHoldsPastTheTTL: with Watchdog(), a library that
+// renews by itself (tickerLock: every third of the TTL) is searched with
+// holds past the TTL, which its renewals cover; the same library renewing
+// only every two TTLs is caught, where without the option no hold outlasts
+// the TTL.
+func TestWatchdogOptionDrawsHoldsPastTheTTL(t *testing.T) {
+	var renewals atomic.Int64
+	f, err := golock.Explore(t, tickerLock(&renewals), golock.Watchdog(), golock.Faults("none"),
+		golock.With(simtest.Runs(100)), golock.With(simtest.SaveTo("")))
+	if err != nil || f != nil {
+		t.Fatalf("a watchdog every TTL/3: %v %v, want nothing found", err, f)
+	}
+	if renewals.Load() == 0 {
+		t.Fatal("the library's watchdog never renewed in 100 runs")
+	}
+	f, err = golock.Explore(t, slowTickerLock, golock.Watchdog(), golock.Faults("none"),
+		golock.With(simtest.Runs(100)), golock.With(simtest.SaveTo("")))
+	if err != nil || f == nil || f.Verdict != "unsafe" {
+		t.Fatalf("a watchdog every 2 TTLs: %v %+v, want unsafe", err, f)
+	}
+	// Without the option every hold stays below the TTL: nothing to find.
+	f, err = golock.Explore(t, slowTickerLock, golock.Faults("none"), golock.With(simtest.Runs(100)), golock.With(simtest.SaveTo("")))
+	if err != nil || f != nil {
+		t.Fatalf("a watchdog every 2 TTLs, no Watchdog(): %v %v, want nothing found", err, f)
+	}
+}
+
+// slowTickerLock is tickerLock renewing every two TTLs, after its key has
+// expired.
+func slowTickerLock(env *golock.Env) golock.Acquire {
+	c := env.Clients[0]
+	return func(ctx context.Context) (*golock.Lease, error) {
+		token, _ := env.Token()
+		ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result()
+		if err != nil || !ok {
+			return nil, errors.Join(errors.New("not obtained"), err)
+		}
+		go func() {
+			t := time.NewTicker(2 * env.TTL)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					c.PExpire(ctx, env.Key, env.TTL)
+				}
+			}
+		}()
+		return &golock.Lease{Token: token, Release: func(ctx context.Context) error {
+			return c.Del(ctx, env.Key).Err()
+		}}, nil
 	}
 }
