@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/simtest"
 )
 
@@ -217,4 +218,39 @@ func TestHangNamesWhereTheCallWaits(t *testing.T) {
 		t.Fatalf("cut %q, want the Acquire named and where it waits", cut)
 	}
 	t.Log(cut)
+}
+
+// TestRenewedCounterexampleReplays: a counterexample of a search that
+// renewed the lease (go_lock: set, renew_every 0 meaning every third of
+// the TTL there) replays through Run to the search's history: net's, a
+// renewal whose reply is lost, renews.
+func TestRenewedCounterexampleReplays(t *testing.T) {
+	var extends, clients atomic.Int64
+	var ttls []time.Duration
+	lock := counted(redsyncLock(1), &extends, &clients, &ttls)
+	f, err := golock.Explore(t, lock, golock.Faults("net"), golock.With(simtest.Runs(500)), golock.With(simtest.SaveTo(t.TempDir())))
+	if err != nil || f == nil {
+		t.Fatalf("redsync renewed under net: %v %v, want a counterexample", err, f)
+	}
+	before := extends.Load()
+	o, err := golock.Run(t, lock, f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasExtend(f) {
+		t.Fatalf("the counterexample renews nothing: it does not test a renewed replay")
+	}
+	if o.Digest != f.Outcome.Digest || extends.Load() == before {
+		t.Errorf("%s replays to %.12s with %d Extend calls, the search saw %.12s", f.Path, o.Digest, extends.Load()-before, f.Outcome.Digest)
+	}
+}
+
+// hasExtend says whether the counterexample's run called Extend.
+func hasExtend(f *simtest.Failure) bool {
+	for _, e := range f.Outcome.Result.History.Events {
+		if e.Kind == sim.KindExtendInvoke {
+			return true
+		}
+	}
+	return false
 }
