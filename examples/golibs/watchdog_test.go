@@ -19,7 +19,10 @@ import (
 // only when ctx (the process's life) is cancelled, never on Release. The
 // run's end cancels every process's ctx, so the goroutine unwinds and the
 // bubble ends clean; renewals counts the ticks that renewed, to show it ran.
-func tickerLock(renewals *atomic.Int64) golock.NewLock {
+func tickerLock(renewals *atomic.Int64) golock.NewLock { return tickingEvery(3, 1, renewals) }
+
+// tickingEvery is tickerLock renewing every num/den of the TTL.
+func tickingEvery(den, num time.Duration, renewals *atomic.Int64) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
 		c := env.Clients[0]
 		return func(ctx context.Context) (*golock.Lease, error) {
@@ -29,7 +32,7 @@ func tickerLock(renewals *atomic.Int64) golock.NewLock {
 				return nil, errors.Join(errors.New("not obtained"), err)
 			}
 			go func() {
-				t := time.NewTicker(env.TTL / 3)
+				t := time.NewTicker(env.TTL * num / den)
 				defer t.Stop()
 				for {
 					select {
@@ -187,42 +190,14 @@ func TestWatchdogOptionDrawsHoldsPastTheTTL(t *testing.T) {
 	if renewals.Load() == 0 {
 		t.Fatal("the library's watchdog never renewed in 100 runs")
 	}
-	f, err = golock.Explore(t, slowTickerLock, golock.Watchdog(), golock.Faults("none"),
+	f, err = golock.Explore(t, tickingEvery(1, 2, &renewals), golock.Watchdog(), golock.Faults("none"),
 		golock.With(simtest.Runs(100)), golock.With(simtest.SaveTo("")))
 	if err != nil || f == nil || f.Verdict != "unsafe" {
 		t.Fatalf("a watchdog every 2 TTLs: %v %+v, want unsafe", err, f)
 	}
 	// Without the option every hold stays below the TTL: nothing to find.
-	f, err = golock.Explore(t, slowTickerLock, golock.Faults("none"), golock.With(simtest.Runs(100)), golock.With(simtest.SaveTo("")))
+	f, err = golock.Explore(t, tickingEvery(1, 2, &renewals), golock.Faults("none"), golock.With(simtest.Runs(100)), golock.With(simtest.SaveTo("")))
 	if err != nil || f != nil {
 		t.Fatalf("a watchdog every 2 TTLs, no Watchdog(): %v %v, want nothing found", err, f)
-	}
-}
-
-// slowTickerLock is tickerLock renewing every two TTLs, after its key has
-// expired.
-func slowTickerLock(env *golock.Env) golock.Acquire {
-	c := env.Clients[0]
-	return func(ctx context.Context) (*golock.Lease, error) {
-		token, _ := env.Token()
-		ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result()
-		if err != nil || !ok {
-			return nil, errors.Join(errors.New("not obtained"), err)
-		}
-		go func() {
-			t := time.NewTicker(2 * env.TTL)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					c.PExpire(ctx, env.Key, env.TTL)
-				}
-			}
-		}()
-		return &golock.Lease{Token: token, Release: func(ctx context.Context) error {
-			return c.Del(ctx, env.Key).Err()
-		}}, nil
 	}
 }
