@@ -1,14 +1,17 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +97,7 @@ type libCall struct {
 	co       *process
 	done     bool
 	panicked any
+	gid      string // the id of the goroutine that runs it, for hang
 }
 
 // LibraryFor gives the process p (the sim.Proc an Acquire, Release or Extend
@@ -157,17 +161,32 @@ func checkBubble(wait func()) (err error) {
 }
 
 // Call runs f on a goroutine of its own and makes p's coroutine wait until
-// f returns, while the engine serves f's connections and moves time. A
-// panic in f is the library's: it is raised again in p's coroutine, where
-// the run records it as the process's client error. If p crashes while it
-// waits, its connections close and f's goroutine is abandoned.
-func (l *Library) Call(p Proc, f func()) {
+// f returns, while the engine serves f's connections and moves time. ctx is
+// what f passes to the library's calls: the incarnation's life (Context),
+// or, for a call of p's watchdog, the watchdog's, which its holder's stop
+// cancels too. A panic in f is the library's: it is raised again in p's
+// coroutine, where the run records it as the process's client error. If p
+// crashes while it waits, its connections close and f's goroutine is
+// abandoned. If the holder stops the watchdog while its call waits (the
+// work ended during an Extend), that call alone is cancelled and
+// abandoned: what it sent still reaches its node, and the holder's
+// Release goes on over the same connections.
+func (l *Library) Call(p Proc, f func(ctx context.Context)) {
 	sp := p.(*process)
 	c := &libCall{co: sp}
+	ctx := l.ctx
+	var cancel context.CancelFunc
+	if sp.owner != nil {
+		ctx, cancel = context.WithCancel(l.ctx)
+	}
 	l.calls = append(l.calls, c)
 	l.b.dirty = true
 	go func() {
 		growStack(0) // redsync's and go-redis's calls run deep, as a coroutine's do
+		id := goroutineID()
+		l.b.mu.Lock()
+		c.gid = id
+		l.b.mu.Unlock()
 		defer func() {
 			v := recover()
 			l.b.mu.Lock()
@@ -175,11 +194,19 @@ func (l *Library) Call(p Proc, f func()) {
 			l.b.mu.Unlock()
 			l.b.signal()
 		}()
-		f()
+		f(ctx)
 	}()
 	finished := false
 	defer func() {
-		if !finished {
+		switch {
+		case finished:
+			if cancel != nil {
+				cancel()
+			}
+		case sp.stopped:
+			cancel() // the holder stopped its watchdog: this call alone ends
+			l.b.dirty = true
+		default:
 			l.close() // unwound by a crash or the run's end
 		}
 	}()
@@ -285,13 +312,155 @@ func (r *runner) loopInBubble() {
 	for r.live > 0 {
 		r.settle()
 		if r.cut != "" {
-			return
+			break
 		}
 		readAt, reading := b.firstReadDeadline(r.now)
 		if !r.advance(readAt, reading) {
-			return
+			break
 		}
 	}
+	if r.cut != "" {
+		if h := r.hang(); h != "" {
+			r.cut += "; " + h
+		}
+	}
+}
+
+// hang says, for a run cut at a bound, which library call of a live
+// process had not returned, the oldest one, and where its goroutine waits:
+// "c1's Release has not returned: its goroutine waits (select) in
+// github.com/go-redsync/redsync/v4.(*Mutex).actOnPoolsAsync". A call that
+// waits out a timeout the run was too short for and one that would never
+// return read alike; where it waits tells them apart.
+func (r *runner) hang() string {
+	b := r.bub
+	var c *libCall
+	b.mu.Lock()
+	for _, l := range b.ports {
+		for _, k := range l.calls {
+			if c == nil && !k.done && k.co.live && !l.dead {
+				c = k
+			}
+		}
+	}
+	var gid string
+	if c != nil {
+		gid = c.gid
+	}
+	b.mu.Unlock()
+	if c == nil {
+		return ""
+	}
+	h := c.co.home()
+	what := "Extend"
+	if c.co.owner == nil {
+		what = r.openCall(h.id)
+	}
+	msg := fmt.Sprintf("%s's %s has not returned", h.label(), what)
+	if where := waitsIn(gid); where != "" {
+		msg += ": its goroutine waits " + where
+	}
+	return msg
+}
+
+// openCall names the lock call process id was in last: Acquire or Release.
+func (r *runner) openCall(id int) string {
+	chunks := append(r.hist.full[:len(r.hist.full):len(r.hist.full)], r.hist.cur)
+	for i := len(chunks) - 1; i >= 0; i-- {
+		for j := len(chunks[i]) - 1; j >= 0; j-- {
+			if e := &chunks[i][j]; e.Proc == id {
+				switch e.Kind {
+				case KindLockInvoke:
+					return "Acquire"
+				case KindReleaseInvoke:
+					return "Release"
+				}
+			}
+		}
+	}
+	return "call"
+}
+
+// goroutineID is the calling goroutine's id, as its stack's first line
+// gives it.
+func goroutineID() string {
+	var buf [64]byte
+	line := buf[:runtime.Stack(buf[:], false)]
+	line = bytes.TrimPrefix(line, []byte("goroutine "))
+	if i := bytes.IndexByte(line, ' '); i > 0 {
+		return string(line[:i])
+	}
+	return ""
+}
+
+// Stacks is every goroutine's stack, as runtime.Stack writes them, whole:
+// what a hang (Result.Cut) and a goroutine left after a run are read from.
+func Stacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// plumbing says whether a frame is the seam between the run and the
+// library: this file's connection and call, and golock's glue (its hook
+// and the calls it makes), which say nothing of where the lock waits.
+func plumbing(fn string) bool {
+	return strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*lib") ||
+		strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*Library)") ||
+		strings.HasPrefix(fn, "github.com/locksim/locksim/examples/golibs/golock.")
+}
+
+// waitsIn describes where goroutine gid waits: its state, the first frame
+// of its stack outside the standard library and the seam (plumbing), and
+// the first frame of the lock's own code (not go-redis's) when that is
+// another; "" when it is not found.
+func waitsIn(gid string) string {
+	if gid == "" {
+		return ""
+	}
+	head := "goroutine " + gid + " ["
+	for _, block := range strings.Split(Stacks(), "\n\n") {
+		if !strings.HasPrefix(block, head) {
+			continue
+		}
+		lines := strings.Split(block, "\n")
+		state, _, _ := strings.Cut(strings.TrimPrefix(lines[0], head), "]")
+		state, _, _ = strings.Cut(state, ",")
+		state = strings.TrimSuffix(state, " (durable)") // a bubble's mark
+		var at, lock string
+		for i := 1; i < len(lines); i += 2 { // function lines, then file lines
+			fn := lines[i]
+			if k := strings.LastIndexByte(fn, '('); k > 0 {
+				fn = fn[:k] // its arguments
+			}
+			// A module's path starts with a domain; the standard
+			// library's does not.
+			first, _, nested := strings.Cut(fn, "/")
+			if !nested || !strings.Contains(first, ".") || strings.HasPrefix(fn, "created by ") || plumbing(fn) {
+				continue // the standard library, or the connection and call of this file
+			}
+			if at == "" {
+				at = fn
+			}
+			if lock == "" && !strings.HasPrefix(fn, "github.com/redis/go-redis/") {
+				lock = fn
+			}
+		}
+		switch {
+		case at == "":
+			return "(" + state + ")"
+		case lock == "" || lock == at:
+			return fmt.Sprintf("(%s) in %s", state, at)
+		default:
+			return fmt.Sprintf("(%s) in %s, called from %s", state, at, lock)
+		}
+	}
+	return ""
 }
 
 // advance moves the bubble's clock to the next event or read deadline
@@ -437,6 +606,9 @@ func (r *runner) settle() {
 					l.wakeAt = until
 					r.q.push(event{at: until, kind: evLibrary})
 				}
+				if l.held() {
+					r.pauseDeferred(h)
+				}
 				continue
 			}
 			if r.libDeadlines(l) || r.libCalls(l) || r.libReplies(l) || r.libSends(l) {
@@ -444,6 +616,28 @@ func (r *runner) settle() {
 			}
 		}
 	}
+}
+
+// held says whether the library has something its process's pause holds
+// back: a call that ended, a reply, a command written, a read whose
+// deadline has come (a timer of the library's that fired). A pause that
+// holds any acted (FaultUse).
+func (l *Library) held() bool {
+	b := l.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range l.calls {
+		if c.done && c.co.live {
+			return true
+		}
+	}
+	now := time.Now()
+	for _, c := range l.conns {
+		if len(c.held) > 0 || len(c.out) > 0 && !c.closed || c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
+			return true
+		}
+	}
+	return false
 }
 
 // libDeadlines times out the reads whose deadline has come. The engine
@@ -478,6 +672,12 @@ func (r *runner) libCalls(l *Library) bool {
 		b.mu.Lock()
 		done := c.done
 		b.mu.Unlock()
+		if done && !c.co.live {
+			// An abandoned call (its watchdog was stopped) has ended: no
+			// coroutine waits for it.
+			l.calls = slices.Delete(l.calls, k, k+1)
+			return true
+		}
 		if done && c.co.live && c.co.want == effLibrary {
 			// No Wait needed for its goroutine: a clean bubble has run
 			// nothing since settle's last Wait, so it has ended, and a
@@ -549,7 +749,10 @@ func (r *runner) libSends(l *Library) bool {
 				c.out = append([][]string{args}, c.out...)
 				b.pending++
 				b.mu.Unlock()
-				return true // settle schedules the pause's end
+				// The pause holds the library's command back; settle
+				// schedules the pause's end.
+				r.pauseDeferred(h)
+				return true
 			}
 			// The process's own pending effect, if any, stays as it was.
 			node, keep := h.node, h.args
@@ -602,6 +805,9 @@ func (r *runner) libDeliver(p *process, q *request) {
 		return
 	}
 	if p.pausedUntil > r.now || len(c.held) > 0 {
+		if p.pausedUntil > r.now {
+			r.pauseDeferred(p) // the pause holds the library's reply
+		}
 		c.held = append(c.held, q.reply)
 		return
 	}

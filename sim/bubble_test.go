@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -83,7 +84,7 @@ func (l rawLock) Acquire(p Proc) (Lease, error) {
 		return Lease{}, err
 	}
 	var reply string
-	lib.Call(p, func() {
+	lib.Call(p, func(context.Context) {
 		c, err := lib.Dial(0)
 		if err != nil {
 			*l.err = err
@@ -121,7 +122,7 @@ func libraryLock(call func(lib *Library) Lease) scriptLock {
 			return Lease{}, err
 		}
 		var lease Lease
-		lib.Call(p, func() { lease = call(lib) })
+		lib.Call(p, func(context.Context) { lease = call(lib) })
 		return lease, nil
 	}}
 }
@@ -379,5 +380,145 @@ func TestLibraryArrivalsNeedNoWake(t *testing.T) {
 		if woken := run(seed); woken != past {
 			t.Errorf("seed %d: digest %.12s sleeping past arrivals, %.12s waking at each", seed, past, woken)
 		}
+	}
+}
+
+// renewingLibLock is a library lock whose Acquire and Release are instant
+// library calls and whose Extend is a library call that waits for its
+// context or for wait to pass, noting how it ended. It keeps the Library
+// its first Acquire got, as a lock keeps the clients it made on it.
+type renewingLibLock struct {
+	lib      **Library
+	wait     time.Duration
+	extended *[]string
+	released *int
+}
+
+func (l renewingLibLock) call(p Proc, f func(ctx context.Context)) error {
+	if *l.lib == nil {
+		lib, err := LibraryFor(p, synctest.Wait)
+		if err != nil {
+			return err
+		}
+		*l.lib = lib
+	}
+	(*l.lib).Call(p, f)
+	return nil
+}
+
+func (l renewingLibLock) Acquire(p Proc) (Lease, error) {
+	return Lease{Held: true, Token: "t"}, l.call(p, func(context.Context) {})
+}
+
+func (l renewingLibLock) Release(p Proc, _ Lease) error {
+	return l.call(p, func(context.Context) { *l.released++ })
+}
+
+func (l renewingLibLock) Extend(p Proc, _ Lease) (bool, error) {
+	err := l.call(p, func(ctx context.Context) {
+		select {
+		case <-ctx.Done():
+			*l.extended = append(*l.extended, "cancelled at "+time.Duration(time.Now().Sub(Epoch)).String())
+		case <-time.After(l.wait):
+			*l.extended = append(*l.extended, "done")
+		}
+	})
+	return true, err
+}
+
+// TestStoppedWatchdogEndsOnlyItsLibraryCall: a holder whose work ends while
+// its watchdog's Extend waits inside the library (the renewal in flight
+// when the holder releases) stops the watchdog, and that stop cancels the
+// Extend's call alone: the Release that follows runs, the run ends, and
+// the Extend's context is cancelled at the instant of the stop. Closing the
+// whole library there left the Release waiting on a closed library until
+// the run's duration cut it.
+func TestStoppedWatchdogEndsOnlyItsLibraryCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var extended []string
+		released := 0
+		var lib *Library
+		l := renewingLibLock{lib: &lib, wait: 500 * time.Millisecond, extended: &extended, released: &released}
+		cfg := Config{Seed: 1, Duration: 10 * time.Second, Nodes: []NodeSpec{{}},
+			Procs:     []ProcSpec{{Name: "c1", Iterations: 1, Work: 720 * time.Millisecond, RenewEvery: 720 * time.Millisecond}},
+			NewLocker: func(int) Locker { return l }, WatchKey: "lock"}
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cut != "" || released != 1 {
+			t.Fatalf("cut %q, %d releases: the Release after a stopped watchdog's Extend did not return", res.Cut, released)
+		}
+		if len(extended) != 1 || extended[0] != "cancelled at 720ms" {
+			t.Errorf("the Extend: %q, want it cancelled at the stop, 720ms", extended)
+		}
+		if len(eventsOf(res.History, KindExtendInvoke)) != 1 || len(eventsOf(res.History, KindReleaseReturn)) != 1 {
+			t.Errorf("want one extend invoked and one release returned:\n%v", res.History.Events)
+		}
+	})
+}
+
+// stuckInLibrary waits for its context only: a library call that never
+// returns while the run lasts.
+//
+//go:noinline
+func stuckInLibrary(ctx context.Context) { <-ctx.Done() }
+
+// TestHangNamesTheCallAndWhereItWaits: a run cut at its duration while a
+// library call waits says whose call it is, which (Acquire), and where its
+// goroutine waits.
+func TestHangNamesTheCallAndWhereItWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := oneProc(func(p Proc) (Lease, error) {
+			lib, err := LibraryFor(p, synctest.Wait)
+			if err != nil {
+				return Lease{}, err
+			}
+			lib.Call(p, stuckInLibrary)
+			return Lease{}, nil
+		}, func(c *Config) { c.Duration = 5 * time.Second })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "duration limit 5s reached; c1's Acquire has not returned: its goroutine waits (chan receive) in "
+		if !strings.HasPrefix(res.Cut, want) || !strings.Contains(res.Cut, "sim.stuckInLibrary") {
+			t.Fatalf("cut %q, want it to start %q and name stuckInLibrary", res.Cut, want)
+		}
+		t.Log(res.Cut)
+	})
+}
+
+// TestPauseOfALibraryActsWhenItHoldsSomething: a pause acted when it held
+// back a library call's reply, or the command a library timer (its sleep)
+// let it write; one during the holder's work, with no call under way and
+// nothing due, did not.
+func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	tenMs := Network{Request: Latency{Min: ms(10), Max: ms(10)}, Reply: Latency{Min: ms(10), Max: ms(10)}}
+	for _, c := range []struct {
+		name  string
+		sleep time.Duration // the library's, before it sends
+		work  time.Duration
+		at    time.Duration // the pause's, for 100ms
+		acted bool
+	}{
+		{name: "the reply, due at 20ms", at: ms(15), acted: true},
+		{name: "the SET the library's 50ms sleep lets it write", sleep: ms(50), at: ms(10), acted: true},
+		{name: "inside the work, nothing due", work: time.Second, at: ms(100)},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			var before, after time.Time
+			var err error
+			cfg := rawConfig(rawLock{sleep: c.sleep, before: &before, after: &after, err: &err}, tenMs)
+			cfg.Procs[0].Work = c.work
+			cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, At: c.at, Dur: ms(100)}}
+			res, rerr := Run(cfg)
+			if rerr != nil || err != nil {
+				t.Fatal(rerr, err)
+			}
+			if u := res.Faults[0]; !u.Fired || u.Acted != c.acted {
+				t.Errorf("%s: fired %v, acted %v (%s), want acted %v", c.name, u.Fired, u.Acted, u.Why, c.acted)
+			}
+		})
 	}
 }

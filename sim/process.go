@@ -69,6 +69,10 @@ type process struct {
 	dog    *process
 	dogGen int
 	lost   bool // the watchdog failed to extend the current lease
+	// stopped: a watchdog its holder stopped (stopWatchdog), not one
+	// ended by a crash or the run's end; a library call it waits in
+	// ends alone (Library.Call).
+	stopped bool
 
 	// dogPausedUntil holds back the watchdog alone (FaultDogPause): a main
 	// coroutine's field, as pausedUntil, which holds back both.

@@ -50,6 +50,7 @@ func (p *process) startWatchdog(x Extender, lease Lease, every time.Duration) {
 // reaches its node (the command was sent); only its reply is dropped.
 func (p *process) stopWatchdog() {
 	if p.dog != nil {
+		p.dog.stopped = true
 		p.dog.kill()
 		p.dog = nil
 	}

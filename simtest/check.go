@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,10 @@ import (
 type Params struct {
 	Key string
 	// TTL is drawn per scenario (tenths of a second from 0.5s to 4s, or
-	// whole seconds with Resolution(time.Second)), and every client's work
-	// stays below it. A lock that ignores it and keeps its own TTL may be
-	// reported unsafe for work it never promised to cover.
+	// whole seconds with Resolution(time.Second)) unless the TTL option
+	// fixes it, and every client's work stays below it. A lock that ignores
+	// it and keeps its own TTL may be reported unsafe for work it never
+	// promised to cover.
 	TTL time.Duration
 }
 
@@ -132,7 +134,7 @@ func algorithm(newLocker NewLocker, c config) locks.Algorithm {
 		Name:     c.name,
 		Source:   "Go code checked by simtest",
 		Summary:  "a Go lock under test",
-		Defaults: locks.Params{Key: c.key, TTL: 30 * time.Second, Resolution: c.resolution},
+		Defaults: locks.Params{Key: c.key, TTL: cmp.Or(c.ttl, 30*time.Second), Resolution: c.resolution},
 		Assumes:  c.assumes,
 	}
 	a.New = func(o locks.Params) sim.Locker {
@@ -153,10 +155,11 @@ func run(newLocker NewLocker, c config, file, by, goLock string) (*Failure, *exp
 		runs = DefaultRuns
 	}
 	foundBy := fmt.Sprintf("%s, faults %s, seed %d", by, strings.Join(c.faults, ","), c.seed)
-	// A Go lock takes its TTL from Params, so the TTL is drawn (Config.TTL
-	// says so): the 30 s of algorithm's Defaults is only a placeholder.
+	// A Go lock takes its TTL from Params, so the TTL is drawn unless the
+	// TTL option gives the lock's own: the 30 s of algorithm's Defaults is
+	// only a placeholder.
 	o := explore.Options{Lock: algorithm(newLocker, c), Classes: c.faults, Seed: c.seed,
-		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy, DrawTTL: true}
+		Runs: runs, Workers: c.workers, Verdicts: c.failOn, ShrinkTime: c.shrinkTime, FoundBy: foundBy, DrawTTL: c.ttl == 0}
 	a, err := explore.Answer(context.Background(), o, explore.AnswerOptions{MinHeld: c.minHeld, Outside: c.outsideOnly})
 	if err != nil {
 		return nil, nil, err

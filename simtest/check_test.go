@@ -130,6 +130,8 @@ func TestBadOptions(t *testing.T) {
 		{Key(""), `simtest.Key("")`},
 		{Resolution(2 * time.Second), "simtest.Resolution(2s)"},
 		{Name("my lock"), `simtest.Name("my lock")`},
+		{TTL(0), "simtest.TTL(0s)"},
+		{TTL(2 * time.Hour), "simtest.TTL(2h0m0s)"},
 	} {
 		rec := &Recorder{TB: t}
 		if Check(rec, builtin(t, "set-nx-px-token"), c.opt) || len(rec.Messages()) != 1 || !strings.Contains(rec.Message(), c.want) {
@@ -265,5 +267,24 @@ func TestCheckAssumes(t *testing.T) {
 		Assumes(locks.Assumptions{Expiry: locks.ExpiryNone}))
 	if err != nil || f == nil || f.Verdict != "stuck" || !strings.Contains(f.Message, "inside its assumptions") {
 		t.Fatalf("setnx-del under crash, no expiry: %v %v", f, err)
+	}
+}
+
+// TestTTLKeepsTheLocksTTL: with TTL every scenario gives the lock that TTL
+// (none drawn), and the counterexample runs at it.
+func TestTTLKeepsTheLocksTTL(t *testing.T) {
+	var other int
+	lock := func(p Params) sim.Locker {
+		if p.TTL != 3*time.Second {
+			other++
+		}
+		return builtin(t, "setnx-del-recover")(p)
+	}
+	f, err := Explore(lock, TTL(3*time.Second), Faults("crash"), SaveTo(""), Runs(20_000))
+	if err != nil || f == nil {
+		t.Fatalf("%v %v, want a counterexample", err, f)
+	}
+	if ttl := f.Outcome.Scenario.Params.TTL.D(); ttl != 3*time.Second || other > 10 {
+		t.Errorf("counterexample at TTL %s, %d locks made with another TTL (the generator's probes make a few): want 3s", ttl, other)
 	}
 }

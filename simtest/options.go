@@ -51,6 +51,7 @@ type config struct {
 	workers     int
 	shrinkTime  time.Duration
 	key         string
+	ttl         time.Duration // 0: drawn
 	resolution  time.Duration
 	name        string
 	saveDir     string
@@ -159,6 +160,22 @@ func Key(k string) Option {
 			return fmt.Errorf("simtest.Key(%q): want 1 to 512 bytes", k)
 		}
 		c.key = k
+		return nil
+	}
+}
+
+// TTL is the lock's own TTL, which every scenario then gives the lock
+// (Params.TTL) and sizes its workload and faults by, so that a
+// counterexample runs at the TTL the lock has in production. Default: none,
+// and each scenario draws one (Params).
+func TTL(d time.Duration) Option {
+	return func(c *config) error {
+		// An hour at most: a run lasts some dozen TTLs, within a scenario's
+		// longest duration (scenarios.MaxDuration).
+		if d <= 0 || d > time.Hour {
+			return fmt.Errorf("simtest.TTL(%s): want a positive duration up to 1h", d)
+		}
+		c.ttl = d
 		return nil
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/simtest"
 )
 
 // TestCostRealVsFile is the README's cost figure, a measurement, not a
@@ -108,4 +109,32 @@ func costRounds(t *testing.T, s *scenarios.Scenario, file locks.Algorithm, strea
 	slices.Sort(ratios)
 	m := costRoundsN / 2
 	return reals[m], algs[m], ratios[m], ratios[0], ratios[costRoundsN-1]
+}
+
+// TestCheckRate is the rate of golock.Check's search over real redsync
+// (one pool) under pause and under net, a measurement, not a check: 2,000
+// runs of each class, none stopping the search (the lock is quiet:
+// its errors are no client error, and client-error is the one verdict
+// asked for), timed on the wall clock; with the lease's Extend, so that
+// the search renews it, and without. It runs with LOCKSIM_GOLIBS_COST=1:
+//
+//	LOCKSIM_GOLIBS_COST=1 go test -run TestCheckRate -v .
+func TestCheckRate(t *testing.T) {
+	if os.Getenv("LOCKSIM_GOLIBS_COST") == "" {
+		t.Skip("a measurement: set LOCKSIM_GOLIBS_COST=1")
+	}
+	const runs = 2000
+	for _, renewed := range []bool{true, false} {
+		for _, class := range []string{"pause", "net"} {
+			start := time.Now()
+			f, err := golock.Explore(t, quiet(redsyncLock(1), renewed), golock.Faults(class),
+				golock.With(simtest.Runs(runs)), golock.With(simtest.FailOn("client-error")), golock.With(simtest.SaveTo("")))
+			took := time.Since(start)
+			if f != nil {
+				t.Fatalf("%s: the search stopped at run %d: %s", class, f.Run, f.Message)
+			}
+			t.Logf("redsync, one pool, Extend offered %v, under %s: %d runs in %s: %.0f runs/s (%v)", renewed, class, runs,
+				took.Round(time.Millisecond), runs/took.Seconds(), err)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package golibs_test
 
 import (
-	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -11,27 +10,37 @@ import (
 	"github.com/locksim/locksim/simtest"
 )
 
-// exploreVerdicts are explore's searches over each library, one fault
-// class each, 500 generated scenarios (one node, TTLs drawn from 0.5 to
-// 4 s, work below the TTL). "unsafe" means the search must find an
-// overlap or lost update; "" means it must find none (it may cut runs at a
-// cap: go-redis's 3 s read timeout makes a run with lost replies long).
+// exploreVerdicts are golock.Check's searches over each library, one
+// fault class each (one node, TTLs drawn from 0.5 to 4 s, work below the
+// TTL): as the READMEs use them, with no renewal (the Lease has no Extend),
+// and renewed (redsyncLock's and bsmLock's Extend: the search renews the
+// lease, holds it past the TTL and aims faults at the renewals). "unsafe"
+// means the search must find an overlap or lost update; "" means it must
+// find none in its runs and every run must end (no run cut at a cap: the
+// run lengths budget go-redis's own timeouts and retries); "-" is not
+// searched.
 var exploreVerdicts = []struct {
 	class              string
+	runs               int
 	redsync, redislock string
+	renewed            string // both libraries, with Extend
 	why                string
 }{
-	{"none", "", "", "one atomic SET NX with an expiry on one node, a compare-and-delete release, " +
-		"work below the TTL: nobody can hold a key someone else holds"},
-	{"crash", "", "", "a crashed holder's key expires; the lock's state is on the node only"},
-	{"pause", "unsafe", "unsafe", "a holder paused past its expiry writes after the next holder " +
+	{"none", 500, "", "", "", "one atomic SET NX with an expiry on one node, a compare-and-delete release, " +
+		"work below the TTL (renewed: a renewal every tenth to half of the TTL covers the hold past it): " +
+		"nobody can hold a key someone else holds"},
+	{"crash", 500, "", "", "", "a crashed holder's key expires (its renewal ends with it); the lock's state is on the node only"},
+	{"pause", 500, "unsafe", "unsafe", "unsafe", "a holder paused past its expiry writes after the next holder " +
 		"took the expired key; neither library fences"},
-	{"net", "", "", "a lost or late SET reply: redsync releases after a failed try and refuses a lock " +
+	{"net", 2000, "", "", "unsafe", "a lost or late SET reply: redsync releases after a failed try and refuses a lock " +
 		"whose validity (expiry − elapsed − 1%) is gone; redislock gives a lock only on a reply " +
 		"read before its context's deadline, now + TTL; a reply later than TTL − work would be " +
-		"unsafe for redislock, which checks no validity, and the class's latencies stay below it"},
-	{"restart", "unsafe", "unsafe", "a node restarts without persistence and forgets the key"},
-	{"failover", "unsafe", "unsafe", "a replica promoted before the key reached it"},
+		"unsafe for redislock, which checks no validity, and the class's latencies stay below it. " +
+		"Renewed: an Extend whose reply is lost waits out go-redis's 5 s read timeout (the caller's context " +
+		"does not bound the read: ContextTimeoutEnabled is off), past every TTL drawn; the holder, told " +
+		"nothing until the Extend returns, works on after its key lapsed and the next client took it"},
+	{"restart", 500, "unsafe", "unsafe", "-", "a node restarts without persistence and forgets the key"},
+	{"failover", 500, "unsafe", "unsafe", "-", "a replica promoted before the key reached it"},
 }
 
 func TestExploreVerdicts(t *testing.T) {
@@ -40,15 +49,20 @@ func TestExploreVerdicts(t *testing.T) {
 			name string
 			lock golock.NewLock
 			want string
-		}{{"redsync", redsyncLock(1), v.redsync}, {"redislock", bsmLock, v.redislock}} {
-			f, err := golock.Explore(t, c.lock, golock.Faults(v.class), golock.With(simtest.Runs(500)), golock.With(simtest.SaveTo("")))
-			if err != nil && !errors.Is(err, simtest.ErrIncomplete) {
+		}{{"redsync", withoutExtend(redsyncLock(1)), v.redsync}, {"redislock", withoutExtend(bsmLock), v.redislock},
+			{"redsync renewed", redsyncLock(1), v.renewed}, {"redislock renewed", bsmLock, v.renewed}} {
+			if c.want == "-" {
+				continue
+			}
+			f, err := golock.Explore(t, c.lock, golock.Faults(v.class), golock.With(simtest.Runs(v.runs)), golock.With(simtest.SaveTo("")))
+			if err != nil {
 				t.Errorf("%s under %s: %v", c.name, v.class, err)
 				continue
 			}
 			got := ""
 			if f != nil {
 				got = f.Verdict
+				t.Logf("%s under %s: %s at run %d: %s", c.name, v.class, got, f.Run, f.Outcome.Verdict)
 			}
 			if got != c.want {
 				t.Errorf("%s under %s: found %q, want %q (%s)", c.name, v.class, got, c.want, v.why)
@@ -58,11 +72,12 @@ func TestExploreVerdicts(t *testing.T) {
 }
 
 // TestExploreFindsRedsyncPauseOverlap is the figure in the README: explore
-// over real redsync (one pool) under pause finds the overlap within 2,000
-// runs and shrinks it, in seconds.
+// over real redsync (one pool, as its README uses it: no renewal) under
+// pause finds the overlap within 2,000 runs and shrinks it, in seconds.
 func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
 	start := time.Now()
-	f, err := golock.Explore(t, redsyncLock(1), golock.Faults("pause"), golock.With(simtest.Runs(2000)), golock.With(simtest.SaveTo(t.TempDir())))
+	readme := withoutExtend(redsyncLock(1)) // the README's lock, which renews nothing
+	f, err := golock.Explore(t, readme, golock.Faults("pause"), golock.With(simtest.Runs(2000)), golock.With(simtest.SaveTo(t.TempDir())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +94,7 @@ func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
 		!strings.Contains(f.Message, "golock.Replay(t, newLock, ") {
 		t.Errorf("the counterexample does not name golock.Replay:\n%s", data)
 	}
-	o, err := golock.Run(t, redsyncLock(1), f.Path)
+	o, err := golock.Run(t, readme, f.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +103,7 @@ func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
 	}
 	// Replay with a verdict list that leaves unsafe out passes and hands
 	// back the outcome.
-	if o := golock.Replay(t, redsyncLock(1), f.Path, "stuck"); o == nil || o.Verdict.Verdict != "unsafe" {
+	if o := golock.Replay(t, readme, f.Path, "stuck"); o == nil || o.Verdict.Verdict != "unsafe" {
 		t.Errorf("golock.Replay: %+v", o)
 	}
 	t.Logf("unsafe at run %d, shrunk to %d client(s) and %d fault(s), in %s (wall clock)",

@@ -109,3 +109,18 @@ func bsmLock(env *golock.Env) golock.Acquire {
 		}}, nil
 	}
 }
+
+// withoutExtend is the lock with a Lease that cannot be extended: the
+// READMEs' use, which renews nothing.
+func withoutExtend(newLock golock.NewLock) golock.NewLock {
+	return func(env *golock.Env) golock.Acquire {
+		acquire := newLock(env)
+		return func(ctx context.Context) (*golock.Lease, error) {
+			l, err := acquire(ctx)
+			if l != nil {
+				l.Extend = nil
+			}
+			return l, err
+		}
+	}
+}

@@ -28,10 +28,12 @@ func goAlgorithm(name string, newLock golock.NewLock) locks.Algorithm {
 }
 
 // quiet makes a library's lock a caller that neither panics nor exits: an
-// error from acquire is "not held", one from release or extend is
-// dropped. prove stops at the first violation of any kind, a client
-// error included, and the READMEs' callers make every lost race one.
-func quiet(newLock golock.NewLock) golock.NewLock {
+// error from acquire is "not held", one from release is dropped; its
+// Extend is kept when keepExtend (an error from it says the lease is lost),
+// else the lease cannot be extended. prove stops at the first violation of
+// any kind, a client error included, and the READMEs' callers make every
+// lost race one.
+func quiet(newLock golock.NewLock, keepExtend bool) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
 		acquire := newLock(env)
 		return func(ctx context.Context) (*golock.Lease, error) {
@@ -40,10 +42,14 @@ func quiet(newLock golock.NewLock) golock.NewLock {
 				return nil, errors.New("not held")
 			}
 			release := l.Release
-			return &golock.Lease{Token: l.Token, Release: func(ctx context.Context) error {
+			q := &golock.Lease{Token: l.Token, Release: func(ctx context.Context) error {
 				_ = release(ctx)
 				return nil
-			}}, nil
+			}}
+			if keepExtend {
+				q.Extend = l.Extend
+			}
+			return q, nil
 		}
 	}
 }
@@ -71,10 +77,10 @@ func TestProveOverRealLibraries(t *testing.T) {
 		classes []string
 		want    string // "" proved
 	}{
-		{"redsync", quiet(redsyncLock(1)), []string{"crash", "net"}, ""},
-		{"redislock", quiet(bsmLock), []string{"crash", "net"}, ""},
-		{"redsync", quiet(redsyncLock(1)), []string{"long-pause"}, "unsafe"},
-		{"redislock", quiet(bsmLock), []string{"long-pause"}, ""},
+		{"redsync", quiet(redsyncLock(1), false), []string{"crash", "net"}, ""},
+		{"redislock", quiet(bsmLock, false), []string{"crash", "net"}, ""},
+		{"redsync", quiet(redsyncLock(1), false), []string{"long-pause"}, "unsafe"},
+		{"redislock", quiet(bsmLock, false), []string{"long-pause"}, ""},
 	} {
 		var r *prove.Result
 		synctest.Test(t, func(t *testing.T) {

@@ -36,7 +36,8 @@ func redsyncRedlock(t *testing.T) locks.Algorithm {
 
 // TestRedlockExploreVerdicts explores redsync as Redlock (a pool per node,
 // quorum N/2+1, 3 or 5 nodes, the file's 10 s TTL, which explore keeps)
-// per fault class, 300 runs each.
+// per fault class, 300 runs each. golock.Nodes searches a quorum lock
+// through golock.Check without the file (search_test.go).
 //
 //   - none, crash: safe. A majority of atomic SET NX on distinct nodes;
 //     two majorities share a node, which grants one of them; a crashed
@@ -45,15 +46,16 @@ func redsyncRedlock(t *testing.T) locks.Algorithm {
 //   - restart: unsafe. A node restarted without persistence forgets its
 //     key, and the next client's majority can use it (Redlock's own
 //     warning: delay the restart by the TTL).
-//   - net: none found. A lost SET reply makes go-redis wait its 3 s read
-//     timeout (redsync's 400 ms context does not reach the read: go-redis's
+//   - net: none found. A lost SET reply makes go-redis wait its 5 s read
+//     timeout (redsync's context does not reach the read: go-redis's
 //     ContextTimeoutEnabled is off), so Lock returns late with little of
 //     its validity left; redsync subtracts the elapsed time, but the
 //     README's caller never reads Until and works on past it: unsafe, as
 //     redlock-aof-always shows with a node down (catalogue_test.go). Under
-//     net, though, a 3 s wait leaves a valid lock only for drawn TTLs above
-//     3 s, and the overlap needs a work longer than what is left and
-//     another client's majority in between: 2,000 runs (seed 1) find none.
+//     net, though, a 5 s wait leaves under 5 s of the 10 s TTL, the work
+//     drawn stays below half the TTL, and the overlap needs a work longer
+//     than what is left and another client's majority in between: the 300
+//     runs (seed 1) find none.
 //   - failover: unsafe. A promoted replica without the key counts in the
 //     next majority.
 func TestRedlockExploreVerdicts(t *testing.T) {

@@ -81,7 +81,7 @@ func (g *scenarioGen) drawsInside(k *genFault) bool {
 	case k.kind == scenarios.FaultClockJump:
 		return !a.Expiry.UsesNodeTTL()
 	case k.kind == scenarios.FaultNodeRestart:
-		return a.Fsync || (a.Expiry.Timed() && !g.renews)
+		return a.Fsync || (a.Expiry.Timed() && g.renewal == renewNone)
 	case k.kind == scenarios.FaultFailover:
 		return a.Wait > 0
 	}

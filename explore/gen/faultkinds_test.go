@@ -88,7 +88,7 @@ func TestGeneratedKindOrder(t *testing.T) {
 		{true, locks.Assumptions{Expiry: locks.ExpiryTTL, Wait: time.Millisecond}, false, []string{"crash", "pause", "clock-jump", "node-restart@node", "failover@node"}},
 	} {
 		var got []string
-		for _, g := range (&scenarioGen{inside: tc.inside, assumes: tc.assumes, renews: tc.renews}).faultKinds(all) {
+		for _, g := range (&scenarioGen{inside: tc.inside, assumes: tc.assumes, renewal: renewalIf(tc.renews)}).faultKinds(all) {
 			name := g.kind
 			if g.onNode {
 				name += "@node"
@@ -99,4 +99,12 @@ func TestGeneratedKindOrder(t *testing.T) {
 			t.Errorf("inside %v, %+v, renews %v: kinds %v, want %v", tc.inside, tc.assumes, tc.renews, got, tc.want)
 		}
 	}
+}
+
+// renewalIf is a watchdog's renewal when renews, else none.
+func renewalIf(renews bool) renewal {
+	if renews {
+		return renewSelf
+	}
+	return renewNone
 }

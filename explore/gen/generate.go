@@ -92,7 +92,18 @@ type scenarioGen struct {
 	// The lease options the lock supports (leases.go): a watchdog's
 	// period, re-entry. A lock with neither draws neither, so its digests
 	// stand.
-	renews, reenters bool
+	renewal  renewal
+	reenters bool
+	// aimsAtRenewals: a Renewable lock whose Extend faults are aimed at;
+	// extendCommand is the first command its Extend sent in the probe,
+	// what they trigger on.
+	aimsAtRenewals bool
+	extendCommand  string
+	// What the lock tells the generator (offers.go): the nodes it runs on
+	// (0: the algorithm's), its client's longest command (0: the
+	// scenario's timeout bounds it).
+	fixedNodes int
+	callBudget time.Duration
 }
 
 // Generator makes random scenarios for algo under the given fault classes.
@@ -118,12 +129,13 @@ func Generator(algo locks.Algorithm, o Options) (*rapid.Generator[*scenarios.Sce
 		g.ttl = algo.With(locks.Params{}).TTL // 0 (none) falls back to a draw
 	}
 	g.multiNode = multiNode(algo)
-	g.commands = probeCommands(algo)
+	g.renewal, g.reenters = leaseOffers(algo)
+	g.aimsAtRenewals, _, g.fixedNodes, g.callBudget = offers(algo.New(algo.With(locks.Params{})))
+	g.commands, g.extendCommand = probeCommands(algo, g.aimsAtRenewals)
 	g.triggerCommands = append([]string{""}, g.commands...)
 	for _, c := range classes {
 		g.classLabels = append(g.classLabels, "class "+c)
 	}
-	g.renews, g.reenters = leaseSupport(algo)
 	return rapid.Custom(g.draw), nil
 }
 
@@ -165,6 +177,9 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 	}
 	params := g.algo.With(s.LockParams())
 	nodes := g.algo.NodesNeeded(s.LockParams())
+	if g.fixedNodes > 0 {
+		nodes = g.fixedNodes
+	}
 	// The work bound: the TTL, and the lifetime when that is shorter; a
 	// lock that never expires still has its TTL parameter as the
 	// timestamp's horizon.
@@ -250,15 +265,15 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 
 	// Faults.
 	kinds := g.faultKinds(on)
+	pauseMax := 3 * ttl
+	switch {
+	case !g.inside || !g.assumes.Expiry.Timed():
+	case g.assumes.Pause > 0: // declared: the lock answers for pauses up to it
+		pauseMax = (g.assumes.Pause / genMaxFaults).Truncate(time.Millisecond)
+	default:
+		pauseMax = ((budget - maxWork) / genMaxFaults).Truncate(time.Millisecond)
+	}
 	if len(kinds) > 0 {
-		pauseMax := 3 * ttl
-		switch {
-		case !g.inside || !g.assumes.Expiry.Timed():
-		case g.assumes.Pause > 0: // declared: the lock answers for pauses up to it
-			pauseMax = (g.assumes.Pause / genMaxFaults).Truncate(time.Millisecond)
-		default:
-			pauseMax = ((budget - maxWork) / genMaxFaults).Truncate(time.Millisecond)
-		}
 		fg := faultGen{g: g, kinds: kinds, ttl: ttl, clients: len(s.Clients), nodes: nodes, pauseMax: pauseMax, prev: &prevFault{}}
 		if g.inside {
 			fg.downMin = s.Lease(g.algo) // a delayed restart (drawsInside)
@@ -266,7 +281,10 @@ func (g *scenarioGen) draw(t *rapid.T) *scenarios.Scenario {
 		s.Faults = drawList(t, "faults", 1, genMaxFaults, fg.draw)
 	}
 	g.failoverLast(t, s, on, ttl, nodes)
-	g.leasesLast(t, s, ttl, bound)
+	g.leasesLast(t, s, on, ttl, bound, pauseMax)
+	if g.fixedNodes > 0 && len(s.Nodes) == 0 {
+		s.Nodes = make([]scenarios.Node, nodes)
+	}
 	s.Duration = scenarios.Duration(g.duration(s, ttl))
 	return s
 }
@@ -405,6 +423,13 @@ func (g *scenarioGen) duration(s *scenarios.Scenario, ttl time.Duration) time.Du
 	for _, f := range s.Faults {
 		d += f.For.D() + f.RestartAfter.D() + max(f.By.D(), -f.By.D())
 	}
+	// A client that bounds its commands itself (CallBudgeter: go-redis's
+	// 5 s reads, retried) may wait out its budget once in each round, where
+	// the scenario's timeout is a fraction of the TTL the terms above
+	// cover.
+	for _, c := range s.Clients {
+		d += time.Duration(c.Iterations) * g.callBudget
+	}
 	d *= 2
 	return (d + time.Second - 1).Truncate(time.Second)
 }
@@ -427,7 +452,7 @@ func probeParams(algo locks.Algorithm, ttl time.Duration) scenarios.Params {
 // abandons the lock and a release, and lists the command names it sent, in
 // the order first sent: what event triggers may name. Deterministic: the
 // probe is a fixed scenario.
-func probeCommands(algo locks.Algorithm) []string {
+func probeCommands(algo locks.Algorithm, renewed bool) (cmds []string, extend string) {
 	p := probeParams(algo, time.Second)
 	s := &scenarios.Scenario{
 		Name: "probe", Algorithm: algo.Name, Params: p, Seed: 1, Duration: scenarios.Duration(10 * time.Second),
@@ -440,23 +465,39 @@ func probeCommands(algo locks.Algorithm) []string {
 		Network: scenarios.Network{Request: genBaseLatency, Reply: genBaseLatency, Timeout: scenarios.Duration(genTimeout)},
 		Faults:  []scenarios.Fault{{Kind: scenarios.FaultCrash, Client: "c1", On: &scenarios.Trigger{Client: "c1", Point: scenarios.PointAcquired, N: 1}}},
 	}
+	if renewed {
+		// A Renewable lock's clients renew in the probe, so that its
+		// Extend's commands are among those listed.
+		for i := range s.Clients {
+			s.Clients[i].RenewEvery = scenarios.Duration(30 * time.Millisecond)
+		}
+	}
 	prep, err := s.PrepareWith(algo)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	res, err := sim.Run(prep.Config)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
-	var cmds []string
+	extending := map[int]bool{} // looked up, never ranged
 	for _, e := range res.History.Events {
-		if e.Kind == sim.KindCommand && len(e.Args) > 0 {
-			if c := strings.ToUpper(e.Args[0]); !slices.Contains(cmds, c) && len(c) <= 64 {
+		switch {
+		case e.Kind == sim.KindExtendInvoke:
+			extending[e.Proc] = true
+		case e.Kind == sim.KindExtendReturn:
+			extending[e.Proc] = false
+		case e.Kind == sim.KindCommand && len(e.Args) > 0:
+			c := strings.ToUpper(e.Args[0])
+			if !slices.Contains(cmds, c) && len(c) <= 64 {
 				cmds = append(cmds, c)
+			}
+			if extend == "" && extending[e.Proc] && len(c) <= 64 {
+				extend = c
 			}
 		}
 	}
-	return cmds
+	return cmds, extend
 }
 
 // failoverLast draws the failover class when it is one of several (after

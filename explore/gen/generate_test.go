@@ -207,7 +207,7 @@ func TestTokenLockInsideAssumptionsLinearizable(t *testing.T) {
 func TestProbeCommands(t *testing.T) {
 	for _, name := range []string{"setnx-getset", "set-nx-px-token", "redlock"} {
 		algo, _ := locks.Lookup(name)
-		if cmds := probeCommands(algo); len(cmds) == 0 {
+		if cmds, _ := probeCommands(algo, false); len(cmds) == 0 {
 			t.Errorf("%s: the probe saw no commands", name)
 		} else {
 			t.Logf("%s: %v", name, cmds)

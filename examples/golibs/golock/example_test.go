@@ -16,7 +16,9 @@ import (
 // Copy the function into a _test.go file of your repository (its module
 // requires locksim and the library) and run `go test`. It fails with the
 // shrunk overlap, written to testdata/simtest/, which
-// golock.Run(t, newLock, FILE) replays.
+// golock.Replay(t, newLock, FILE) replays as a test that fails while
+// redsync still breaks there (golock.Run returns a run's outcome and never
+// fails the test).
 func ExampleCheck() {
 	newLock := func(env *golock.Env) golock.Acquire {
 		pool := goredis.NewPool(env.Clients[0]) // node 0's go-redis client
