@@ -46,17 +46,23 @@ type Matrix struct {
 	Algorithms        []string
 	Classes           []string
 	Cells             []Cell // row by row
+	// Summary is the cells' counts as the Markdown matrix says them
+	// (matrix.Counts): "85 of 120 cells fail, 1 is incomplete".
+	Summary string
 }
 
 // Cell is one algorithm under one fault class.
 type Cell struct {
 	Algorithm, Class string
 	Verdict          string
-	Broke            string         // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
-	Text             string         // as the Markdown matrix shows it; "": the verdict
-	Replay           string         // the command that finds its first failing run; "" when safe
-	Counterexample   *judge.Outcome // the shrunk counterexample replayed; nil when safe
-	YAML             []byte         // the counterexample as a scenario file; nil when safe
+	Broke            string // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
+	Text             string // as the Markdown matrix shows it; "": the verdict
+	Replay           string // the command that finds its first failing run; "" when safe
+	// Counterexample is the shrunk counterexample replayed, or for an
+	// incomplete cell its first cut run; nil when safe.
+	Counterexample *judge.Outcome
+	YAML           []byte // the counterexample as a scenario file; nil when safe
+	Cut            string // for incomplete, why its run stopped at a cap
 }
 
 // File is one file of the site, its path relative to the site's root.

@@ -51,7 +51,7 @@ func testBook(t *testing.T) *Book {
 		b.Algorithms = append(b.Algorithms, Algorithm{a, src})
 	}
 	b.Matrix = Matrix{Seed: 1, Runs: 10, ShrinkTries: 100, Algorithms: []string{"setnx-del", "setnx-getset"},
-		Classes: []string{"none", "crash"}, Cells: []Cell{
+		Classes: []string{"none", "crash"}, Summary: "1 of 4 cells fail", Cells: []Cell{
 			{Algorithm: "setnx-del", Class: "none", Verdict: "safe"},
 			{Algorithm: "setnx-del", Class: "crash", Verdict: "stuck", Text: "stuck #0 (2p/1f)",
 				Counterexample: outcome(t, "crash-deadlock"), YAML: []byte("name: x\n")},

@@ -55,7 +55,7 @@ type matrixView struct {
 	Runs, ShrinkTries int
 	Classes           []classView
 	Rows              []matrixRow
-	Failing, Cells    int
+	Summary           string // Matrix.Summary
 }
 
 type classView struct{ Name, Help string }
@@ -146,7 +146,7 @@ func newSite(b *Book) (*site, error) {
 	}
 
 	m := b.Matrix
-	s.Matrix = matrixView{Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries}
+	s.Matrix = matrixView{Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries, Summary: m.Summary}
 	for _, c := range m.Classes {
 		if !names.MatchString(c) {
 			return nil, fmt.Errorf("book: fault class %q cannot be a file name", c)
@@ -178,12 +178,8 @@ func newSite(b *Book) (*site, error) {
 			if c.Counterexample != nil {
 				cv.Link = cellPath(c, ".html")
 			}
-			s.Matrix.Cells++
-			if c.Verdict != "safe" {
-				s.Matrix.Failing++
-				if c.Counterexample == nil {
-					return nil, fmt.Errorf("book: %s under %s is %s but has no counterexample to link to", name, class, c.Verdict)
-				}
+			if c.Verdict != "safe" && c.Counterexample == nil {
+				return nil, fmt.Errorf("book: %s under %s is %s but has no counterexample to link to", name, class, c.Verdict)
 			}
 			row.Cells = append(row.Cells, cv)
 		}

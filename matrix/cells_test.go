@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -150,14 +151,31 @@ func sleepyLock(t *testing.T) locks.Algorithm {
 }
 
 // A matrix cell whose runs are all cut, with nothing failed, is
-// incomplete at its first cut run, not safe, and is not shrunk.
+// incomplete at its first cut run, not safe, and is not shrunk: its
+// counterexample is that run as drawn, which replays to the same cut.
 func TestMatrixCellOfCutRunsIsIncomplete(t *testing.T) {
-	m, err := Run(context.Background(), Options{Locks: []locks.Algorithm{sleepyLock(t)}, Classes: []string{"none"}, Seed: 1, Runs: 3})
+	lock := sleepyLock(t)
+	m, err := Run(context.Background(), Options{Locks: []locks.Algorithm{lock}, Classes: []string{"none"}, Seed: 1, Runs: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := m.Cells[0][0]
-	if c.Verdict != model.VerdictIncomplete || c.First != 0 || c.Runs != 3 || c.Shrunk != nil || c.Counterexample != nil || len(c.Others) != 0 || m.ShrinkRuns != 0 {
+	if c.Verdict != model.VerdictIncomplete || c.First != 0 || c.Runs != 3 || c.Shrunk != nil || len(c.Others) != 0 || m.ShrinkRuns != 0 {
 		t.Errorf("cell %+v, %d shrink runs; want incomplete at run 0, 3 runs, nothing shrunk", c, m.ShrinkRuns)
+	}
+	e := explorer(t, explore.Options{Lock: lock, Classes: []string{"none"}, Seed: 1, Runs: 3})
+	if c.Counterexample == nil || !reflect.DeepEqual(c.Counterexample, e.Scenario(0)) || c.Cut == "" {
+		t.Fatalf("counterexample %v, cut %q; want run 0 as drawn and its cut", c.Counterexample, c.Cut)
+	}
+	p, err := c.Counterexample.PrepareWith(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, v, err := judge.Verdict(p, model.Options{})
+	if err != nil || v.Verdict != model.VerdictIncomplete || res.Cut != c.Cut {
+		t.Errorf("replayed: %s cut %q (%v), want incomplete cut %q", v.Verdict, res.Cut, err, c.Cut)
+	}
+	if j := m.JSON(""); j.Cells[0].Cut != c.Cut {
+		t.Errorf("JSON cut %q, want %q", j.Cells[0].Cut, c.Cut)
 	}
 }

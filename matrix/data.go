@@ -60,6 +60,9 @@ type JSONCell struct {
 	Shrunk       *explore.Shrunk `json:"shrunk"`
 	ShrinkTries  int             `json:"shrink_tries,omitempty"`  // runs the shrink made
 	ShrinkCapped bool            `json:"shrink_capped,omitempty"` // it stopped at the budget: perhaps not minimal
+	// Cut is, for incomplete, why its first run stopped at a cap. Read from
+	// Markdown, "" (the table does not show it).
+	Cut string `json:"cut,omitempty"`
 	// Replay is the explore command that finds the same runs
 	// and writes its counterexample.
 	Replay string `json:"replay,omitempty"`
@@ -91,7 +94,7 @@ func (m *Matrix) JSON(rowFlags string) JSON {
 	for _, row := range m.Cells {
 		for _, c := range row {
 			mc := JSONCell{Algorithm: c.Algorithm, Fault: c.Class, Verdict: c.Verdict, SafetyBroken: c.Broke,
-				Runs: c.Runs, VacuousRuns: c.Vacuous}
+				Runs: c.Runs, VacuousRuns: c.Vacuous, Cut: c.Cut}
 			if c.First >= 0 {
 				first := c.First
 				mc.FirstFailingRun = &first
@@ -127,7 +130,7 @@ func (m *JSON) Cell(algo, fault string) *JSONCell {
 // Table is what the Markdown matrix shows, for WriteTable.
 func (m *JSON) Table() Table {
 	t := Table{Command: m.Command, Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries,
-		Algorithms: m.Algorithms, Faults: m.Faults, Total: len(m.Cells)}
+		Algorithms: m.Algorithms, Faults: m.Faults, Counts: m.Counts()}
 	for _, a := range m.Algorithms {
 		row := make([]string, len(m.Faults))
 		for i, f := range m.Faults {
@@ -139,9 +142,6 @@ func (m *JSON) Table() Table {
 		t.Cells = append(t.Cells, row)
 	}
 	for _, c := range m.Cells {
-		if slices.Contains(search.WorstFirst, c.Verdict) {
-			t.Failing++
-		}
 		if c.ShrinkCapped {
 			t.Capped++
 		}
@@ -150,6 +150,47 @@ func (m *JSON) Table() Table {
 		}
 	}
 	return t
+}
+
+// Counts are a matrix's cells by what they say. They are the one
+// definition of a failing cell: the Markdown's summary, simrun matrix's
+// line and the book all print them (Counts.String).
+type Counts struct {
+	Cells int
+	// Failing cells met a failing verdict: unsafe, stuck, stale or
+	// client-error (search.WorstFirst).
+	Failing int
+	// Incomplete cells failed in no run, but one was cut at a cap before it
+	// ended: neither a pass nor a failure.
+	Incomplete int
+}
+
+// Counts counts the cells of a matrix.
+func (m *JSON) Counts() Counts {
+	n := Counts{Cells: len(m.Cells)}
+	for _, c := range m.Cells {
+		switch {
+		case slices.Contains(search.WorstFirst, c.Verdict):
+			n.Failing++
+		case c.Verdict == model.VerdictIncomplete:
+			n.Incomplete++
+		}
+	}
+	return n
+}
+
+// String is the counts as the matrix says them: "85 of 120 cells fail,
+// 1 is incomplete".
+func (n Counts) String() string {
+	s := fmt.Sprintf("%d of %d cells fail", n.Failing, n.Cells)
+	switch n.Incomplete {
+	case 0:
+	case 1:
+		s += ", 1 is incomplete"
+	default:
+		s += fmt.Sprintf(", %d are incomplete", n.Incomplete)
+	}
+	return s
 }
 
 // WriteJSON writes a matrix as an indented JSON object.
@@ -169,7 +210,8 @@ func WriteMarkdown(w io.Writer, m JSON) error {
 // "unsafe #12 (2p/1f) lost update", "safe", "stuck #0 (2p/1f)*" when
 // shrinking stopped at its budget, "unsafe #12 overlap, resource safe" when
 // it did not shrink, and the other verdicts met after the worst: "unsafe
-// #37 (2p/1f) lost update · client-error #0". A safe cell some of whose runs
+// #37 (2p/1f) lost update · client-error #0", "incomplete #18" (a cut
+// run, not shrunk). A safe cell some of whose runs
 // were vacuous says how many: "safe (1204/2000 vacuous)".
 // parseCell is its inverse.
 func CellText(c JSONCell) string {

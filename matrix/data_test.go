@@ -349,8 +349,17 @@ func TestMatrixIncompleteCell(t *testing.T) {
 		}
 	}
 	m := JSON{Algorithms: []string{"a"}, Faults: []string{"net", "crash"}, Cells: cells}
-	if tb := m.Table(); tb.Failing != 1 {
-		t.Errorf("%d failing cells, want 1 (incomplete does not fail)", tb.Failing)
+	if n := m.Table().Counts; n != (Counts{Cells: 2, Failing: 1, Incomplete: 1}) {
+		t.Errorf("counts %+v, want 2 cells, 1 failing, 1 incomplete (incomplete does not fail)", n)
+	}
+	if got, want := m.Counts().String(), "1 of 2 cells fail, 1 is incomplete"; got != want {
+		t.Errorf("counts say %q, want %q", got, want)
+	}
+	// Only an incomplete cell has a cut.
+	cells[1].Cut = "duration limit 1s reached"
+	m.Runs = 10
+	if err := check(m); err == nil || !strings.Contains(err.Error(), "a under crash: unsafe with a cut") {
+		t.Errorf("a cut on an unsafe cell: %v", err)
 	}
 }
 

@@ -23,8 +23,7 @@ type Table struct {
 	Algorithms  []string
 	Faults      []string
 	Cells       [][]string // Cells[row][column]: the cell's text
-	Total       int        // cells
-	Failing     int        // cells with a failing run
+	Counts      Counts     // the cells failing and incomplete, of all
 	Capped      int        // cells whose shrinking stopped at its budget
 	Vacuous     int        // safe cells that show their vacuous runs
 	_           struct{}
@@ -89,7 +88,7 @@ func WriteTable(w io.Writer, m Table) error {
 		line(r)
 	}
 
-	fmt.Fprintf(&b, "\n%d of %d cells fail.\n\n", m.Failing, m.Total)
+	fmt.Fprintf(&b, "\n%s.\n\n", m.Counts)
 	b.WriteString("**Reading a cell.** ")
 	b.WriteString("A cell shows the worst verdict its runs met, then every other one, each at its first run:\n")
 	if m.ShrinkTries > 0 {
@@ -133,7 +132,9 @@ func WriteTable(w io.Writer, m Table) error {
 	b.WriteString("- `stale`: a release returned, yet its key stayed over 1 s while another process waited.\n")
 	b.WriteString("- `client-error`: the algorithm's own code failed where the original program would throw.\n")
 	b.WriteString("- `incomplete`: no run failed, but a run was cut at a cap (events, duration) before it ended,\n")
-	b.WriteString("  so nothing found covers only its prefix: not a pass. Shown with its first run, not shrunk.\n")
+	b.WriteString("  so nothing found covers only its prefix: not a pass, and not counted as failing. Shown with\n")
+	b.WriteString("  its first cut run, not shrunk; the `--json` form names the cap (`cut`), and `simrun book`\n")
+	b.WriteString("  writes that run as a scenario file that `simrun run` replays to the same cut.\n")
 	b.WriteString("- `safe`: none of the above in any run.\n")
 	b.WriteString("\nFault classes:\n\n")
 	for _, f := range m.Faults {

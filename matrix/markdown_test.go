@@ -12,7 +12,7 @@ import (
 func TestWriteMatrixLayout(t *testing.T) {
 	m := Table{Command: "simrun matrix --seed 3 --runs 10 --shrink-tries 5", Seed: 3, Runs: 10, ShrinkTries: 5,
 		Algorithms: []string{"a", "long-name"}, Faults: []string{"none", "crash"},
-		Cells: [][]string{{"safe", "unsafe #2 (2p/1f)*"}, {"stuck #0"}}, Total: 4, Failing: 2, Capped: 1}
+		Cells: [][]string{{"safe", "unsafe #2 (2p/1f)*"}, {"stuck #0"}}, Counts: Counts{Cells: 4, Failing: 2}, Capped: 1}
 	var b bytes.Buffer
 	if err := WriteTable(&b, m); err != nil {
 		t.Fatal(err)

@@ -104,9 +104,14 @@ type Cell struct {
 	ShrinkTries int
 	Capped      bool
 	// Counterexample is the shrunk scenario (the run of First when
-	// shrinking was off); nil when safe or incomplete.
+	// shrinking was off); for incomplete, the run of First as drawn, not
+	// shrunk (nothing failed to shrink towards), which replays to the same
+	// cut; nil when safe.
 	Counterexample *scenarios.Scenario
-	_              struct{} // grows: callers name the fields they set
+	// Cut is, when Verdict is incomplete, why run First stopped at a cap
+	// (sim.Result.Cut).
+	Cut string
+	_   struct{} // grows: callers name the fields they set
 }
 
 // Matrix is every algorithm under every fault class.
@@ -243,8 +248,10 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 			cell.Verdict, cell.First, cell.Counterexample, cell.Broke = f.Verdict, f.Index, f.Scenario, f.Broke
 		} else if k := slices.IndexFunc(j.sr.Met, isIncomplete); k >= 0 {
 			// Nothing failed, but a run was cut before it ended: not safe.
-			// Not shrunk: nothing failed.
-			cell.Verdict, cell.First = model.VerdictIncomplete, j.sr.Met[k].Index
+			// Not shrunk (nothing failed), but kept as it was drawn, so that
+			// the cell links a run that replays to the same cut.
+			f := j.sr.Met[k]
+			cell.Verdict, cell.First, cell.Counterexample, cell.Cut = model.VerdictIncomplete, f.Index, f.Scenario, f.Cut
 		}
 		for _, f := range j.sr.Met {
 			if f.Verdict != cell.Verdict {

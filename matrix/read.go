@@ -333,6 +333,8 @@ func check(m JSON) error {
 			return fmt.Errorf("%s: %s with a shrunk counterexample", at, c.Verdict)
 		case c.Shrunk != nil && (c.Shrunk.Processes < 0 || c.Shrunk.Faults < 0 || c.Shrunk.Events < 0):
 			return fmt.Errorf("%s: shrunk to %d processes, %d faults, %d events: want none below 0", at, c.Shrunk.Processes, c.Shrunk.Faults, c.Shrunk.Events)
+		case c.Cut != "" && c.Verdict != model.VerdictIncomplete:
+			return fmt.Errorf("%s: %s with a cut %q (only an incomplete cell was cut)", at, c.Verdict, c.Cut)
 		case c.Verdict == model.VerdictSafe && c.Runs != 0 && c.Runs != m.Runs:
 			return fmt.Errorf("%s: safe after %d runs searched, want all %d", at, c.Runs, m.Runs)
 		}

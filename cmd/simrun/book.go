@@ -110,45 +110,24 @@ func countFailing(m book.Matrix) int {
 }
 
 // bookMatrix replays each failing cell's shrunk counterexample with every
-// checker, names it after its cell and keeps it as a scenario file.
+// checker, and each incomplete cell's cut run (as drawn: nothing failed to
+// shrink towards), names it after its cell and keeps it as a scenario file.
+// A replay that does not give its cell's verdict (and, for a cut run, its
+// cut) is an error: the book links only what replays.
 func bookMatrix(m *matrix.Matrix) (book.Matrix, error) {
-	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
-		Algorithms: m.Algorithms, Classes: m.Classes}
-	// The cell text as simrun matrix prints it, from the matrix package so
-	// that the book follows its format.
+	// The cell text and counts as simrun matrix prints them, from the
+	// matrix package so that the book follows its format.
 	mj := m.JSON("")
+	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
+		Algorithms: m.Algorithms, Classes: m.Classes, Summary: mj.Counts().String()}
 	for _, row := range m.Cells {
 		for _, c := range row {
-			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict, Broke: c.Broke}
+			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict, Broke: c.Broke, Cut: c.Cut}
 			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
 				bc.Text, bc.Replay = matrix.CellText(*mc), mc.Replay
 			}
 			if c.Counterexample != nil {
-				s := *c.Counterexample
-				s.Name = fmt.Sprintf("matrix-%s-%s", c.Algorithm, c.Class)
-				s.Summary = fmt.Sprintf("%s under %s: the matrix's first failing run (#%d, seed %d), shrunk", c.Algorithm, c.Class, c.First, m.Seed)
-				s.Source = "simrun matrix"
-				o, err := judge.Run(&s, "", model.Options{})
-				if err != nil {
-					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
-				}
-				if o.Verdict.Verdict != c.Verdict {
-					return out, fmt.Errorf("%s under %s: the shrunk counterexample replays as %s, the matrix says %s", c.Algorithm, c.Class, o.Verdict.Verdict, c.Verdict)
-				}
-				s.Expect = o.Verdict.Verdict
-				var n strings.Builder
-				n.WriteString(explore.FoundByLine(bc.Replay, c.First, c.Verdict))
-				if c.Shrunk != nil {
-					fmt.Fprintf(&n, " to %s and %s", text.Count(c.Shrunk.Processes, "process", "es"), text.Count(c.Shrunk.Faults, "fault", "s"))
-				}
-				n.WriteString(".\n")
-				for _, v := range o.Verdict.Violations {
-					fmt.Fprintf(&n, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
-				}
-				fmt.Fprintf(&n, "Replay it: simrun run %s.yaml", c.Class)
-				s.Narrative = n.String()
-				o.Scenario = &s
-				yaml, err := scenarios.Marshal(&s)
+				o, yaml, err := bookCounterexample(m, c, bc.Replay)
 				if err != nil {
 					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
 				}
@@ -158,4 +137,52 @@ func bookMatrix(m *matrix.Matrix) (book.Matrix, error) {
 		}
 	}
 	return out, nil
+}
+
+// bookCounterexample replays a cell's counterexample with every checker,
+// checks that it gives the cell's verdict (and cut), and writes it as the
+// scenario file the page offers, its narrative saying how it was found.
+func bookCounterexample(m *matrix.Matrix, c matrix.Cell, replay string) (*judge.Outcome, []byte, error) {
+	s := *c.Counterexample
+	s.Name = fmt.Sprintf("matrix-%s-%s", c.Algorithm, c.Class)
+	s.Source = "simrun matrix"
+	cut := c.Verdict == model.VerdictIncomplete
+	if cut {
+		s.Summary = fmt.Sprintf("%s under %s: the matrix's first run cut at a cap (#%d, seed %d), as drawn", c.Algorithm, c.Class, c.First, m.Seed)
+	} else {
+		s.Summary = fmt.Sprintf("%s under %s: the matrix's first failing run (#%d, seed %d), shrunk", c.Algorithm, c.Class, c.First, m.Seed)
+	}
+	o, err := judge.Run(&s, "", model.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case o.Verdict.Verdict != c.Verdict:
+		return nil, nil, fmt.Errorf("replays as %s, the matrix says %s", o.Verdict.Verdict, c.Verdict)
+	case cut && o.Result.Cut != c.Cut:
+		return nil, nil, fmt.Errorf("replays cut by %q, the matrix's run by %q", o.Result.Cut, c.Cut)
+	}
+	s.Expect = o.Verdict.Verdict
+	var n strings.Builder
+	if cut {
+		fmt.Fprintf(&n, "Found by: %s (run %d, the first cut at a cap with nothing failed; not shrunk).\n", replay, c.First)
+		fmt.Fprintf(&n, "Cut: %s. No run failed, but this one stopped before its clients were done, so nothing found covers only its prefix: not a pass.\n", c.Cut)
+	} else {
+		n.WriteString(explore.FoundByLine(replay, c.First, c.Verdict))
+		if c.Shrunk != nil {
+			fmt.Fprintf(&n, " to %s and %s", text.Count(c.Shrunk.Processes, "process", "es"), text.Count(c.Shrunk.Faults, "fault", "s"))
+		}
+		n.WriteString(".\n")
+	}
+	for _, v := range o.Verdict.Violations {
+		fmt.Fprintf(&n, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
+	}
+	fmt.Fprintf(&n, "Replay it: simrun run %s.yaml", c.Class)
+	s.Narrative = n.String()
+	o.Scenario = &s
+	yaml, err := scenarios.Marshal(&s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, yaml, nil
 }

@@ -51,7 +51,7 @@ func TestMatrixCheck(t *testing.T) {
 	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
 	for _, args := range [][]string{{"-o", md}, {"--json", "-o", js}} {
 		code, out, errOut := simrun(append([]string{"matrix", "--runs", "200"}, args...)...)
-		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": 16 cells, ") {
+		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": ") || !strings.Contains(out, " of 16 cells fail") {
 			t.Fatalf("%v: exit %d, %q, stderr %q", args, code, out, errOut)
 		}
 	}
@@ -104,6 +104,53 @@ func TestMatrixCheck(t *testing.T) {
 		"to accept the new matrix: simrun matrix --seed 1 --runs 200 --shrink-tries 10000 -o " + md + "\n"
 	if code != exitViolation || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
+	}
+}
+
+// simrun matrix's line and the file it writes count the cells the same way
+// (matrix.Counts), and the counts are the cells' verdicts: failing is a
+// failing verdict met, incomplete neither that nor safe. set-nx-px-wait's
+// row holds all three kinds with 20 runs a cell.
+func TestMatrixCountsAgree(t *testing.T) {
+	matrixAlgorithms = []string{"set-nx-px-wait"}
+	t.Cleanup(func() { matrixAlgorithms = nil })
+	dir := t.TempDir()
+	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
+	var lines []string
+	for _, args := range [][]string{{"-o", md}, {"--json", "-o", js}} {
+		code, out, errOut := simrun(append([]string{"matrix", "--runs", "20", "--shrink-tries", "0"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+		lines = append(lines, out)
+	}
+	data, _ := os.ReadFile(js)
+	var j struct{ Cells []struct{ Verdict string } }
+	if err := json.Unmarshal(data, &j); err != nil {
+		t.Fatal(err)
+	}
+	var n matrix.Counts
+	for _, c := range j.Cells {
+		n.Cells++
+		switch c.Verdict {
+		case "unsafe", "stuck", "stale", "client-error":
+			n.Failing++
+		case "incomplete":
+			n.Incomplete++
+		}
+	}
+	if n.Failing == 0 || n.Incomplete == 0 || n.Failing+n.Incomplete == n.Cells {
+		t.Fatalf("counted %+v: want failing, incomplete and safe cells (choose another row)", n)
+	}
+	said := n.String()
+	page, _ := os.ReadFile(md)
+	if !strings.Contains(string(page), "\n"+said+".\n") {
+		t.Errorf("%s does not say %q", md, said)
+	}
+	for i, f := range []string{md, js} {
+		if !strings.HasPrefix(lines[i], "wrote "+f+": "+said+"; ") {
+			t.Errorf("simrun matrix -o %s says %q, want it to count %q", f, lines[i], said)
+		}
 	}
 }
 
