@@ -107,16 +107,16 @@ func TestBookSite(t *testing.T) {
 	checkSite(t, dirs[0], a)
 }
 
-// indexCell is one cell of the index's matrix: its link, if any, and the
-// verdict its class names.
-var indexCell = regexp.MustCompile(`<td class="cell">(?:<a href="(counterexamples/([a-z0-9-]+)/([a-z]+)\.html)" class="v v-([a-z-]+)"|<span class="v v-([a-z-]+)")`)
+// indexAnswer is one answer of a cell of the index's matrix: its side, its
+// link, if any, and the verdict its class names.
+var indexAnswer = regexp.MustCompile(`<span class="side">(in|out):</span> (?:<a href="(counterexamples/([a-z0-9-]+)/([a-z]+)-(inside|outside)\.html)" class="v v-([a-z-]+)"|<span class="v v-([a-z-]+)")`)
 
 // checkSite checks a written site: every link resolves; every scenario and
-// algorithm has its page; the index's matrix has every cell, and each that
-// is not safe links a page and a scenario file that `simrun run` replays
-// with the cell's verdict (and, for a cut run, the same cut); each report
-// has its porcupine view and the book's links. It returns the verdicts
-// linked.
+// algorithm has its page; the index's matrix has both answers of every
+// cell (an inside one, or — for none), and each answer that is not safe
+// links a page and a scenario file that `simrun run` replays with the
+// answer's verdict (and, for a cut run, the same cut); each report has its
+// porcupine view and the book's links. It returns the verdicts linked.
 func checkSite(t *testing.T, dir string, files []book.File) map[string]bool {
 	t.Helper()
 	if bad := book.CheckLinks(files); bad != nil {
@@ -148,34 +148,38 @@ func checkSite(t *testing.T, dir string, files []book.File) map[string]bool {
 	if srcdocs != len(scenarios.Names())+pages {
 		t.Errorf("%d porcupine views, want one per report (%d)", srcdocs, len(scenarios.Names())+pages)
 	}
-	cells := indexCell.FindAllStringSubmatch(string(has["index.html"]), -1)
-	if want := len(rows) * len(scenarios.FaultClasses); len(cells) != want {
-		t.Fatalf("%d cells in the index's matrix, want %d", len(cells), want)
+	answers := indexAnswer.FindAllStringSubmatch(string(has["index.html"]), -1)
+	if want := 2 * len(rows) * len(scenarios.FaultClasses); len(answers) != want {
+		t.Fatalf("%d answers in the index's matrix, want %d (two a cell)", len(answers), want)
 	}
 	linked, verdicts := map[string]bool{}, map[string]bool{}
-	for _, c := range cells {
-		if c[1] == "" {
-			if c[5] != "safe" {
-				t.Errorf("a %s cell links nothing", c[5])
+	for _, c := range answers {
+		side, link, verdict := c[1], c[2], c[6]
+		if link == "" {
+			if v := c[7]; v != "safe" && !(v == "none" && side == "in") {
+				t.Errorf("an answer %s: %s links nothing", side, v)
 			}
 			continue
 		}
-		linked[c[1]], verdicts[c[4]] = true, true
-		if !strings.Contains(string(has[c[1]]), `<nav class="book"`) {
-			t.Errorf("%s has no book links", c[1])
+		if (side == "in") != (c[5] == "inside") {
+			t.Errorf("the %s answer links %s", side, link)
 		}
-		yaml := filepath.Join(dir, "counterexamples", c[2], c[3]+".yaml")
+		linked[link], verdicts[verdict] = true, true
+		if !strings.Contains(string(has[link]), `<nav class="book"`) {
+			t.Errorf("%s has no book links", link)
+		}
+		yaml := filepath.Join(dir, "counterexamples", c[3], c[4]+"-"+c[5]+".yaml")
 		code, out, errOut := simrun("run", yaml, "--json")
 		var j struct{ Verdict, Cut string }
 		err := json.Unmarshal([]byte(out), &j)
 		wantCode := exitViolation
-		if c[4] == "incomplete" {
+		if verdict == "incomplete" {
 			wantCode = exitIncomplete
 		}
-		if err != nil || code != wantCode || j.Verdict != c[4] {
-			t.Errorf("%s: exit %d, verdict %q, want %s (stderr %q)", yaml, code, j.Verdict, c[4], errOut)
+		if err != nil || code != wantCode || j.Verdict != verdict {
+			t.Errorf("%s: exit %d, verdict %q, want %s (stderr %q)", yaml, code, j.Verdict, verdict, errOut)
 		}
-		if c[4] == "incomplete" && (j.Cut == "" || !strings.Contains(string(has[c[1]]), "Cut: "+j.Cut+".")) {
+		if verdict == "incomplete" && (j.Cut == "" || !strings.Contains(string(has[link]), "Cut: "+j.Cut+".")) {
 			t.Errorf("%s replays cut by %q, which its page does not say", yaml, j.Cut)
 		}
 	}

@@ -263,7 +263,7 @@ func reportCheck(w io.Writer, file, command string, asJSON bool, want, got matri
 // matrixProgress draws the cells done on one terminal line.
 func matrixProgress(w io.Writer) func(matrix.Progress) {
 	return func(p matrix.Progress) {
-		fmt.Fprintf(w, "\r\033[Kmatrix  searched %d/%d cells  failing %d  shrunk %d/%d  %s",
-			p.Searched, p.Cells, p.Failing, p.Shrunk, p.Failing, p.Elapsed.Round(100*time.Millisecond))
+		fmt.Fprintf(w, "\r\033[Kmatrix  searched %d/%d (inside and outside each cell)  failing %d  shrunk %d/%d  %s",
+			p.Searched, p.Searches, p.Failing, p.Shrunk, p.Failing, p.Elapsed.Round(100*time.Millisecond))
 	}
 }
