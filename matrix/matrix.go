@@ -56,7 +56,7 @@ type Options struct {
 	// Locks, when set, are the rows instead of Algorithms: algorithms that
 	// need not be registered (an algorithm file's).
 	Locks   []locks.Algorithm
-	Runs    int // run-index space of every cell, [0, Runs); 0: DefaultRuns
+	Runs    int // run-index space of every search (two a cell), [0, Runs); 0: DefaultRuns
 	Workers int // cells searched (then shrunk) at once; 0: one per core (GOMAXPROCS)
 	// ShrinkTries bounds the simulated runs spent shrinking each failing
 	// cell; 0: DefaultShrinkTries; negative: do not shrink.

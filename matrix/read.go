@@ -24,8 +24,9 @@ import (
 // Read reads a matrix that WriteMarkdown or WriteJSON wrote; name
 // is used in errors. From Markdown it reads the seed, runs and shrink budget
 // of the command line (with the --algo or --algo-file that chose the rows)
-// and, per cell, the worst verdict, its first run, the other verdicts met,
-// counterexample size and the budget mark. The Markdown is read strictly:
+// and, per cell, both answers (or the mark of no inside runs): each one's
+// worst verdict, its first run, the other verdicts met, counterexample
+// size and the budget mark, and the breaking point when shown. The Markdown is read strictly:
 // a cell reads only if it is exactly what CellText writes for what was
 // read, so --check compares data, never a loose match of the text.
 func Read(name string, data []byte) (JSON, error) {

@@ -28,7 +28,7 @@ var matrixAlgorithms []string
 // --runs) and the cells searched at once (--workers). --shrink-tries is
 // each command's own: book cannot do without shrinking, matrix can.
 func addMatrixFlags(fs *flag.FlagSet, output string) (runs *int, seed *uint64, workers *int) {
-	runs = fs.Int("runs", matrix.DefaultRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
+	runs = fs.Int("runs", matrix.DefaultRuns, "runs per search, two a cell (inside and outside the lock's assumptions): an answer is safe when none of its `N` runs fails")
 	seed = fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
 	workers = fs.Int("workers", 0, "cells searched at once (0: one per core); the "+output+" does not depend on it")
 	return runs, seed, workers
