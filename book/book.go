@@ -39,24 +39,64 @@ type Algorithm struct {
 	Code *codesteps.Source // nil: no source to show (an algorithm not built in)
 }
 
-// Matrix is the verdict matrix: every algorithm under every fault class.
+// Matrix is the verdict matrix: every algorithm under every fault class,
+// each cell answered inside the lock's assumptions and outside them.
 type Matrix struct {
 	Seed              uint64
 	Runs, ShrinkTries int
 	Algorithms        []string
 	Classes           []string
 	Cells             []Cell // row by row
+	// Summary is the cells' counts as the Markdown matrix says them
+	// (matrix.Counts): "5 cells unsafe inside, 77 outside (of 120; …)".
+	Summary string
 }
 
 // Cell is one algorithm under one fault class.
 type Cell struct {
 	Algorithm, Class string
-	Verdict          string
-	Broke            string         // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
-	Text             string         // as the Markdown matrix shows it; "": the verdict
-	Replay           string         // the command that finds its first failing run; "" when safe
-	Counterexample   *judge.Outcome // the shrunk counterexample replayed; nil when safe
-	YAML             []byte         // the counterexample as a scenario file; nil when safe
+	Text             string // the whole cell as the Markdown matrix shows it
+	// Inside is the answer inside the lock's assumptions; nil when the
+	// class has no inside runs, NoInside saying why.
+	Inside   *Answer
+	NoInside string
+	Outside  Answer // the answer to every fault the class draws
+}
+
+// Answer is one search of a cell.
+type Answer struct {
+	Verdict string
+	Broke   string // for unsafe, which safety its first failing run broke (model.Verdict.Broke)
+	Text    string // as the Markdown matrix shows this answer; "": the verdict
+	Found   string // how its counterexample was found: a command, or the search's words; "" when safe
+	Cut     string // for incomplete, why its run stopped at a cap
+	// BreakingPoint is, on the outside answer, the smallest fault that
+	// breaks the lock, when it was measured.
+	BreakingPoint string
+	// Counterexample is the shrunk counterexample replayed, or for an
+	// incomplete answer its first cut run; nil when safe.
+	Counterexample *judge.Outcome
+	YAML           []byte // the counterexample as a scenario file; nil when safe
+}
+
+// Sides name a cell's answers in paths and words.
+const (
+	SideInside  = "inside"
+	SideOutside = "outside"
+)
+
+// answers are a cell's answers that were searched, with their sides.
+func (c *Cell) answers() []sided {
+	out := []sided{}
+	if c.Inside != nil {
+		out = append(out, sided{SideInside, c.Inside})
+	}
+	return append(out, sided{SideOutside, &c.Outside})
+}
+
+type sided struct {
+	Side string
+	*Answer
 }
 
 // File is one file of the site, its path relative to the site's root.
@@ -69,8 +109,8 @@ type File struct {
 var names = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // Render lays out the site: index.html, scenarios/NAME.html,
-// counterexamples/ALGORITHM/CLASS.html (and .yaml), algorithms/NAME.html,
-// in that order.
+// counterexamples/ALGORITHM/CLASS-SIDE.html (and .yaml; SIDE inside or
+// outside), algorithms/NAME.html, in that order.
 func Render(b *Book) ([]File, error) {
 	s, err := newSite(b)
 	if err != nil {
@@ -97,16 +137,18 @@ func Render(b *Book) ([]File, error) {
 		files = append(files, File{sc.Path, data})
 	}
 	for _, c := range b.Matrix.Cells {
-		if c.Counterexample == nil {
-			continue
-		}
-		data, err := report(c.Counterexample, counterexampleNav(c))
-		if err != nil {
-			return nil, fmt.Errorf("book: %s under %s: %w", c.Algorithm, c.Class, err)
-		}
-		files = append(files, File{cellPath(c, ".html"), data})
-		if c.YAML != nil {
-			files = append(files, File{cellPath(c, ".yaml"), c.YAML})
+		for _, a := range c.answers() {
+			if a.Counterexample == nil {
+				continue
+			}
+			data, err := report(a.Counterexample, counterexampleNav(c, a))
+			if err != nil {
+				return nil, fmt.Errorf("book: %s under %s, %s: %w", c.Algorithm, c.Class, a.Side, err)
+			}
+			files = append(files, File{cellPath(c, a.Side, ".html"), data})
+			if a.YAML != nil {
+				files = append(files, File{cellPath(c, a.Side, ".yaml"), a.YAML})
+			}
 		}
 	}
 	for _, a := range s.Algorithms {
@@ -152,8 +194,10 @@ func report(o *judge.Outcome, nav navLinks) ([]byte, error) {
 	return out, nil
 }
 
-func cellPath(c Cell, ext string) string {
-	return "counterexamples/" + c.Algorithm + "/" + c.Class + ext
+// cellPath is where an answer's counterexample goes:
+// counterexamples/ALGORITHM/CLASS-SIDE.EXT.
+func cellPath(c Cell, side, ext string) string {
+	return "counterexamples/" + c.Algorithm + "/" + c.Class + "-" + side + ext
 }
 
 // docIDs are the document ids a Source field cites ("toymoban-java §8,

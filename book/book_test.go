@@ -31,8 +31,9 @@ func outcome(t *testing.T, name string) *judge.Outcome {
 }
 
 // testBook is a small book: three scenarios out of course order, two
-// algorithms, a matrix of two fault classes with one failing cell (a
-// built-in's run stands in for its counterexample).
+// algorithms, a matrix of two fault classes with one failing cell, failing
+// outside its lock's assumptions only (a built-in's run stands in for its
+// counterexample), and one cell with no inside runs.
 func testBook(t *testing.T) *Book {
 	t.Helper()
 	b := &Book{Command: "simrun book --test", Documents: locks.Documents}
@@ -51,12 +52,12 @@ func testBook(t *testing.T) *Book {
 		b.Algorithms = append(b.Algorithms, Algorithm{a, src})
 	}
 	b.Matrix = Matrix{Seed: 1, Runs: 10, ShrinkTries: 100, Algorithms: []string{"setnx-del", "setnx-getset"},
-		Classes: []string{"none", "crash"}, Cells: []Cell{
-			{Algorithm: "setnx-del", Class: "none", Verdict: "safe"},
-			{Algorithm: "setnx-del", Class: "crash", Verdict: "stuck", Text: "stuck #0 (2p/1f)",
-				Counterexample: outcome(t, "crash-deadlock"), YAML: []byte("name: x\n")},
-			{Algorithm: "setnx-getset", Class: "none", Verdict: "safe"},
-			{Algorithm: "setnx-getset", Class: "crash", Verdict: "safe"},
+		Classes: []string{"none", "crash"}, Summary: "0 cells unsafe inside, 0 outside (of 4; 1 with no inside runs); failing: 0 inside, 1 outside", Cells: []Cell{
+			{Algorithm: "setnx-del", Class: "none", Inside: &Answer{Verdict: "safe"}, Outside: Answer{Verdict: "safe"}},
+			{Algorithm: "setnx-del", Class: "crash", Inside: &Answer{Verdict: "safe"}, Outside: Answer{Verdict: "stuck", Text: "stuck #0 (2p/1f)",
+				Counterexample: outcome(t, "crash-deadlock"), YAML: []byte("name: x\n")}},
+			{Algorithm: "setnx-getset", Class: "none", Inside: &Answer{Verdict: "safe"}, Outside: Answer{Verdict: "safe"}},
+			{Algorithm: "setnx-getset", Class: "crash", NoInside: "no inside runs: test", Outside: Answer{Verdict: "safe"}},
 		}}
 	return b
 }
@@ -87,7 +88,7 @@ func TestRenderPages(t *testing.T) {
 		paths = append(paths, f.Path)
 	}
 	want := []string{"index.html", "scenarios/crash-deadlock.html", "scenarios/del-race.html", "scenarios/getset-race.html",
-		"counterexamples/setnx-del/crash.html", "counterexamples/setnx-del/crash.yaml",
+		"counterexamples/setnx-del/crash-outside.html", "counterexamples/setnx-del/crash-outside.yaml",
 		"algorithms/setnx-del.html", "algorithms/setnx-getset.html"}
 	if !slices.Equal(paths, want) {
 		t.Errorf("files\n%q\nwant\n%q", paths, want)
@@ -159,8 +160,12 @@ func TestIndex(t *testing.T) {
 	site := render(t, testBook(t))
 	index := string(site["index.html"])
 	for _, want := range []string{
-		`href="counterexamples/setnx-del/crash.html"`, // the failing cell links to its counterexample
+		`href="counterexamples/setnx-del/crash-outside.html"`, // the failing answer links to its counterexample
 		`>stuck #0 (2p/1f)</a>`,
+		`<span class="side">in:</span> <span class="v v-safe">safe</span></div><div><span class="side">out:</span> <a href="counterexamples/setnx-del/crash-outside.html"`,
+		`<span class="v v-none" title="no inside runs: test">—</span>`, // a cell with no inside runs says so
+		`0 cells unsafe inside, 0 outside (of 4; 1 with no inside runs)`,
+		`inside</span> <span class="v v-safe">safe in every class it has inside runs of</span>`,
 		`href="algorithms/setnx-getset.html"`,
 		`<code>simrun book --test</code>`,
 		claims["php-setnx-mutex"][:40],
@@ -182,8 +187,8 @@ func TestIndex(t *testing.T) {
 		t.Error("documents not in course order")
 	}
 	// A safe cell is text, not a link.
-	if strings.Contains(index, `counterexamples/setnx-del/none`) {
-		t.Error("a safe cell links to a counterexample")
+	if strings.Contains(index, `counterexamples/setnx-del/none`) || strings.Contains(index, `crash-inside`) {
+		t.Error("a safe answer links to a counterexample")
 	}
 }
 
@@ -202,7 +207,7 @@ func TestAlgorithmPage(t *testing.T) {
 			t.Errorf("setnx-getset's page lacks %q", want)
 		}
 	}
-	if page := string(site["algorithms/setnx-del.html"]); !strings.Contains(page, `href="../counterexamples/setnx-del/crash.html"`) {
+	if page := string(site["algorithms/setnx-del.html"]); !strings.Contains(page, `href="../counterexamples/setnx-del/crash-outside.html"`) {
 		t.Error("setnx-del's matrix row does not link its counterexample")
 	}
 }
@@ -216,7 +221,10 @@ func TestRenderRefuses(t *testing.T) {
 		{"no chapter", func(b *Book) { b.Scenarios[0].Scenario.Name = "brand-new" }, "brand-new is in no chapter"},
 		{"twice", func(b *Book) { b.Scenarios = append(b.Scenarios, b.Scenarios[0]) }, "given twice"},
 		{"bad name", func(b *Book) { b.Matrix.Classes[0] = "../x" }, `"../x" cannot be a file name`},
-		{"no counterexample", func(b *Book) { b.Matrix.Cells[1].Counterexample = nil }, "has no counterexample"},
+		{"no counterexample", func(b *Book) { b.Matrix.Cells[1].Outside.Counterexample = nil }, "setnx-del under crash, outside, is stuck but has no counterexample"},
+		{"no inside counterexample", func(b *Book) { b.Matrix.Cells[1].Inside.Verdict = "incomplete" }, "setnx-del under crash, inside, is incomplete but has no counterexample"},
+		{"inside and why not", func(b *Book) { b.Matrix.Cells[0].NoInside = "x" }, "setnx-del under none: want an inside answer or why it has none"},
+		{"neither", func(b *Book) { b.Matrix.Cells[0].Inside = nil }, "setnx-del under none: want an inside answer or why it has none"},
 		{"unknown row", func(b *Book) { b.Algorithms = b.Algorithms[:1] }, "setnx-getset is not among the algorithms"},
 		{"missing cell", func(b *Book) { b.Matrix.Cells = b.Matrix.Cells[:3] }, "no cell for setnx-getset under crash"},
 	} {
@@ -326,8 +334,10 @@ func TestBadgesSayWhatBroke(t *testing.T) {
 			o.Result.Faults = []sim.FaultUse{{Fired: true, Why: "c1 had finished"}} // none acted
 		}
 	}
-	b.Matrix.Cells[3] = Cell{Algorithm: "setnx-getset", Class: "crash", Verdict: "unsafe", Broke: model.BrokeOverlap,
-		Text: "unsafe #3 (2p/1f) overlap, resource safe", Counterexample: outcome(t, "del-race"), YAML: []byte("name: y\n")}
+	b.Matrix.Cells[3] = Cell{Algorithm: "setnx-getset", Class: "crash", Inside: &Answer{Verdict: "unsafe", Broke: model.BrokeOverlap,
+		Text: "unsafe #3 (2p/1f) overlap, resource safe", Counterexample: outcome(t, "del-race"), YAML: []byte("name: y\n")},
+		Outside: Answer{Verdict: "unsafe", Broke: model.BrokeLostUpdate, Text: "unsafe #1 (2p/1f) lost update",
+			Counterexample: outcome(t, "del-race"), YAML: []byte("name: z\n"), BreakingPoint: "a pause of 2.97s"}}
 	files := render(t, b)
 	index, algo := string(files["index.html"]), string(files["algorithms/setnx-getset.html"])
 	for _, want := range []string{
@@ -335,13 +345,15 @@ func TestBadgesSayWhatBroke(t *testing.T) {
 		`crash-deadlock</a> <span class="v v-stuck">stuck</span>`,
 		`getset-race</a> <span class="v v-safe">safe (but no fault touched the lock)</span>`,
 		`title="unsafe #3 (2p/1f) overlap, resource safe">crash: unsafe (overlap, resource safe)</a>`,
-		`>unsafe #3 (2p/1f) overlap, resource safe</a>`,
+		`title="unsafe #1 (2p/1f) lost update">crash: unsafe (lost update)</a>`,
+		`href="counterexamples/setnx-getset/crash-inside.html" class="v v-unsafe" title="inside: the counterexample">unsafe #3 (2p/1f) overlap, resource safe</a>`,
+		`<div class="muted">breaking point: a pause of 2.97s</div>`,
 	} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.html lacks %s", want)
 		}
 	}
-	if !strings.Contains(algo, `>unsafe #3 (2p/1f) overlap, resource safe</a>`) {
+	if !strings.Contains(algo, `href="../counterexamples/setnx-getset/crash-inside.html" class="v v-unsafe" title="inside: the counterexample">unsafe #3 (2p/1f) overlap, resource safe</a>`) {
 		t.Errorf("the algorithm's matrix row lacks the cell's text")
 	}
 }

@@ -55,7 +55,7 @@ type matrixView struct {
 	Runs, ShrinkTries int
 	Classes           []classView
 	Rows              []matrixRow
-	Failing, Cells    int
+	Summary           string // Matrix.Summary
 }
 
 type classView struct{ Name, Help string }
@@ -65,10 +65,46 @@ type matrixRow struct {
 	Cells []cellView
 }
 
+// cellView is a cell of the matrix: its inside answer (nil: none, NoInside
+// says why) and its outside one.
 type cellView struct {
-	Algorithm, Class, Verdict, Text string
-	Broke                           string // for unsafe, which safety broke
-	Link                            string // the counterexample's page; "" when safe
+	Algorithm, Class, Text string
+	In                     *answerView
+	NoInside               string
+	Out                    answerView
+}
+
+type answerView struct {
+	Side, Verdict, Text string
+	Broke               string // for unsafe, which safety broke
+	BreakingPoint       string
+	Link                string // the counterexample's page, from the site's root; "" when safe
+	Href                string // Link from the page that shows it (rooted)
+}
+
+// side is the cell's answer on a side, nil for an inside answer it has
+// not.
+func (c cellView) side(side string) *answerView {
+	if side == SideInside {
+		return c.In
+	}
+	return &c.Out
+}
+
+// rooted is the cell as a page at root links it.
+func (c cellView) rooted(root string) cellView {
+	href := func(a *answerView) {
+		if a.Link != "" {
+			a.Href = root + a.Link
+		}
+	}
+	if c.In != nil {
+		in := *c.In
+		href(&in)
+		c.In = &in
+	}
+	href(&c.Out)
+	return c
 }
 
 type algoView struct {
@@ -146,7 +182,7 @@ func newSite(b *Book) (*site, error) {
 	}
 
 	m := b.Matrix
-	s.Matrix = matrixView{Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries}
+	s.Matrix = matrixView{Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries, Summary: m.Summary}
 	for _, c := range m.Classes {
 		if !names.MatchString(c) {
 			return nil, fmt.Errorf("book: fault class %q cannot be a file name", c)
@@ -171,18 +207,25 @@ func newSite(b *Book) (*site, error) {
 				return nil, fmt.Errorf("book: the matrix has no cell for %s under %s", name, class)
 			}
 			c := m.Cells[i]
-			cv := cellView{Algorithm: name, Class: class, Verdict: c.Verdict, Text: c.Text, Broke: c.Broke}
-			if cv.Text == "" {
-				cv.Text = c.Verdict
+			cv := cellView{Algorithm: name, Class: class, Text: c.Text, NoInside: c.NoInside}
+			if (c.Inside == nil) == (c.NoInside == "") {
+				return nil, fmt.Errorf("book: %s under %s: want an inside answer or why it has none, not both", name, class)
 			}
-			if c.Counterexample != nil {
-				cv.Link = cellPath(c, ".html")
-			}
-			s.Matrix.Cells++
-			if c.Verdict != "safe" {
-				s.Matrix.Failing++
-				if c.Counterexample == nil {
-					return nil, fmt.Errorf("book: %s under %s is %s but has no counterexample to link to", name, class, c.Verdict)
+			for _, a := range c.answers() {
+				av := answerView{Side: a.Side, Verdict: a.Verdict, Text: a.Text, Broke: a.Broke, BreakingPoint: a.BreakingPoint}
+				if av.Text == "" {
+					av.Text = a.Verdict
+				}
+				if a.Counterexample != nil {
+					av.Link = cellPath(c, a.Side, ".html")
+				}
+				if a.Verdict != "safe" && a.Counterexample == nil {
+					return nil, fmt.Errorf("book: %s under %s, %s, is %s but has no counterexample to link to", name, class, a.Side, a.Verdict)
+				}
+				if a.Side == SideInside {
+					cv.In = &av
+				} else {
+					cv.Out = av
 				}
 			}
 			row.Cells = append(row.Cells, cv)
@@ -296,12 +339,20 @@ func scenarioNav(s *site, i int) navLinks {
 	return n
 }
 
-func counterexampleNav(c Cell) navLinks {
-	n := navLinks{Root: "../../", Where: fmt.Sprintf("the matrix: %s under %s, %s", c.Algorithm, c.Class, strings.TrimSpace(c.Text))}
+func counterexampleNav(c Cell, a sided) navLinks {
+	where := "inside the lock's assumptions"
+	if a.Side == SideOutside {
+		where = "outside them (every fault of the class)"
+	}
+	text := a.Text
+	if text == "" {
+		text = a.Verdict
+	}
+	n := navLinks{Root: "../../", Where: fmt.Sprintf("the matrix: %s under %s, %s: %s", c.Algorithm, c.Class, where, strings.TrimSpace(text))}
 	n.Also = []link{{"algorithm " + c.Algorithm, "algorithms/" + c.Algorithm + ".html", ""}}
-	if c.YAML != nil {
-		n.Also = append(n.Also, link{"scenario file " + c.Class + ".yaml", cellPath(c, ".yaml"),
-			"simrun run " + c.Class + ".yaml replays it"})
+	if a.YAML != nil {
+		file := c.Class + "-" + a.Side + ".yaml"
+		n.Also = append(n.Also, link{"scenario file " + file, cellPath(c, a.Side, ".yaml"), "simrun run " + file + " replays it"})
 	}
 	return n
 }

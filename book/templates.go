@@ -13,14 +13,17 @@ var templates = template.Must(template.New("site").Funcs(template.FuncMap{
 	// vclass is a verdict's CSS class.
 	"vclass": func(verdict string) string { return "v-" + strings.ReplaceAll(verdict, " ", "-") },
 	"title":  docTitle,
-	"failing": func(row []cellView) bool {
+	// failing says whether any cell of a row has a failing answer on a
+	// side (inside or outside).
+	"failing": func(side string, row []cellView) bool {
 		for _, c := range row {
-			if c.Link != "" {
+			if a := c.side(side); a != nil && a.Link != "" {
 				return true
 			}
 		}
 		return false
 	},
+	"rooted": func(root string, c cellView) cellView { return c.rooted(root) },
 }).Parse(siteTmpl))
 
 // docTitle is a document's title in English; the original, when it is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -26,10 +27,11 @@ func mustLookup(t *testing.T, name string) locks.Algorithm {
 	return a
 }
 
-// A matrix cell counts its vacuous runs as explore's search of the same
-// cell does; a safe one shows them, a failing one keeps them in the JSON
-// only, and they read back from the Markdown. (How a search counts them,
-// whatever the workers, is explore's TestSearchCountsVacuousRuns.)
+// A matrix cell's outside answer counts its vacuous runs as explore's
+// search of the same cell does; a safe one shows them, a failing one keeps
+// them in the JSON only, and they read back from the Markdown. (How a
+// search counts them, whatever the workers, is explore's
+// TestSearchCountsVacuousRuns.)
 func TestMatrixCountsVacuousRuns(t *testing.T) {
 	o := Options{Algorithms: []string{"setnx-getset"}, Classes: []string{"crash", "pause"}, Seed: 1, Runs: 40, ShrinkTries: -1}
 	m, err := Run(context.Background(), o)
@@ -41,11 +43,11 @@ func TestMatrixCountsVacuousRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cell.Vacuous != sr.Vacuous || cell.Runs != sr.Runs {
-			t.Errorf("%s: %d of %d runs vacuous; explore's search: %d of %d", cell.Class, cell.Vacuous, cell.Runs, sr.Vacuous, sr.Runs)
+		if cell.Outside.Vacuous != sr.Vacuous || cell.Outside.Runs != sr.Runs {
+			t.Errorf("%s: %d of %d runs vacuous; explore's search: %d of %d", cell.Class, cell.Outside.Vacuous, cell.Outside.Runs, sr.Vacuous, sr.Runs)
 		}
 	}
-	safe, unsafe := m.Cells[0][0], m.Cells[0][1]
+	safe, unsafe := m.Cells[0][0].Outside, m.Cells[0][1].Outside
 	if safe.Verdict != model.VerdictSafe || safe.Vacuous == 0 || safe.Vacuous >= safe.Runs || safe.Runs != o.Runs {
 		t.Fatalf("crash cell %+v; want safe with some, not all, of %d runs vacuous", safe, o.Runs)
 	}
@@ -54,26 +56,27 @@ func TestMatrixCountsVacuousRuns(t *testing.T) {
 	}
 	j := m.JSON("")
 	want := fmt.Sprintf("safe (%d/%d vacuous)", safe.Vacuous, o.Runs)
-	if c := j.Cell("setnx-getset", "crash"); c.VacuousRuns != safe.Vacuous || c.Runs != o.Runs || CellText(*c) != want {
-		t.Errorf("JSON cell %+v, text %q, want %q", c, CellText(*c), want)
+	if c := j.Cell("setnx-getset", "crash"); c.Outside.VacuousRuns != safe.Vacuous || c.Outside.Runs != o.Runs || AnswerText(c.Outside) != want ||
+		!strings.HasSuffix(CellText(*c), "; out: "+want) {
+		t.Errorf("JSON cell %+v, text %q, want it to end %q", c, CellText(*c), want)
 	}
-	// A failing cell keeps its count in the JSON only: its counterexample
-	// is the evidence.
-	if c := j.Cell("setnx-getset", "pause"); c.VacuousRuns != unsafe.Vacuous || strings.Contains(CellText(*c), "vacuous") {
+	// A failing answer keeps its count in the JSON only: its
+	// counterexample is the evidence.
+	if c := j.Cell("setnx-getset", "pause"); c.Outside.VacuousRuns != unsafe.Vacuous || strings.Contains(AnswerText(c.Outside), "vacuous") {
 		t.Errorf("JSON cell %+v, text %q", c, CellText(*c))
 	}
 	var md bytes.Buffer
 	if err := WriteMarkdown(&md, j); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| "+want+" |") || !strings.Contains(md.String(), "`safe (V/40 vacuous)`: none failed") {
+	if !strings.Contains(md.String(), "; out: "+want+" |") || !strings.Contains(md.String(), "`safe (V/40 vacuous)`: none failed") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	back, err := Read("m.md", md.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := back.Cell("setnx-getset", "crash"); c.VacuousRuns != safe.Vacuous || c.Runs != o.Runs {
+	if c := back.Cell("setnx-getset", "crash"); c.Outside.VacuousRuns != safe.Vacuous || c.Outside.Runs != o.Runs {
 		t.Errorf("read back %+v", c)
 	}
 }
@@ -82,7 +85,8 @@ func TestMatrixCountsVacuousRuns(t *testing.T) {
 func TestMatrixWithoutVacuousRunsSaysNothingOfThem(t *testing.T) {
 	m := sample()
 	m.Cells = slices.Clone(m.Cells)
-	m.Cells[6].VacuousRuns, m.Cells[6].Runs = 0, 0
+	m.Cells[6].Outside.VacuousRuns, m.Cells[6].Outside.Runs = 0, 0
+	m.Cells[4].Inside = &JSONAnswer{Verdict: "safe"}
 	var md bytes.Buffer
 	if err := WriteMarkdown(&md, m); err != nil {
 		t.Fatal(err)
@@ -113,13 +117,13 @@ func TestSummariesSayWhichSafetyBroke(t *testing.T) {
 	}
 	j := m.JSON("")
 	for algo, broke := range want {
-		c := m.Cell(algo, "pause")
+		c := m.Cell(algo, "pause").Outside
 		if c.Verdict != model.VerdictUnsafe || c.Broke != broke[0] || c.Shrunk.SafetyBroken != broke[1] {
 			t.Errorf("%s under pause: %s, %q, shrunk %q; want unsafe, %q, shrunk %q", algo, c.Verdict, c.Broke, c.Shrunk.SafetyBroken, broke[0], broke[1])
 		}
-		mc := j.Cell(algo, "pause")
-		if mc.SafetyBroken != broke[0] || mc.Shrunk.SafetyBroken != broke[1] || !strings.HasSuffix(CellText(*mc), "f)* "+broke[0]) {
-			t.Errorf("%s: JSON %q, shrunk %q, text %q", algo, mc.SafetyBroken, mc.Shrunk.SafetyBroken, CellText(*mc))
+		mc := j.Cell(algo, "pause").Outside
+		if mc.SafetyBroken != broke[0] || mc.Shrunk.SafetyBroken != broke[1] || !strings.HasSuffix(AnswerText(mc), "f)* "+broke[0]) {
+			t.Errorf("%s: JSON %q, shrunk %q, text %q", algo, mc.SafetyBroken, mc.Shrunk.SafetyBroken, AnswerText(mc))
 		}
 		// The first run and the shrunk one, replayed with every checker,
 		// agree.
@@ -150,14 +154,33 @@ func sleepyLock(t *testing.T) locks.Algorithm {
 }
 
 // A matrix cell whose runs are all cut, with nothing failed, is
-// incomplete at its first cut run, not safe, and is not shrunk.
+// incomplete at its first cut run, not safe, and is not shrunk: its
+// counterexample is that run as drawn, which replays to the same cut.
 func TestMatrixCellOfCutRunsIsIncomplete(t *testing.T) {
-	m, err := Run(context.Background(), Options{Locks: []locks.Algorithm{sleepyLock(t)}, Classes: []string{"none"}, Seed: 1, Runs: 3})
+	lock := sleepyLock(t)
+	m, err := Run(context.Background(), Options{Locks: []locks.Algorithm{lock}, Classes: []string{"none"}, Seed: 1, Runs: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := m.Cells[0][0]
-	if c.Verdict != model.VerdictIncomplete || c.First != 0 || c.Runs != 3 || c.Shrunk != nil || c.Counterexample != nil || len(c.Others) != 0 || m.ShrinkRuns != 0 {
-		t.Errorf("cell %+v, %d shrink runs; want incomplete at run 0, 3 runs, nothing shrunk", c, m.ShrinkRuns)
+	for _, c := range m.Cells[0][0].Answers() {
+		if c.Verdict != model.VerdictIncomplete || c.First != 0 || c.Runs != 3 || c.Shrunk != nil || len(c.Others) != 0 || m.ShrinkRuns != 0 {
+			t.Errorf("answer %+v, %d shrink runs; want incomplete at run 0, 3 runs, nothing shrunk", c, m.ShrinkRuns)
+		}
+		inside := c == m.Cells[0][0].Inside
+		e := explorer(t, explore.Options{Lock: lock, Classes: []string{"none"}, Seed: 1, Runs: 3, Inside: inside})
+		if c.Counterexample == nil || !reflect.DeepEqual(c.Counterexample, e.Scenario(0)) || c.Cut == "" {
+			t.Fatalf("inside %v: counterexample %v, cut %q; want run 0 as drawn and its cut", inside, c.Counterexample, c.Cut)
+		}
+		p, err := c.Counterexample.PrepareWith(lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, v, err := judge.Verdict(p, model.Options{})
+		if err != nil || v.Verdict != model.VerdictIncomplete || res.Cut != c.Cut {
+			t.Errorf("replayed: %s cut %q (%v), want incomplete cut %q", v.Verdict, res.Cut, err, c.Cut)
+		}
+	}
+	if j := m.JSON(""); j.Cells[0].Outside.Cut != m.Cells[0][0].Outside.Cut || j.Cells[0].Inside.Cut != m.Cells[0][0].Inside.Cut {
+		t.Errorf("JSON cuts %+v, want the answers'", j.Cells[0])
 	}
 }

@@ -23,10 +23,11 @@ type Table struct {
 	Algorithms  []string
 	Faults      []string
 	Cells       [][]string // Cells[row][column]: the cell's text
-	Total       int        // cells
-	Failing     int        // cells with a failing run
-	Capped      int        // cells whose shrinking stopped at its budget
-	Vacuous     int        // safe cells that show their vacuous runs
+	Counts      Counts     // the cells unsafe, failing and incomplete, inside and outside
+	Capped      int        // answers whose shrinking stopped at its budget
+	Vacuous     int        // safe answers that show their vacuous runs
+	NoInside    int        // cells with no inside runs
+	Breaking    int        // cells that show a breaking point
 	_           struct{}
 }
 
@@ -48,7 +49,8 @@ var faultClassHelp = map[string]string{
 func WriteTable(w io.Writer, m Table) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Verdict matrix\n\n")
-	fmt.Fprintf(&b, "Every lock algorithm under every fault class, %d random scenarios per cell (seed %d). Made by\n", m.Runs, m.Seed)
+	fmt.Fprintf(&b, "Every lock algorithm under every fault class, each cell answered twice: inside the lock's\n")
+	fmt.Fprintf(&b, "assumptions and outside them, %d random scenarios each (seed %d). Made by\n", m.Runs, m.Seed)
 	fmt.Fprintf(&b, "`%s`: the same command prints this file byte for byte\n", m.Command)
 	b.WriteString("on any machine, with any `--workers`, and `simrun matrix --check FILE` reruns it and names\n")
 	b.WriteString("every cell whose verdict changed.\n\n")
@@ -89,9 +91,23 @@ func WriteTable(w io.Writer, m Table) error {
 		line(r)
 	}
 
-	fmt.Fprintf(&b, "\n%d of %d cells fail.\n\n", m.Failing, m.Total)
-	b.WriteString("**Reading a cell.** ")
-	b.WriteString("A cell shows the worst verdict its runs met, then every other one, each at its first run:\n")
+	fmt.Fprintf(&b, "\n%s.\n\n", m.Counts)
+	b.WriteString("**Two answers.** A cell answers twice, with one search each. `in:` keeps every fault inside\n")
+	b.WriteString("the lock's assumptions (for a TTL lock: work, pauses, round trips and clock drift stay under\n")
+	b.WriteString("the TTL; no node restarts, failovers or node clock jumps): any violation there is a bug in the\n")
+	b.WriteString("lock, and `safe` means correct as a TTL lock within the runs. `out:` draws every fault of the\n")
+	b.WriteString("class, past the assumptions too: it finds the lock's known limits, where even a correct TTL\n")
+	b.WriteString("lock fails.\n")
+	if m.NoInside > 0 {
+		fmt.Fprintf(&b, "`in: %s`: no inside runs: every fault of this class breaks the TTL's assumptions, so an\n", noInsideMark)
+		b.WriteString("inside search would run no fault at all (it is not counted as safe).\n")
+	}
+	if m.Breaking > 0 {
+		b.WriteString("`breaking point:` the smallest fault of the class that breaks the lock, found by shrinking\n")
+		b.WriteString("the fault's size.\n")
+	}
+	b.WriteString("\n**Reading an answer.** ")
+	b.WriteString("An answer shows the worst verdict its runs met, then every other one, each at its first run:\n")
 	if m.ShrinkTries > 0 {
 		b.WriteString("`unsafe #37 (2p/1f) lost update · client-error #0`: run 0 was a `client-error`, the search\n")
 		b.WriteString("went on, and run 37 was the first `unsafe` one (the search stops there); the protected counter\n")
@@ -101,15 +117,15 @@ func WriteTable(w io.Writer, m Table) error {
 		b.WriteString("and run 37 was the first `unsafe` one (the search stops there); the protected counter lost\n")
 		b.WriteString("an update in it.\n")
 	}
-	b.WriteString("An `unsafe` cell ends with which safety that run broke: `lost update`; `overlap, resource safe`\n")
+	b.WriteString("An `unsafe` answer ends with which safety that run broke: `lost update`; `overlap, resource safe`\n")
 	b.WriteString("when two processes held the lock at once but the counter lost nothing (a fenced counter\n")
 	b.WriteString("refused the stale write, or the sections did not interleave); `lock broken, resource safe` when\n")
 	b.WriteString("the lock's history fits no mutex though no two held it at once. The verdict is `unsafe` all the\n")
 	b.WriteString("same: the lock is not a mutex. Shrinking keeps the verdict, not this: a counterexample may break\n")
 	b.WriteString("the other safety (its report says which; the JSON's `shrunk.safety_broken`).\n")
-	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds the same runs again\n", m.Seed, m.Runs)
-	b.WriteString("and writes the worst one's counterexample as a scenario file that `simrun run` replays\n")
-	b.WriteString("(`--shrink all`: every verdict's). Runs are numbered from 0.\n")
+	fmt.Fprintf(&b, "`simrun explore --algo ALGORITHM --faults CLASS --seed %d --runs %d` finds the outside answer's\n", m.Seed, m.Runs)
+	b.WriteString("runs again and writes the worst one's counterexample as a scenario file that `simrun run` replays\n")
+	b.WriteString("(`--shrink all`: every verdict's); `simrun book` writes every answer's. Runs are numbered from 0.\n")
 	fmt.Fprintf(&b, "`safe`: none of the %d runs failed. That is evidence, not a proof.\n", m.Runs)
 	if m.Vacuous > 0 {
 		fmt.Fprintf(&b, "`safe (V/%d vacuous)`: none failed, but in V of the runs no planned fault touched the lock\n", m.Runs)
@@ -117,11 +133,11 @@ func WriteTable(w io.Writer, m Table) error {
 		b.WriteString("those runs tested no fault.\n")
 	}
 	if m.ShrinkTries > 0 {
-		fmt.Fprintf(&b, "Shrinking makes at most %d runs per cell", m.ShrinkTries)
+		fmt.Fprintf(&b, "Shrinking makes at most %d runs per answer", m.ShrinkTries)
 		if m.Capped > 0 {
-			b.WriteString("; `*` marks a cell where it stopped there, so a smaller\ncounterexample may exist")
+			b.WriteString("; `*` marks an answer where it stopped there, so a smaller\ncounterexample may exist")
 		} else {
-			b.WriteString(" (no cell reached the budget)")
+			b.WriteString(" (no answer reached the budget)")
 		}
 		b.WriteString(".\n")
 	}
@@ -133,7 +149,9 @@ func WriteTable(w io.Writer, m Table) error {
 	b.WriteString("- `stale`: a release returned, yet its key stayed over 1 s while another process waited.\n")
 	b.WriteString("- `client-error`: the algorithm's own code failed where the original program would throw.\n")
 	b.WriteString("- `incomplete`: no run failed, but a run was cut at a cap (events, duration) before it ended,\n")
-	b.WriteString("  so nothing found covers only its prefix: not a pass. Shown with its first run, not shrunk.\n")
+	b.WriteString("  so nothing found covers only its prefix: not a pass, and not counted as failing. Shown with\n")
+	b.WriteString("  its first cut run, not shrunk; the `--json` form names the cap (`cut`), and `simrun book`\n")
+	b.WriteString("  writes that run as a scenario file that `simrun run` replays to the same cut.\n")
 	b.WriteString("- `safe`: none of the above in any run.\n")
 	b.WriteString("\nFault classes:\n\n")
 	for _, f := range m.Faults {

@@ -1,13 +1,20 @@
 // Package matrix computes the verdict matrix, every lock algorithm under
-// every fault class, one explore search per cell with its worst verdict's
-// first run shrunk, and keeps it as data: its stable JSON, its Markdown
+// every fault class, and keeps it as data: its stable JSON, its Markdown
 // table, reading either back strictly and comparing two, which is what
 // 'simrun matrix --check' rests on.
 //
+// Each cell answers twice, with one explore search each and the worst
+// verdict's first run shrunk: inside the lock's assumptions (every fault
+// drawn keeps within what a TTL lock assumes, explore.Options.Inside: a
+// violation is a bug in the lock), and outside them (any fault the class
+// draws: the lock's known limits). A class every fault of which breaks
+// the assumptions (a node restart for a TTL lock) has no inside runs, and
+// its cell says so rather than pass on nothing.
+//
 // A matrix is a function of its options: the cells are searched and
-// shrunk on several workers, but each is what explore finds for its
-// (algorithm, class, seed, runs), and shrinking is bounded by a count of
-// runs, so the same command prints the same bytes on any machine.
+// shrunk on several workers, but each answer is what explore finds for its
+// (algorithm, class, seed, runs, inside), and shrinking is bounded by a
+// count of runs, so the same command prints the same bytes on any machine.
 package matrix
 
 import (
@@ -49,7 +56,7 @@ type Options struct {
 	// Locks, when set, are the rows instead of Algorithms: algorithms that
 	// need not be registered (an algorithm file's).
 	Locks   []locks.Algorithm
-	Runs    int // run-index space of every cell, [0, Runs); 0: DefaultRuns
+	Runs    int // run-index space of every search (two a cell), [0, Runs); 0: DefaultRuns
 	Workers int // cells searched (then shrunk) at once; 0: one per core (GOMAXPROCS)
 	// ShrinkTries bounds the simulated runs spent shrinking each failing
 	// cell; 0: DefaultShrinkTries; negative: do not shrink.
@@ -63,25 +70,62 @@ type Options struct {
 	_        struct{} // grows: callers name the fields they set
 }
 
-// Progress counts finished cells; it is for people, not results.
+// Progress counts finished searches, two a cell (one where the cell has
+// no inside runs); it is for people, not results.
 type Progress struct {
-	Cells    int // in the matrix
-	Searched int // cells whose search is over
-	Failing  int // searched cells with a failing run
-	Shrunk   int // failing cells shrunk
+	Searches int // in the matrix
+	Searched int // searches that are over
+	Failing  int // searches with a failing run
+	Shrunk   int // failing searches shrunk
 	Elapsed  time.Duration
 }
 
-// Cell is one algorithm under one fault class.
+// Cell is one algorithm under one fault class, answered inside the lock's
+// assumptions and outside them.
 type Cell struct {
 	Algorithm string
 	Class     string
+	// Inside is the search that keeps every fault inside the lock's
+	// assumptions (explore.Options.Inside); nil when the class has none
+	// (NoInside says why).
+	Inside   *Answer
+	NoInside string
+	// Outside is the search of every fault the class draws, inside the
+	// assumptions or past them.
+	Outside Answer
+	_       struct{} // grows: callers name the fields they set
+}
+
+// NoInsideRuns is why a cell has no inside answer: every fault its class
+// draws breaks a TTL lock's assumptions (scenarios.OutsideTTL), so an
+// inside search would run no fault at all.
+const NoInsideRuns = "no inside runs: every fault of this class breaks the TTL's assumptions"
+
+// noInside says why a fault class has no runs inside a TTL lock's
+// assumptions, or "" when it has: a class that plans no fault (none, skew)
+// has them, as does one with a kind that some target may suffer inside.
+func noInside(class string) string {
+	c := scenarios.ClassOf(class)
+	if c == nil || len(c.Kinds) == 0 {
+		return ""
+	}
+	for _, k := range c.Kinds {
+		if !scenarios.OutsideTTL(k, false) || !scenarios.OutsideTTL(k, true) {
+			return ""
+		}
+	}
+	return NoInsideRuns
+}
+
+// Answer is what one search of a cell found.
+type Answer struct {
 	// Verdict is the worst verdict met (the search stops at the first
-	// unsafe run); when none of the cell's runs fails, incomplete if one
+	// unsafe run); when none of the search's runs fails, incomplete if one
 	// was cut at a cap, else safe.
 	Verdict string
-	// First is the first run with Verdict, -1 when safe. The cell
-	// replays with: simrun explore --algo A --faults C --seed S --runs N.
+	// First is the first run with Verdict, -1 when safe. The outside
+	// answer replays with: simrun explore --algo A --faults C --seed S
+	// --runs N; the inside one is that search with explore.Options.Inside.
 	First int
 	// Others are the other verdicts met before the search stopped, worst
 	// first, each at its first run (Scenario: that run, not shrunk).
@@ -104,9 +148,18 @@ type Cell struct {
 	ShrinkTries int
 	Capped      bool
 	// Counterexample is the shrunk scenario (the run of First when
-	// shrinking was off); nil when safe or incomplete.
+	// shrinking was off); for incomplete, the run of First as drawn, not
+	// shrunk (nothing failed to shrink towards), which replays to the same
+	// cut; nil when safe.
 	Counterexample *scenarios.Scenario
-	_              struct{} // grows: callers name the fields they set
+	// Cut is, when Verdict is incomplete, why run First stopped at a cap
+	// (sim.Result.Cut).
+	Cut string
+	// BreakingPoint is, on an outside answer, the smallest fault that
+	// breaks the lock ("unsafe from a pause of 2.97 s with 30 ms of work,
+	// TTL 3 s"); "" while nothing has measured it.
+	BreakingPoint string
+	_             struct{} // grows: callers name the fields they set
 }
 
 // Matrix is every algorithm under every fault class.
@@ -123,6 +176,15 @@ type Matrix struct {
 	SearchTime time.Duration
 	ShrinkTime time.Duration
 	_          struct{} // grows: callers name the fields they set
+}
+
+// Answers are the cell's answers that were searched: the inside one (when
+// the class has inside runs), then the outside one.
+func (c *Cell) Answers() []*Answer {
+	if c.Inside == nil {
+		return []*Answer{&c.Outside}
+	}
+	return []*Answer{c.Inside, &c.Outside}
 }
 
 // Cell returns the cell of an algorithm and a fault class, or nil.
@@ -181,33 +243,41 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 	m := &Matrix{Seed: o.Seed, Runs: o.Runs, ShrinkTries: o.ShrinkTries,
 		Algorithms: append([]string(nil), algos...), Classes: append([]string(nil), classes...)}
 
-	// One explorer per cell, made before anything runs, so that a bad name
-	// fails at once.
+	// One explorer per answer, made before anything runs, so that a bad
+	// name fails at once.
 	type job struct {
-		a, c int
+		cell *Cell
+		ans  *Answer
 		e    *explore.Explorer
 		sr   *explore.SearchResult
 		err  error
 	}
-	jobs := make([]*job, 0, len(algos)*len(classes))
+	var jobs []*job
 	m.Cells = make([][]Cell, len(algos))
 	for a, algo := range rows {
 		m.Cells[a] = make([]Cell, len(classes))
 		for c, class := range classes {
-			// The explorer shrinks with the matrix's budget, and its
-			// wall-clock net is the matrix's (see shrinkSafety).
-			e, err := explore.New(explore.Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1,
-				DrawTTL: o.DrawTTL, ShrinkTries: max(o.ShrinkTries, 0), ShrinkTime: shrinkSafety})
-			if err != nil {
-				return nil, err
+			cell := &m.Cells[a][c]
+			*cell = Cell{Algorithm: algo.Name, Class: class, NoInside: noInside(class)}
+			if cell.NoInside == "" {
+				cell.Inside = &Answer{}
 			}
-			m.Cells[a][c] = Cell{Algorithm: algo.Name, Class: class, Verdict: "safe", First: -1}
-			jobs = append(jobs, &job{a: a, c: c, e: e})
+			for _, ans := range cell.Answers() {
+				// The explorer shrinks with the matrix's budget, and its
+				// wall-clock net is the matrix's (see shrinkSafety).
+				e, err := explore.New(explore.Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1,
+					DrawTTL: o.DrawTTL, Inside: ans == cell.Inside, ShrinkTries: max(o.ShrinkTries, 0), ShrinkTime: shrinkSafety})
+				if err != nil {
+					return nil, err
+				}
+				*ans = Answer{Verdict: model.VerdictSafe, First: -1}
+				jobs = append(jobs, &job{cell: cell, ans: ans, e: e})
+			}
 		}
 	}
 
 	start := time.Now() // timing for people only
-	prog := Progress{Cells: len(jobs)}
+	prog := Progress{Searches: len(jobs)}
 	var mu sync.Mutex
 	report := func(update func(*Progress)) {
 		mu.Lock()
@@ -233,28 +303,30 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 	}
 	m.SearchTime = time.Since(start)
 	for _, j := range jobs { // the first error in cell order, whatever finished first
-		cell := &m.Cells[j.a][j.c]
 		if j.err != nil {
-			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, j.err)
+			return nil, fmt.Errorf("%s: %w", where(j.cell, j.ans), j.err)
 		}
 		m.Executed += j.sr.Executed
-		cell.Runs, cell.Vacuous = j.sr.Runs, j.sr.Vacuous
+		ans := j.ans
+		ans.Runs, ans.Vacuous = j.sr.Runs, j.sr.Vacuous
 		if f := j.sr.Found; f != nil {
-			cell.Verdict, cell.First, cell.Counterexample, cell.Broke = f.Verdict, f.Index, f.Scenario, f.Broke
+			ans.Verdict, ans.First, ans.Counterexample, ans.Broke = f.Verdict, f.Index, f.Scenario, f.Broke
 		} else if k := slices.IndexFunc(j.sr.Met, isIncomplete); k >= 0 {
 			// Nothing failed, but a run was cut before it ended: not safe.
-			// Not shrunk: nothing failed.
-			cell.Verdict, cell.First = model.VerdictIncomplete, j.sr.Met[k].Index
+			// Not shrunk (nothing failed), but kept as it was drawn, so that
+			// the cell links a run that replays to the same cut.
+			f := j.sr.Met[k]
+			ans.Verdict, ans.First, ans.Counterexample, ans.Cut = model.VerdictIncomplete, f.Index, f.Scenario, f.Cut
 		}
 		for _, f := range j.sr.Met {
-			if f.Verdict != cell.Verdict {
-				cell.Others = append(cell.Others, f)
+			if f.Verdict != ans.Verdict {
+				ans.Others = append(ans.Others, f)
 			}
 		}
 	}
 
-	// Then the failing cells are shrunk, several at once: a shrink owns no
-	// global state, and each cell's is a function of the cell alone.
+	// Then the failing answers are shrunk, several at once: a shrink owns
+	// no global state, and each answer's is a function of its search alone.
 	shrinkStart := time.Now()
 	var shrinks []*job
 	for _, j := range jobs {
@@ -263,18 +335,17 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 		}
 	}
 	eachOnWorkers(ctx, o.Workers, shrinks, func(j *job) {
-		j.err = shrinkCell(j.e, &m.Cells[j.a][j.c])
+		j.err = shrinkAnswer(j.e, j.ans)
 		report(func(p *Progress) { p.Shrunk++ })
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	for _, j := range shrinks { // the first error in cell order
-		cell := &m.Cells[j.a][j.c]
 		if j.err != nil {
-			return nil, fmt.Errorf("%s under %s: %w", cell.Algorithm, cell.Class, j.err)
+			return nil, fmt.Errorf("%s: %w", where(j.cell, j.ans), j.err)
 		}
-		m.ShrinkRuns += cell.ShrinkTries
+		m.ShrinkRuns += j.ans.ShrinkTries
 	}
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
@@ -304,22 +375,32 @@ func eachOnWorkers[T any](ctx context.Context, workers int, items []T, fn func(T
 	wg.Wait()
 }
 
+// where names an answer of a cell in errors: "redlock under pause,
+// inside".
+func where(c *Cell, a *Answer) string {
+	side := "outside"
+	if a == c.Inside {
+		side = "inside"
+	}
+	return fmt.Sprintf("%s under %s, %s", c.Algorithm, c.Class, side)
+}
+
 func isIncomplete(f explore.Found) bool { return f.Verdict == model.VerdictIncomplete }
 
-// shrinkCell shrinks a failing cell's first run, within the budget and the
-// safety net its explorer was made with, and records the result in the
-// cell (it writes that cell only).
-func shrinkCell(e *explore.Explorer, cell *Cell) error {
-	s, st := e.Shrink(cell.First, cell.Verdict)
+// shrinkAnswer shrinks a failing answer's first run, within the budget and
+// the safety net its explorer was made with, and records the result in the
+// answer (it writes that answer only).
+func shrinkAnswer(e *explore.Explorer, a *Answer) error {
+	s, st := e.Shrink(a.First, a.Verdict)
 	if st.TimedOut {
-		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", cell.First, shrinkSafety, e.Options().ShrinkTries)
+		return fmt.Errorf("shrinking run %d took over %s before its budget of %d runs ran out", a.First, shrinkSafety, e.Options().ShrinkTries)
 	}
 	v, res, err := e.Verdict(s)
 	if err != nil {
 		return fmt.Errorf("shrunk run: %w", err)
 	}
-	cell.Counterexample, cell.ShrinkTries, cell.Capped = s, st.Tries, st.Capped
-	cell.Shrunk = &explore.Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events), SafetyBroken: v.Broke()}
+	a.Counterexample, a.ShrinkTries, a.Capped = s, st.Tries, st.Capped
+	a.Shrunk = &explore.Shrunk{Processes: len(s.Clients), Faults: len(s.Faults), Events: len(res.History.Events), SafetyBroken: v.Broke()}
 	res.Release()
 	return nil
 }

@@ -3,10 +3,12 @@ package matrix
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
 
@@ -79,39 +81,111 @@ func TestMatrixSameWhateverWorkers(t *testing.T) {
 	}
 }
 
-// A cell is what explore finds for the same algorithm, class, seed and
-// runs: the same first failing run and verdict, and, when shrinking stayed
-// within its budget, a counterexample as small as explore's.
+// Each answer of a cell is what explore finds for the same algorithm,
+// class, seed and runs, inside the lock's assumptions or not: the same
+// first failing run and verdict, and, when shrinking stayed within its
+// budget, a counterexample as small as explore's. A class with no inside
+// runs has no inside answer, and says why.
 func TestMatrixCellIsExplore(t *testing.T) {
 	m := runMatrix(t, smallMatrix)
+	inCounterexamples := 0
 	for _, row := range m.Cells {
 		for _, cell := range row {
-			e := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: smallMatrix.DrawTTL})
-			sr, err := e.Search(context.Background())
-			if err != nil {
-				t.Fatal(err)
+			if cell.Inside == nil {
+				t.Errorf("%s under %s: no inside answer (%q)", cell.Algorithm, cell.Class, cell.NoInside)
+				continue
 			}
-			switch {
-			case sr.Found == nil && (cell.Verdict != "safe" || cell.First != -1 || cell.Shrunk != nil || cell.Runs != m.Runs):
-				t.Errorf("%s under %s: explore finds nothing, the matrix %+v", cell.Algorithm, cell.Class, cell)
-			case sr.Found != nil && (cell.Verdict != sr.Found.Verdict || cell.First != sr.Found.Index || cell.Runs != sr.Runs):
-				t.Errorf("%s under %s: explore finds %s at run %d, the matrix %s at %d", cell.Algorithm, cell.Class,
-					sr.Found.Verdict, sr.Found.Index, cell.Verdict, cell.First)
+			for _, inside := range []bool{true, false} {
+				ans := &cell.Outside
+				if inside {
+					ans = cell.Inside
+				}
+				e := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs,
+					DrawTTL: smallMatrix.DrawTTL, Inside: inside})
+				sr, err := e.Search(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case sr.Found == nil && (ans.Verdict != "safe" || ans.First != -1 || ans.Shrunk != nil || ans.Runs != m.Runs):
+					t.Errorf("%s under %s, inside %v: explore finds nothing, the matrix %+v", cell.Algorithm, cell.Class, inside, ans)
+				case sr.Found != nil && (ans.Verdict != sr.Found.Verdict || ans.First != sr.Found.Index || ans.Runs != sr.Runs):
+					t.Errorf("%s under %s, inside %v: explore finds %s at run %d, the matrix %s at %d", cell.Algorithm, cell.Class, inside,
+						sr.Found.Verdict, sr.Found.Index, ans.Verdict, ans.First)
+				}
+				// An inside answer's run and its shrunk counterexample both lie
+				// inside the lock's assumptions: what the book shows as a bug
+				// in the lock is one.
+				if inside && ans.Counterexample != nil {
+					for k, s := range []*scenarios.Scenario{e.Scenario(ans.First), ans.Counterexample} {
+						if err := s.InsideTTL(); err != nil {
+							t.Errorf("%s under %s, inside: %s leaves the assumptions: %v", cell.Algorithm, cell.Class, []string{"the first run", "the counterexample"}[k], err)
+						}
+					}
+					inCounterexamples++
+				}
 			}
 		}
+	}
+	if inCounterexamples == 0 {
+		t.Error("no inside answer failed: the check of their counterexamples checked nothing")
 	}
 	// One cell shrunk both ways (a whole explore, porcupine included, costs
 	// more).
 	cell := m.Cell("setnx-del-recover", "crash")
-	if cell == nil || cell.Shrunk == nil || cell.Capped {
+	if cell == nil || cell.Outside.Shrunk == nil || cell.Outside.Capped {
 		t.Fatalf("setnx-del-recover under crash: %+v", cell)
 	}
 	r, err := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: m.Seed, Runs: m.Runs, DrawTTL: true}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(r.Counterexample.Clients, cell.Counterexample.Clients) || !reflect.DeepEqual(r.Counterexample.Faults, cell.Counterexample.Faults) {
-		t.Errorf("explore shrinks to %d processes, %d faults; the matrix to %+v", len(r.Counterexample.Clients), len(r.Counterexample.Faults), cell.Shrunk)
+	if !reflect.DeepEqual(r.Counterexample.Clients, cell.Outside.Counterexample.Clients) || !reflect.DeepEqual(r.Counterexample.Faults, cell.Outside.Counterexample.Faults) {
+		t.Errorf("explore shrinks to %d processes, %d faults; the matrix to %+v", len(r.Counterexample.Clients), len(r.Counterexample.Faults), cell.Outside.Shrunk)
+	}
+}
+
+// A class whose every fault breaks a TTL lock's assumptions has no inside
+// answer: not a search that passes on runs without faults. The classes
+// that have one draw faults inside (TestNoInsideIsTheGenerators checks the
+// generator agrees).
+func TestMatrixNoInsideRuns(t *testing.T) {
+	m := runMatrix(t, Options{Algorithms: []string{"set-nx-px-token"}, Seed: 1, Runs: 5, ShrinkTries: -1})
+	for _, cell := range m.Cells[0] {
+		wantNone := cell.Class == "restart" || cell.Class == "failover"
+		if (cell.Inside == nil) != wantNone || (cell.NoInside != "") != wantNone {
+			t.Errorf("%s: inside %+v, no inside %q; want none: %v", cell.Class, cell.Inside, cell.NoInside, wantNone)
+		}
+	}
+	j := m.JSON("")
+	for _, class := range []string{"restart", "failover"} {
+		c := j.Cell("set-nx-px-token", class)
+		if c.Inside != nil || c.NoInside != NoInsideRuns || !strings.HasPrefix(CellText(*c), "in: —; out: ") {
+			t.Errorf("%s: %+v, text %q", class, c, CellText(*c))
+		}
+	}
+	if n := j.Counts(); n.NoInside != 2 || n.Cells != 8 {
+		t.Errorf("counts %+v, want 8 cells, 2 with no inside runs", n)
+	}
+}
+
+// noInside agrees with the generator: a class it says has no inside runs
+// draws no fault when kept inside, and every other class that plans faults
+// draws some.
+func TestNoInsideIsTheGenerators(t *testing.T) {
+	for _, class := range scenarios.FaultClasses {
+		e := explorer(t, explore.Options{Algorithm: "redlock", Classes: []string{class}, Seed: 1, Runs: 50, Inside: true})
+		faults := 0
+		for i := range 50 {
+			faults += len(e.Scenario(i).Faults)
+		}
+		plans := len(scenarios.ClassOf(class).Kinds) > 0 && class != scenarios.ClassNet // net loses commands at random, planning none
+		switch {
+		case noInside(class) != "" && faults > 0:
+			t.Errorf("%s: no inside runs, yet the inside generator drew %d faults in 50 runs", class, faults)
+		case noInside(class) == "" && plans && faults == 0:
+			t.Errorf("%s: inside runs, yet the inside generator drew no fault in 50 runs", class)
+		}
 	}
 }
 
@@ -123,21 +197,21 @@ func TestMatrixShrinkBudget(t *testing.T) {
 	if !reflect.DeepEqual(a.Cells, b.Cells) {
 		t.Fatalf("two shrinks with a budget differ:\n%+v\n%+v", a.Cells, b.Cells)
 	}
-	cell := a.Cells[0][0]
+	cell := a.Cells[0][0].Outside
 	if !cell.Capped || cell.ShrinkTries != 7 || cell.Shrunk == nil {
 		t.Fatalf("want a capped shrink of 7 runs: %+v", cell)
 	}
-	e := explorer(t, explore.Options{Algorithm: cell.Algorithm, Classes: []string{cell.Class}, Seed: 1, DrawTTL: true})
+	e := explorer(t, explore.Options{Algorithm: o.Algorithms[0], Classes: o.Classes, Seed: 1, DrawTTL: true})
 	v, _, err := e.Verdict(cell.Counterexample)
 	if err != nil || v.Verdict != cell.Verdict {
 		t.Errorf("the capped counterexample replays %s (%v), want %s", v.Verdict, err, cell.Verdict)
 	}
-	full := runMatrix(t, Options{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, DrawTTL: true}).Cells[0][0]
+	full := runMatrix(t, Options{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, DrawTTL: true}).Cells[0][0].Outside
 	if full.Capped || full.Shrunk.Processes > cell.Shrunk.Processes || full.Shrunk.Faults > cell.Shrunk.Faults {
 		t.Errorf("unbounded shrink %+v (capped %v), capped %+v", full.Shrunk, full.Capped, cell.Shrunk)
 	}
 
-	off := runMatrix(t, Options{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, ShrinkTries: -1, DrawTTL: true}).Cells[0][0]
+	off := runMatrix(t, Options{Algorithms: o.Algorithms, Classes: o.Classes, Seed: 1, Runs: 300, ShrinkTries: -1, DrawTTL: true}).Cells[0][0].Outside
 	if off.Shrunk != nil || off.ShrinkTries != 0 || off.First != cell.First || off.Counterexample == nil ||
 		!reflect.DeepEqual(off.Counterexample, e.Scenario(off.First)) {
 		t.Errorf("without shrinking: %+v", off)

@@ -6,7 +6,9 @@ package matrix
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,8 +24,9 @@ import (
 // Read reads a matrix that WriteMarkdown or WriteJSON wrote; name
 // is used in errors. From Markdown it reads the seed, runs and shrink budget
 // of the command line (with the --algo or --algo-file that chose the rows)
-// and, per cell, the worst verdict, its first run, the other verdicts met,
-// counterexample size and the budget mark. The Markdown is read strictly:
+// and, per cell, both answers (or the mark of no inside runs): each one's
+// worst verdict, its first run, the other verdicts met, counterexample
+// size and the budget mark, and the breaking point when shown. The Markdown is read strictly:
 // a cell reads only if it is exactly what CellText writes for what was
 // read, so --check compares data, never a loose match of the text.
 func Read(name string, data []byte) (JSON, error) {
@@ -32,6 +35,9 @@ func Read(name string, data []byte) (JSON, error) {
 		// Strict keys, as the Markdown is read strictly: encoding/json
 		// alone fills Faults from "fAults".
 		if err := strictjson.Unmarshal(t, &m); err != nil {
+			if oneAnswerKey.MatchString(err.Error()) {
+				return JSON{}, fmt.Errorf("%s: %s", name, oneAnswerFile)
+			}
 			return JSON{}, fmt.Errorf("%s: not a matrix's JSON: %v", name, err)
 		}
 		if err := check(m); err != nil {
@@ -187,21 +193,48 @@ func parseCommand(cmd string, m *JSON) error {
 	return nil
 }
 
-// parseCell is CellText's inverse: it reads a cell and refuses
-// any text that CellText would not write for what it read.
+// oneAnswerKey matches strictjson's refusal of a key that a cell had when
+// it held one answer.
+var oneAnswerKey = regexp.MustCompile(`^cells\[\d+\]: unknown field "(verdict|first_failing_run|safety_broken|runs|vacuous_runs|others|shrunk|shrink_tries|shrink_capped|replay)"`)
+
+// oneAnswerFile is why a matrix from before cells had two answers does
+// not read: its cells say one verdict, which was neither answer alone.
+const oneAnswerFile = "a matrix written before its cells answered inside and outside the lock's assumptions: make it again (the command in its header, with -o FILE)"
+
+// parseCell is CellText's inverse: it reads a cell and refuses any text
+// that CellText would not write for what it read.
 func parseCell(text string) (JSONCell, error) {
-	parts := strings.Split(text, otherSep)
-	c, err := parseWorstCell(parts[0])
-	if err != nil {
-		return c, err
-	}
-	for _, p := range parts[1:] {
-		v, n, ok := strings.Cut(p, " #")
-		first, okN := runIndex(n)
-		if !ok || !okN || !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
-			return JSONCell{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
+	var c JSONCell
+	parts := strings.Split(text, answerSep)
+	in, okIn := strings.CutPrefix(parts[0], insidePrefix)
+	if !okIn {
+		if _, err := parseAnswer(text); err == nil {
+			return c, errors.New(oneAnswerFile)
 		}
-		c.Others = append(c.Others, JSONOther{Verdict: v, FirstRun: first})
+	}
+	if !okIn || len(parts) < 2 || len(parts) > 3 || !strings.HasPrefix(parts[1], outsidePrefix) {
+		return c, fmt.Errorf("%q is not a cell (want in: ANSWER; out: ANSWER, such as in: safe; out: unsafe #12 (2p/1f) lost update)", text)
+	}
+	if in == noInsideMark {
+		c.NoInside = NoInsideRuns
+	} else {
+		a, err := parseAnswer(in)
+		if err != nil {
+			return c, fmt.Errorf("inside: %w", err)
+		}
+		c.Inside = &a
+	}
+	out, err := parseAnswer(strings.TrimPrefix(parts[1], outsidePrefix))
+	if err != nil {
+		return c, fmt.Errorf("outside: %w", err)
+	}
+	c.Outside = out
+	if len(parts) == 3 {
+		bp, ok := strings.CutPrefix(parts[2], breakingPrefix)
+		if !ok || strings.TrimSpace(bp) == "" {
+			return c, fmt.Errorf("%q: %q is not a breaking point (want %sTEXT)", text, parts[2], breakingPrefix)
+		}
+		c.Outside.BreakingPoint = bp
 	}
 	if again := CellText(c); again != text {
 		return JSONCell{}, fmt.Errorf("%q is not a cell as simrun writes it (%q)", text, again)
@@ -209,14 +242,36 @@ func parseCell(text string) (JSONCell, error) {
 	return c, nil
 }
 
-// parseWorstCell reads "VERDICT", "VERDICT (V/N vacuous)", "VERDICT #N",
+// parseAnswer reads one answer of a cell: the worst verdict, then the
+// others met (AnswerText).
+func parseAnswer(text string) (JSONAnswer, error) {
+	parts := strings.Split(text, otherSep)
+	c, err := parseWorst(parts[0])
+	if err != nil {
+		return c, err
+	}
+	for _, p := range parts[1:] {
+		v, n, ok := strings.Cut(p, " #")
+		first, okN := runIndex(n)
+		if !ok || !okN || !slices.Contains(scenarios.Verdicts, v) || v == model.VerdictSafe {
+			return JSONAnswer{}, fmt.Errorf("%q: %q is not another verdict met (want one such as client-error #0)", text, p)
+		}
+		c.Others = append(c.Others, JSONOther{Verdict: v, FirstRun: first})
+	}
+	if again := AnswerText(c); again != text {
+		return JSONAnswer{}, fmt.Errorf("%q is not an answer as simrun writes it (%q)", text, again)
+	}
+	return c, nil
+}
+
+// parseWorst reads "VERDICT", "VERDICT (V/N vacuous)", "VERDICT #N",
 // "VERDICT #N (Pp/Ff)", the same with "*" after the size, and any of the
 // last three followed by which safety broke (model.BrokeKinds). Whether the
 // parts fit together (a safety broken only when unsafe) is left to
-// parseCell's writing it back.
-func parseWorstCell(text string) (JSONCell, error) {
-	bad := fmt.Errorf("%q is not a cell (want a verdict such as safe, or unsafe #12 (2p/1f) lost update)", text)
-	var c JSONCell
+// parseAnswer's writing it back.
+func parseWorst(text string) (JSONAnswer, error) {
+	bad := fmt.Errorf("%q is not an answer (want a verdict such as safe, or unsafe #12 (2p/1f) lost update)", text)
+	var c JSONAnswer
 	for _, k := range model.BrokeKinds {
 		if rest, ok := strings.CutSuffix(text, " "+k); ok {
 			text, c.SafetyBroken = rest, k
@@ -228,13 +283,13 @@ func parseWorstCell(text string) (JSONCell, error) {
 		// A verdict alone, perhaps with its vacuous runs: "safe (3/10 vacuous)".
 		if verdict, counts, ok := strings.Cut(text, " ("); ok {
 			if c.VacuousRuns, c.Runs, ok = vacuousCounts(counts); !ok {
-				return JSONCell{}, bad
+				return JSONAnswer{}, bad
 			}
 			v = verdict
 		}
 	}
 	if !slices.Contains(scenarios.Verdicts, v) {
-		return JSONCell{}, bad
+		return JSONAnswer{}, bad
 	}
 	c.Verdict = v
 	if !hasRun {
@@ -243,7 +298,7 @@ func parseWorstCell(text string) (JSONCell, error) {
 	n, size, hasSize := strings.Cut(rest, " (")
 	first, ok := runIndex(n)
 	if !ok {
-		return JSONCell{}, bad
+		return JSONAnswer{}, bad
 	}
 	c.FirstFailingRun = &first
 	if !hasSize {
@@ -255,7 +310,7 @@ func parseWorstCell(text string) (JSONCell, error) {
 	p, ok3 := runIndex(ps)
 	f, ok4 := runIndex(fs)
 	if !ok || !ok2 || !ok3 || !ok4 {
-		return JSONCell{}, bad
+		return JSONAnswer{}, bad
 	}
 	c.Shrunk = &explore.Shrunk{Processes: p, Faults: f}
 	return c, nil
@@ -315,40 +370,66 @@ func check(m JSON) error {
 		switch {
 		case !slices.Contains(m.Algorithms, c.Algorithm) || !slices.Contains(m.Faults, c.Fault):
 			return fmt.Errorf("%s: not a row and column of the matrix", at)
-		case !slices.Contains(scenarios.Verdicts, c.Verdict):
-			return fmt.Errorf("%s: verdict %q (valid: %s)", at, c.Verdict, strings.Join(scenarios.Verdicts, ", "))
-		case (c.Verdict == model.VerdictSafe) != (c.FirstFailingRun == nil):
-			return fmt.Errorf("%s: %s with first failing run %s", at, c.Verdict, intOrNone(c.FirstFailingRun))
-		case c.FirstFailingRun != nil && (*c.FirstFailingRun < 0 || *c.FirstFailingRun >= m.Runs):
-			return fmt.Errorf("%s: first failing run %d outside [0, %d)", at, *c.FirstFailingRun, m.Runs)
 		case seen[[2]string{c.Algorithm, c.Fault}]:
 			return fmt.Errorf("%s: appears twice", at)
-		case c.Verdict == model.VerdictSafe && len(c.Others) > 0:
-			return fmt.Errorf("%s: safe with other verdicts met", at)
-		case c.SafetyBroken != "" && (c.Verdict != model.VerdictUnsafe || !slices.Contains(model.BrokeKinds, c.SafetyBroken)):
-			return fmt.Errorf("%s: %s with safety broken %q (valid for unsafe only: %s)", at, c.Verdict, c.SafetyBroken, strings.Join(model.BrokeKinds, "; "))
-		case c.Runs < 0 || c.Runs > m.Runs || c.VacuousRuns < 0 || c.VacuousRuns > c.Runs:
-			return fmt.Errorf("%s: %d vacuous runs of %d searched, want 0 ≤ vacuous ≤ searched ≤ %d", at, c.VacuousRuns, c.Runs, m.Runs)
-		case c.Shrunk != nil && c.FirstFailingRun == nil:
-			return fmt.Errorf("%s: %s with a shrunk counterexample", at, c.Verdict)
-		case c.Shrunk != nil && (c.Shrunk.Processes < 0 || c.Shrunk.Faults < 0 || c.Shrunk.Events < 0):
-			return fmt.Errorf("%s: shrunk to %d processes, %d faults, %d events: want none below 0", at, c.Shrunk.Processes, c.Shrunk.Faults, c.Shrunk.Events)
-		case c.Verdict == model.VerdictSafe && c.Runs != 0 && c.Runs != m.Runs:
-			return fmt.Errorf("%s: safe after %d runs searched, want all %d", at, c.Runs, m.Runs)
+		case (c.Inside == nil) == (c.NoInside == ""):
+			return fmt.Errorf("%s: want an inside answer or why it has none (no_inside), not both", at)
+		case c.Inside != nil && c.Inside.BreakingPoint != "":
+			return fmt.Errorf("%s: a breaking point on the inside answer (it belongs to the outside one)", at)
+		case c.Outside.BreakingPoint != "" && c.Outside.FirstFailingRun == nil:
+			return fmt.Errorf("%s: a breaking point on a safe outside answer", at)
+		case strings.ContainsAny(c.Outside.BreakingPoint, "|`\r\n") || strings.Contains(c.Outside.BreakingPoint, answerSep) ||
+			c.Outside.BreakingPoint != strings.TrimSpace(c.Outside.BreakingPoint):
+			return fmt.Errorf("%s: breaking point %q: want one line without |, `, %q or spaces at its ends", at, c.Outside.BreakingPoint, answerSep)
 		}
-		met := []string{c.Verdict}
-		for _, o := range c.Others {
-			switch {
-			case o.Verdict == model.VerdictSafe || !slices.Contains(scenarios.Verdicts, o.Verdict):
-				return fmt.Errorf("%s: other verdict %q (valid: unsafe, stuck, stale, client-error)", at, o.Verdict)
-			case slices.Contains(met, o.Verdict):
-				return fmt.Errorf("%s: %s met twice", at, o.Verdict)
-			case o.FirstRun < 0 || o.FirstRun >= m.Runs:
-				return fmt.Errorf("%s: %s at run %d outside [0, %d)", at, o.Verdict, o.FirstRun, m.Runs)
+		if c.Inside != nil {
+			if err := checkAnswer(m, *c.Inside); err != nil {
+				return fmt.Errorf("%s, inside: %w", at, err)
 			}
-			met = append(met, o.Verdict)
+		}
+		if err := checkAnswer(m, c.Outside); err != nil {
+			return fmt.Errorf("%s, outside: %w", at, err)
 		}
 		seen[[2]string{c.Algorithm, c.Fault}] = true
+	}
+	return nil
+}
+
+// checkAnswer checks one answer of a cell of m.
+func checkAnswer(m JSON, c JSONAnswer) error {
+	switch {
+	case !slices.Contains(scenarios.Verdicts, c.Verdict):
+		return fmt.Errorf("verdict %q (valid: %s)", c.Verdict, strings.Join(scenarios.Verdicts, ", "))
+	case (c.Verdict == model.VerdictSafe) != (c.FirstFailingRun == nil):
+		return fmt.Errorf("%s with first failing run %s", c.Verdict, intOrNone(c.FirstFailingRun))
+	case c.FirstFailingRun != nil && (*c.FirstFailingRun < 0 || *c.FirstFailingRun >= m.Runs):
+		return fmt.Errorf("first failing run %d outside [0, %d)", *c.FirstFailingRun, m.Runs)
+	case c.Verdict == model.VerdictSafe && len(c.Others) > 0:
+		return fmt.Errorf("safe with other verdicts met")
+	case c.SafetyBroken != "" && (c.Verdict != model.VerdictUnsafe || !slices.Contains(model.BrokeKinds, c.SafetyBroken)):
+		return fmt.Errorf("%s with safety broken %q (valid for unsafe only: %s)", c.Verdict, c.SafetyBroken, strings.Join(model.BrokeKinds, "; "))
+	case c.Runs < 0 || c.Runs > m.Runs || c.VacuousRuns < 0 || c.VacuousRuns > c.Runs:
+		return fmt.Errorf("%d vacuous runs of %d searched, want 0 ≤ vacuous ≤ searched ≤ %d", c.VacuousRuns, c.Runs, m.Runs)
+	case c.Shrunk != nil && c.FirstFailingRun == nil:
+		return fmt.Errorf("%s with a shrunk counterexample", c.Verdict)
+	case c.Shrunk != nil && (c.Shrunk.Processes < 0 || c.Shrunk.Faults < 0 || c.Shrunk.Events < 0):
+		return fmt.Errorf("shrunk to %d processes, %d faults, %d events: want none below 0", c.Shrunk.Processes, c.Shrunk.Faults, c.Shrunk.Events)
+	case c.Cut != "" && c.Verdict != model.VerdictIncomplete:
+		return fmt.Errorf("%s with a cut %q (only an incomplete answer was cut)", c.Verdict, c.Cut)
+	case c.Verdict == model.VerdictSafe && c.Runs != 0 && c.Runs != m.Runs:
+		return fmt.Errorf("safe after %d runs searched, want all %d", c.Runs, m.Runs)
+	}
+	met := []string{c.Verdict}
+	for _, o := range c.Others {
+		switch {
+		case o.Verdict == model.VerdictSafe || !slices.Contains(scenarios.Verdicts, o.Verdict):
+			return fmt.Errorf("other verdict %q (valid: unsafe, stuck, stale, client-error)", o.Verdict)
+		case slices.Contains(met, o.Verdict):
+			return fmt.Errorf("%s met twice", o.Verdict)
+		case o.FirstRun < 0 || o.FirstRun >= m.Runs:
+			return fmt.Errorf("%s at run %d outside [0, %d)", o.Verdict, o.FirstRun, m.Runs)
+		}
+		met = append(met, o.Verdict)
 	}
 	return nil
 }
@@ -395,7 +476,7 @@ type Change struct {
 
 func (c Change) String() string {
 	text := func(x JSONCell) string {
-		if x.Verdict == "" {
+		if x.Outside.Verdict == "" {
 			return "(no cell)"
 		}
 		return CellText(x)
@@ -403,21 +484,38 @@ func (c Change) String() string {
 	return fmt.Sprintf("%s under %s: %s → %s", c.Algorithm, c.Fault, text(c.Was), text(c.Now))
 }
 
-// otherVerdicts names the other verdicts a cell met, in order.
-func otherVerdicts(c JSONCell) string {
-	var names []string
-	for _, o := range c.Others {
-		names = append(names, o.Verdict)
+// verdicts names the verdicts a cell's answers met, in order: what
+// Diff calls a change.
+func verdicts(c JSONCell) string {
+	answer := func(a JSONAnswer) string {
+		names := []string{a.Verdict}
+		for _, o := range a.Others {
+			names = append(names, o.Verdict)
+		}
+		return strings.Join(names, ",")
 	}
-	return strings.Join(names, ",")
+	in := noInsideMark
+	if c.Inside != nil {
+		in = answer(*c.Inside)
+	}
+	return in + answerSep + answer(c.Outside)
+}
+
+// movedAnswer says whether an answer with the same verdicts fails at
+// another run, shrinks to another size or breaks another safety (a matrix
+// written before cells named it names none: not a move).
+func movedAnswer(w, n JSONAnswer) bool {
+	return intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) || fmt.Sprint(w.Others) != fmt.Sprint(n.Others) ||
+		(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)) ||
+		(w.SafetyBroken != "" && n.SafetyBroken != "" && w.SafetyBroken != n.SafetyBroken)
 }
 
 // Diff compares two matrices cell by cell, in now's order, then the
-// cells only in was: Changed are the cells whose verdicts differ (the worst
-// or any other met, or that only one has), Moved those with the same
-// verdicts where a first run, the counterexample size or the safety broken
-// differs (a matrix written before cells named it names none: not a move).
-// Vacuous runs are not compared.
+// cells only in was: Changed are the cells whose verdicts differ in either
+// answer (the worst or any other met, an inside answer only one has, or a
+// cell only one has), Moved those with the same verdicts where an answer's
+// first run, counterexample size or safety broken differs, or the breaking
+// point. Vacuous runs are not compared.
 func Diff(was, now JSON) (changed, moved []Change) {
 	for _, n := range now.Cells {
 		ch := Change{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
@@ -425,12 +523,11 @@ func Diff(was, now JSON) (changed, moved []Change) {
 		switch {
 		case w == nil:
 			changed = append(changed, ch)
-		case w.Verdict != n.Verdict || otherVerdicts(*w) != otherVerdicts(n):
+		case verdicts(*w) != verdicts(n):
 			ch.Was = *w
 			changed = append(changed, ch)
-		case intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) || fmt.Sprint(w.Others) != fmt.Sprint(n.Others) ||
-			(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)) ||
-			(w.SafetyBroken != "" && n.SafetyBroken != "" && w.SafetyBroken != n.SafetyBroken):
+		case movedAnswer(w.Outside, n.Outside) || (w.Inside != nil && movedAnswer(*w.Inside, *n.Inside)) ||
+			w.Outside.BreakingPoint != n.Outside.BreakingPoint:
 			ch.Was = *w
 			moved = append(moved, ch)
 		}

@@ -102,60 +102,122 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 func countFailing(m book.Matrix) int {
 	n := 0
 	for _, c := range m.Cells {
-		if c.Counterexample != nil {
+		if c.Inside != nil && c.Inside.Counterexample != nil {
+			n++
+		}
+		if c.Outside.Counterexample != nil {
 			n++
 		}
 	}
 	return n
 }
 
-// bookMatrix replays each failing cell's shrunk counterexample with every
-// checker, names it after its cell and keeps it as a scenario file.
+// bookMatrix replays the counterexample of each failing answer of each
+// cell with every checker (the shrunk one, or an incomplete answer's cut
+// run as drawn: nothing failed to shrink towards), names it after its cell
+// and side and keeps it as a scenario file. A replay that does not give its
+// answer's verdict (and, for a cut run, its cut) is an error: the book
+// links only what replays.
 func bookMatrix(m *matrix.Matrix) (book.Matrix, error) {
-	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
-		Algorithms: m.Algorithms, Classes: m.Classes}
-	// The cell text as simrun matrix prints it, from the matrix package so
-	// that the book follows its format.
+	// The cell text and counts as simrun matrix prints them, from the
+	// matrix package so that the book follows its format.
 	mj := m.JSON("")
+	out := book.Matrix{Seed: m.Seed, Runs: m.Runs, ShrinkTries: max(m.ShrinkTries, 0),
+		Algorithms: m.Algorithms, Classes: m.Classes, Summary: mj.Counts().String()}
 	for _, row := range m.Cells {
 		for _, c := range row {
-			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Verdict: c.Verdict, Broke: c.Broke}
-			if mc := mj.Cell(c.Algorithm, c.Class); mc != nil {
-				bc.Text, bc.Replay = matrix.CellText(*mc), mc.Replay
+			mc := mj.Cell(c.Algorithm, c.Class)
+			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Text: matrix.CellText(*mc), NoInside: c.NoInside}
+			answer := func(side string, a *matrix.Answer, ja *matrix.JSONAnswer) (book.Answer, error) {
+				ba := book.Answer{Verdict: a.Verdict, Broke: a.Broke, Text: matrix.AnswerText(*ja), Cut: a.Cut, BreakingPoint: a.BreakingPoint}
+				switch {
+				case a.First < 0:
+				case side == book.SideOutside:
+					ba.Found = ja.Replay
+				default:
+					// No command searches inside alone yet: the search's own words.
+					ba.Found = fmt.Sprintf("the matrix's search of %s under %s inside the lock's assumptions (seed %d, %d runs)",
+						c.Algorithm, c.Class, m.Seed, m.Runs)
+				}
+				if a.Counterexample == nil {
+					return ba, nil
+				}
+				o, yaml, err := bookCounterexample(m, c, side, a, ba.Found)
+				if err != nil {
+					return ba, fmt.Errorf("%s under %s, %s: counterexample: %w", c.Algorithm, c.Class, side, err)
+				}
+				ba.Counterexample, ba.YAML = o, yaml
+				return ba, nil
 			}
-			if c.Counterexample != nil {
-				s := *c.Counterexample
-				s.Name = fmt.Sprintf("matrix-%s-%s", c.Algorithm, c.Class)
-				s.Summary = fmt.Sprintf("%s under %s: the matrix's first failing run (#%d, seed %d), shrunk", c.Algorithm, c.Class, c.First, m.Seed)
-				s.Source = "simrun matrix"
-				o, err := judge.Run(&s, "", model.Options{})
+			if c.Inside != nil {
+				in, err := answer(book.SideInside, c.Inside, mc.Inside)
 				if err != nil {
-					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
+					return out, err
 				}
-				if o.Verdict.Verdict != c.Verdict {
-					return out, fmt.Errorf("%s under %s: the shrunk counterexample replays as %s, the matrix says %s", c.Algorithm, c.Class, o.Verdict.Verdict, c.Verdict)
-				}
-				s.Expect = o.Verdict.Verdict
-				var n strings.Builder
-				n.WriteString(explore.FoundByLine(bc.Replay, c.First, c.Verdict))
-				if c.Shrunk != nil {
-					fmt.Fprintf(&n, " to %s and %s", text.Count(c.Shrunk.Processes, "process", "es"), text.Count(c.Shrunk.Faults, "fault", "s"))
-				}
-				n.WriteString(".\n")
-				for _, v := range o.Verdict.Violations {
-					fmt.Fprintf(&n, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
-				}
-				fmt.Fprintf(&n, "Replay it: simrun run %s.yaml", c.Class)
-				s.Narrative = n.String()
-				o.Scenario = &s
-				yaml, err := scenarios.Marshal(&s)
-				if err != nil {
-					return out, fmt.Errorf("%s under %s: counterexample: %w", c.Algorithm, c.Class, err)
-				}
-				bc.Counterexample, bc.YAML = o, yaml
+				bc.Inside = &in
+			}
+			var err error
+			if bc.Outside, err = answer(book.SideOutside, &c.Outside, &mc.Outside); err != nil {
+				return out, err
 			}
 			out.Cells = append(out.Cells, bc)
 		}
 	}
 	return out, nil
+}
+
+// bookCounterexample replays an answer's counterexample with every
+// checker, checks that it gives the answer's verdict (and cut), and writes
+// it as the scenario file the page offers, its narrative saying how it was
+// found.
+func bookCounterexample(m *matrix.Matrix, c matrix.Cell, side string, a *matrix.Answer, found string) (*judge.Outcome, []byte, error) {
+	s := *a.Counterexample
+	s.Name = fmt.Sprintf("matrix-%s-%s-%s", c.Algorithm, c.Class, side)
+	s.Source = "simrun matrix"
+	where := "inside the lock's assumptions"
+	if side == book.SideOutside {
+		where = "outside them"
+	}
+	cut := a.Verdict == model.VerdictIncomplete
+	if cut {
+		s.Summary = fmt.Sprintf("%s under %s, %s: the matrix's first run cut at a cap (#%d, seed %d), as drawn", c.Algorithm, c.Class, where, a.First, m.Seed)
+	} else {
+		s.Summary = fmt.Sprintf("%s under %s, %s: the matrix's first failing run (#%d, seed %d), shrunk", c.Algorithm, c.Class, where, a.First, m.Seed)
+	}
+	o, err := judge.Run(&s, "", model.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case o.Verdict.Verdict != a.Verdict:
+		return nil, nil, fmt.Errorf("replays as %s, the matrix says %s", o.Verdict.Verdict, a.Verdict)
+	case cut && o.Result.Cut != a.Cut:
+		return nil, nil, fmt.Errorf("replays cut by %q, the matrix's run by %q", o.Result.Cut, a.Cut)
+	}
+	s.Expect = o.Verdict.Verdict
+	var n strings.Builder
+	if cut {
+		fmt.Fprintf(&n, "Found by: %s (run %d, the first cut at a cap with nothing failed; not shrunk).\n", found, a.First)
+		fmt.Fprintf(&n, "Cut: %s. No run failed, but this one stopped before its clients were done, so nothing found covers only its prefix: not a pass.\n", a.Cut)
+	} else {
+		n.WriteString(explore.FoundByLine(found, a.First, a.Verdict))
+		if a.Shrunk != nil {
+			fmt.Fprintf(&n, " to %s and %s", text.Count(a.Shrunk.Processes, "process", "es"), text.Count(a.Shrunk.Faults, "fault", "s"))
+		}
+		n.WriteString(".\n")
+	}
+	if side == book.SideInside && !cut {
+		n.WriteString("Every fault of this run lies inside the lock's assumptions: this is a bug in the lock, not a known limit.\n")
+	}
+	for _, v := range o.Verdict.Violations {
+		fmt.Fprintf(&n, "%s (%s): %s\n", v.Kind, strings.Join(v.Processes, ", "), v.Detail)
+	}
+	fmt.Fprintf(&n, "Replay it: simrun run %s-%s.yaml", c.Class, side)
+	s.Narrative = n.String()
+	o.Scenario = &s
+	yaml, err := scenarios.Marshal(&s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, yaml, nil
 }

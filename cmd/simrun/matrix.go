@@ -28,7 +28,7 @@ var matrixAlgorithms []string
 // --runs) and the cells searched at once (--workers). --shrink-tries is
 // each command's own: book cannot do without shrinking, matrix can.
 func addMatrixFlags(fs *flag.FlagSet, output string) (runs *int, seed *uint64, workers *int) {
-	runs = fs.Int("runs", matrix.DefaultRuns, "runs per cell: a cell is safe when none of its `N` runs fails")
+	runs = fs.Int("runs", matrix.DefaultRuns, "runs per search, two a cell (inside and outside the lock's assumptions): an answer is safe when none of its `N` runs fails")
 	seed = fs.Uint64("seed", 1, "matrix seed: run i of a cell depends only on (seed, i, algorithm, fault class)")
 	workers = fs.Int("workers", 0, "cells searched at once (0: one per core); the "+output+" does not depend on it")
 	return runs, seed, workers
@@ -181,14 +181,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
 			return bad("out", err)
 		}
-		failing := 0
-		for _, c := range got.Cells {
-			if c.FirstFailingRun != nil {
-				failing++
-			}
-		}
-		fmt.Fprintf(stdout, "wrote %s: %d cells, %d failing; %d runs searched in %.1fs, %d shrinking in %.1fs (%.1fs in all)\n",
-			*out, len(got.Cells), failing, m.Executed, m.SearchTime.Seconds(), m.ShrinkRuns, m.ShrinkTime.Seconds(), time.Since(start).Seconds())
+		// The file's own counts, in its own words.
+		fmt.Fprintf(stdout, "wrote %s: %s; %d runs searched in %.1fs, %d shrinking in %.1fs (%.1fs in all)\n",
+			*out, got.Counts(), m.Executed, m.SearchTime.Seconds(), m.ShrinkRuns, m.ShrinkTime.Seconds(), time.Since(start).Seconds())
 	case *check == "":
 		if _, err := stdout.Write(b.Bytes()); err != nil {
 			return fail(stderr, "matrix", err)
@@ -268,7 +263,7 @@ func reportCheck(w io.Writer, file, command string, asJSON bool, want, got matri
 // matrixProgress draws the cells done on one terminal line.
 func matrixProgress(w io.Writer) func(matrix.Progress) {
 	return func(p matrix.Progress) {
-		fmt.Fprintf(w, "\r\033[Kmatrix  searched %d/%d cells  failing %d  shrunk %d/%d  %s",
-			p.Searched, p.Cells, p.Failing, p.Shrunk, p.Failing, p.Elapsed.Round(100*time.Millisecond))
+		fmt.Fprintf(w, "\r\033[Kmatrix  searched %d/%d (inside and outside each cell)  failing %d  shrunk %d/%d  %s",
+			p.Searched, p.Searches, p.Failing, p.Shrunk, p.Failing, p.Elapsed.Round(100*time.Millisecond))
 	}
 }

@@ -35,7 +35,7 @@ func TestMatrixSameBytesWhateverWorkers(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"`simrun matrix --seed 3 --runs 200 --shrink-tries 10000`", "| `setnx-del-recover` |",
-		"| algorithm ", " none ", " restart ", "**Reading a cell.**"} {
+		"| algorithm ", " none ", " restart ", "**Two answers.**", "| in: "} {
 		if !strings.Contains(want, s) {
 			t.Errorf("no %q in\n%s", s, want)
 		}
@@ -51,7 +51,7 @@ func TestMatrixCheck(t *testing.T) {
 	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
 	for _, args := range [][]string{{"-o", md}, {"--json", "-o", js}} {
 		code, out, errOut := simrun(append([]string{"matrix", "--runs", "200"}, args...)...)
-		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": 16 cells, ") {
+		if code != exitOK || !strings.HasPrefix(out, "wrote "+args[len(args)-1]+": ") || !strings.Contains(out, " outside (of 16; ") {
 			t.Fatalf("%v: exit %d, %q, stderr %q", args, code, out, errOut)
 		}
 	}
@@ -63,9 +63,17 @@ func TestMatrixCheck(t *testing.T) {
 	if err := json.Unmarshal(data, &j); err != nil || len(j.Cells) != 16 || j.Command != "simrun matrix --seed 1 --runs 200 --shrink-tries 10000" {
 		t.Fatalf("JSON: %v %+v", err, j)
 	}
-	for _, k := range []string{"algorithm", "fault", "verdict", "first_failing_run", "shrunk"} {
+	for _, k := range []string{"algorithm", "fault", "inside", "outside"} {
 		if _, ok := j.Cells[0][k]; !ok {
 			t.Errorf("no %q in a JSON cell: %v", k, j.Cells[0])
+		}
+	}
+	for _, side := range []string{"inside", "outside"} {
+		a, _ := j.Cells[0][side].(map[string]any)
+		for _, k := range []string{"verdict", "first_failing_run", "shrunk"} {
+			if _, ok := a[k]; !ok {
+				t.Errorf("no %q in a JSON cell's %s answer: %v", k, side, j.Cells[0])
+			}
 		}
 	}
 	for _, f := range []string{md, js} {
@@ -83,12 +91,12 @@ func TestMatrixCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	safe, pause := m.Cell("set-nx-px-token", "none"), m.Cell("setnx-del-recover", "pause")
-	if safe.Verdict != "safe" || pause.Verdict != "unsafe" || *pause.FirstFailingRun != 0 {
+	if safe.Outside.Verdict != "safe" || pause.Outside.Verdict != "unsafe" || *pause.Outside.FirstFailingRun != 0 {
 		t.Fatalf("the cells this test edits changed: %+v %+v", safe, pause)
 	}
 	three, nine := 3, 9
-	safe.Verdict, safe.FirstFailingRun = "stuck", &three
-	pause.FirstFailingRun = &nine
+	safe.Outside.Verdict, safe.Outside.FirstFailingRun = "stuck", &three
+	pause.Outside.FirstFailingRun = &nine
 	var b bytes.Buffer
 	if err := matrix.WriteMarkdown(&b, m); err != nil {
 		t.Fatal(err)
@@ -98,12 +106,77 @@ func TestMatrixCheck(t *testing.T) {
 	}
 	code, out, _ := simrun("matrix", "--check", md)
 	want := "matrix: 1 of 16 verdicts differ from " + md + " (seed 1, 200 runs per cell):\n" +
-		"  set-nx-px-token under none: stuck #3 → safe\n" +
+		"  set-nx-px-token under none: in: safe; out: stuck #3 → in: safe; out: safe\n" +
 		"note: 1 cell keeps its verdict but fails at another run, shrinks to another size or breaks another safety:\n" +
-		"  setnx-del-recover under pause: unsafe #9 (2p/1f) lost update → unsafe #0 lost update\n" +
+		"  setnx-del-recover under pause: in: safe (91/200 vacuous); out: unsafe #9 (2p/1f) lost update → in: safe (91/200 vacuous); out: unsafe #0 lost update\n" +
 		"to accept the new matrix: simrun matrix --seed 1 --runs 200 --shrink-tries 10000 -o " + md + "\n"
 	if code != exitViolation || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
+	}
+}
+
+// simrun matrix's line and the file it writes count the cells the same way
+// (matrix.Counts), and the counts are the answers' verdicts: unsafe,
+// failing (any failing verdict met), incomplete (neither that nor safe),
+// each inside and outside, and the cells with no inside runs.
+// set-nx-px-wait's row holds all of them with 20 runs a search.
+func TestMatrixCountsAgree(t *testing.T) {
+	matrixAlgorithms = []string{"set-nx-px-wait"}
+	t.Cleanup(func() { matrixAlgorithms = nil })
+	dir := t.TempDir()
+	md, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.json")
+	var lines []string
+	for _, args := range [][]string{{"-o", md}, {"--json", "-o", js}} {
+		code, out, errOut := simrun(append([]string{"matrix", "--runs", "20", "--shrink-tries", "0"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+		lines = append(lines, out)
+	}
+	data, _ := os.ReadFile(js)
+	type answer struct{ Verdict string }
+	var j struct {
+		Cells []struct {
+			Inside  *answer
+			Outside answer
+		}
+	}
+	if err := json.Unmarshal(data, &j); err != nil {
+		t.Fatal(err)
+	}
+	var n matrix.Counts
+	count := func(c *matrix.AnswerCounts, a answer) {
+		switch a.Verdict {
+		case "unsafe":
+			c.Unsafe++
+			c.Failing++
+		case "stuck", "stale", "client-error":
+			c.Failing++
+		case "incomplete":
+			c.Incomplete++
+		}
+	}
+	for _, c := range j.Cells {
+		n.Cells++
+		if c.Inside == nil {
+			n.NoInside++
+		} else {
+			count(&n.Inside, *c.Inside)
+		}
+		count(&n.Outside, c.Outside)
+	}
+	if n.Outside.Unsafe == 0 || n.Outside.Incomplete == 0 || n.NoInside == 0 || n.Outside.Failing+n.Outside.Incomplete == n.Cells {
+		t.Fatalf("counted %+v: want unsafe, incomplete and safe answers and a cell with no inside runs (choose another row)", n)
+	}
+	said := n.String()
+	page, _ := os.ReadFile(md)
+	if !strings.Contains(string(page), "\n"+said+".\n") {
+		t.Errorf("%s does not say %q", md, said)
+	}
+	for i, f := range []string{md, js} {
+		if !strings.HasPrefix(lines[i], "wrote "+f+": "+said+"; ") {
+			t.Errorf("simrun matrix -o %s says %q, want it to count %q", f, lines[i], said)
+		}
 	}
 }
 
@@ -225,7 +298,7 @@ func TestMatrixCheckOneRow(t *testing.T) {
 	}
 	code, out, _ = simrun("matrix", "--check", py)
 	want := "matrix: 1 of 8 verdicts differ from " + py + " (seed 1, 20 runs per cell):\n" +
-		"  python-setnx under pause: stale #0 → stale #0 · client-error #3\n" +
+		"  python-setnx under pause: in: client-error #2; out: stale #0 → in: client-error #2; out: stale #0 · client-error #3\n" +
 		"to accept the new matrix: simrun matrix --seed 1 --runs 20 --shrink-tries 0 --algo python-setnx -o " + py + "\n"
 	if code != exitViolation || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
