@@ -68,7 +68,7 @@ func New(o Options) (*Explorer, error) {
 	if o.ShrinkTries <= 0 {
 		o.ShrinkTries = DefaultShrinkTries
 	}
-	g, err := gen.Generator(algo, gen.Options{Classes: classes, DrawTTL: o.DrawTTL})
+	g, err := gen.Generator(algo, gen.Options{Classes: classes, DrawTTL: o.DrawTTL, Inside: o.Inside})
 	if err != nil {
 		return nil, err
 	}

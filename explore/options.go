@@ -47,6 +47,9 @@ type Options struct {
 	// DrawTTL draws each run's TTL from 0.5 to 4 s instead of keeping the
 	// lock's own, the default (gen.Options.DrawTTL).
 	DrawTTL bool
+	// Inside keeps every scenario inside the lock's assumptions
+	// (gen.Options.Inside): a violation found is a bug in the lock.
+	Inside bool
 	// FoundBy is how a counterexample says it was found: what finds the
 	// same runs again, such as "simrun explore --algo-file my.yaml --faults
 	// pause --seed 1". "" says it for a registered Algorithm (simrun

@@ -64,6 +64,7 @@ func commands() []command {
 				"and delays of 1 ns, 1 ms or 2 ms that reorder events, at most D, offered where one would reorder two conflicting events (--delays). Schedules run level by level, fewest choices first. " +
 				"Prints 'proved within bounds' (exit 0), or the worst verdict met (it stops only at unsafe) at its first schedule, shrunk and written to -o FILE, which " +
 				"'simrun run FILE' replays (exit 1); 3 when a schedule was cut at a cap; 2 bad usage. See docs/prove.md."},
+		{"diff", "diff --old LOCK --new LOCK [--faults LIST] [--runs N] [--seed S] [--workers K] [--search both|inside|outside] [-o DIR [--force]] [--json]", "run the same scenarios on two versions of a lock and shrink the first run where the new one does worse", cmdDiff, ""},
 		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
 		{"book", "book -o DIR [--runs N] [--seed S] [--shrink-tries N] [--workers K]", "write every scenario, the matrix and its counterexamples as one static site", cmdBook,
