@@ -25,6 +25,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
+	"github.com/locksim/locksim/sim"
 	"pgregory.net/rapid"
 )
 
@@ -155,9 +156,12 @@ func (d *Differ) Options() Options { return d.opts }
 //     that shortened its TTL is judged with it.
 //   - Lifetime: the shorter, so that inside holds for both.
 //   - What only running a lock tells (the commands an event trigger may
-//     name, whether a watchdog or re-entry is drawn): the old lock's, the
-//     baseline the new one must not do worse on. A trigger on a command the
-//     new lock never sends does not fire in its run.
+//     name, whether re-entry is drawn): the old lock's, the baseline the
+//     new one must not do worse on. A trigger on a command the new lock
+//     never sends does not fire in its run.
+//   - Renewals: drawn whenever the old lock can extend its lease, not only
+//     when its library runs the watchdog itself (drawRenewals), so that a
+//     change to an extend is exercised.
 //
 // Every other constant (key, retries, their sleep) stays each lock's own:
 // it is part of the version compared.
@@ -185,7 +189,16 @@ func sharedLock(old, nw locks.Algorithm) (locks.Algorithm, bool, error) {
 		Source:   locks.Reference,
 		Summary:  fmt.Sprintf("what %s and %s share", old.Name, nw.Name),
 		Defaults: p,
-		New:      old.New,
+		New: func(q locks.Params) sim.Locker {
+			l := old.New(q)
+			if own, ok := l.(sim.SelfRenewing); ok && own.RenewEvery() > 0 {
+				return l
+			}
+			if ext, ok := l.(sim.Extender); ok {
+				return drawRenewals{Locker: l, ext: ext, every: max(old.With(q).TTL/3, scenarios.MinRenewEvery)}
+			}
+			return l
+		},
 	}
 	lifetime := func(q locks.Params) time.Duration {
 		lo, ln := old.Lifetime(q), nw.Lifetime(q)
@@ -302,3 +315,18 @@ func (d *Differ) Inside(s *scenarios.Scenario) error {
 	c.Params.TTL = scenarios.Duration(d.bound)
 	return c.InsideTTL()
 }
+
+// drawRenewals is, to the generator only, a lock that can extend its lease
+// shown as one whose library renews it: the generator draws a watchdog
+// period for each client only for such a lock (a lock that merely offers
+// Extend leaves the loop to its user), and diff wants every extend
+// exercised. The runs themselves use the locks as they are: a client with
+// a drawn renew_every renews through Extend, the others never do.
+type drawRenewals struct {
+	sim.Locker
+	ext   sim.Extender
+	every time.Duration
+}
+
+func (r drawRenewals) Extend(p sim.Proc, l sim.Lease) (bool, error) { return r.ext.Extend(p, l) }
+func (r drawRenewals) RenewEvery() time.Duration                    { return r.every }
