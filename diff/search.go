@@ -233,7 +233,7 @@ func (d *Differ) foundBy() string {
 func (d *Differ) Finish(s *scenarios.Scenario, half string, f *Found) (*scenarios.Scenario, *judge.Outcome, *judge.Outcome, error) {
 	c := s.Clone()
 	c.Name = fmt.Sprintf("diff-%s-seed%d-run%d", half, d.opts.Seed, f.Index)
-	c.Summary = fmt.Sprintf("%s %s where %s was %s, %s the TTL's assumptions: run %d of simrun diff --seed %d, shrunk",
+	c.Summary = fmt.Sprintf("new %s %s where old %s was %s, %s the TTL's assumptions: run %d of simrun diff --seed %d, shrunk",
 		d.opts.New.Name, f.Pair.New.Verdict, d.opts.Old.Name, f.Pair.Old.Verdict, half, f.Index, d.opts.Seed)
 	c.Source = "simrun diff"
 	c.Expect = ""
