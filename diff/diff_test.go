@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/mutants"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
 )
@@ -93,28 +94,25 @@ func TestIdenticalLocksNeverDiffer(t *testing.T) {
 	})
 }
 
-// brokenRelease is set-nx-px-token with one mistake: release deletes the
-// key whoever holds it.
-const brokenRelease = `name: plain-del-release
-key: resource_name
-ttl: 30s
-retry: {attempts: forever, sleep: 200ms, jitter: true}
-acquire:
-  command: [SET, "{key}", "{token}", NX, PX, "{ttl_ms}"]
-  success: ok
-  errors: retry
-release:
-  command: [DEL, "{key}"]
-  errors: done
-`
-
-func mustParse(t testing.TB, name, data string) locks.Algorithm {
+// brokenRelease is set-nx-px-token's file with one mistake, made by package
+// mutants: release deletes the key whoever holds it.
+func brokenRelease(t testing.TB) locks.Algorithm {
 	t.Helper()
-	a, err := algofile.ParseFile(name, []byte(data), nil)
+	ms, err := mutants.Mutate("../examples/set-nx-px-token.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a
+	for _, m := range ms {
+		if m.Operator == "release-no-check" {
+			a, err := m.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+	}
+	t.Fatal("no release-no-check mutant of set-nx-px-token.yaml")
+	return locks.Algorithm{}
 }
 
 func reference(t testing.TB) locks.Algorithm {
@@ -131,7 +129,7 @@ func reference(t testing.TB) locks.Algorithm {
 // and the shrunk scenario, replayed with every checker and read back from
 // its file, is still worse for the new lock.
 func TestFindsWorseForNew(t *testing.T) {
-	d, err := New(Options{Old: reference(t), New: mustParse(t, "broken.yaml", brokenRelease),
+	d, err := New(Options{Old: reference(t), New: brokenRelease(t),
 		Classes: []string{scenarios.ClassPause}, Seed: 1, Runs: 2000, Halves: []string{Outside}})
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +173,7 @@ func TestSameWhateverTheWorkers(t *testing.T) {
 	var first []byte
 	var firstRuns int
 	for _, w := range []int{1, 3} {
-		d, err := New(Options{Old: reference(t), New: mustParse(t, "broken.yaml", brokenRelease),
+		d, err := New(Options{Old: reference(t), New: brokenRelease(t),
 			Classes: []string{scenarios.ClassPause, scenarios.ClassCrash}, Seed: 7, Runs: 2000, Workers: w, ShrinkTries: 300})
 		if err != nil {
 			t.Fatal(err)

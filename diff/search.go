@@ -121,12 +121,16 @@ func (d *Differ) Search(ctx context.Context, half string) (*HalfResult, error) {
 	start := time.Now() // timing for reporting only
 	var (
 		next  atomic.Int64
-		stop  atomic.Int64 // lowest index found worse (or failed) so far
-		mu    sync.Mutex
+		mu    sync.Mutex    // guards what follows
+		stop  = math.MaxInt // lowest index found worse (or failed) so far
 		runs  = make([]run, o.Runs)
 		found = map[int]*scenarios.Scenario{} // worse runs' scenarios, by index (looked up, never ranged)
 	)
-	stop.Store(math.MaxInt64)
+	stopped := func(i int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return i > stop
+	}
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Add(1)
@@ -136,7 +140,7 @@ func (d *Differ) Search(ctx context.Context, half string) (*HalfResult, error) {
 				i := int(next.Add(1) - 1)
 				// Indices are claimed in increasing order, so every index
 				// below the final stop is claimed and finishes.
-				if i >= o.Runs || int64(i) > stop.Load() {
+				if i >= o.Runs || stopped(i) {
 					return
 				}
 				s := d.Scenario(half, i)
@@ -147,7 +151,7 @@ func (d *Differ) Search(ctx context.Context, half string) (*HalfResult, error) {
 					if err == nil {
 						found[i] = s
 					}
-					storeMin(&stop, int64(i))
+					stop = min(stop, i)
 				}
 				mu.Unlock()
 			}
@@ -185,15 +189,6 @@ func (d *Differ) Search(ctx context.Context, half string) (*HalfResult, error) {
 		return hr, ctx.Err()
 	}
 	return hr, nil
-}
-
-func storeMin(a *atomic.Int64, v int64) {
-	for {
-		cur := a.Load()
-		if v >= cur || a.CompareAndSwap(cur, v) {
-			return
-		}
-	}
 }
 
 // Shrink makes f's scenario smaller while the new lock still does worse

@@ -97,6 +97,11 @@ func Mutate(path string) ([]Mutant, error) {
 		for _, s := range op.sites(f) {
 			doc := clone(&f.doc)
 			s.edit(doc.Content[0])
+			// The mutant's own name, so that a comparison names which
+			// side is which.
+			if n := get(doc.Content[0], "name"); n != nil {
+				set(doc.Content[0], "name", scalar(mutantName(n.Value, op.Name)))
+			}
 			var b bytes.Buffer
 			enc := yaml.NewEncoder(&b)
 			enc.SetIndent(2)
@@ -107,6 +112,16 @@ func Mutate(path string) ([]Mutant, error) {
 		}
 	}
 	return out, nil
+}
+
+// mutantName is a mutant's name: the lock's, marked with the operator,
+// within an algorithm file's 64 characters.
+func mutantName(lock, op string) string {
+	n := lock + "-" + op
+	if len(n) > 64 {
+		n = n[:64]
+	}
+	return n
 }
 
 // file is an algorithm file being mutated.

@@ -4,24 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-)
 
-// diffBrokenRelease is set-nx-px-token's file with a release that deletes
-// the key whoever holds it.
-const diffBrokenRelease = `name: plain-del-release
-key: resource_name
-ttl: 30s
-retry: {attempts: forever, sleep: 200ms, jitter: true}
-acquire:
-  command: [SET, "{key}", "{token}", NX, PX, "{ttl_ms}"]
-  success: ok
-  errors: retry
-release:
-  command: [DEL, "{key}"]
-  errors: done
-`
+	"github.com/locksim/locksim/mutants"
+)
 
 // Bad input: one line naming the flag, exit 2.
 func TestDiffErrors(t *testing.T) {
@@ -67,12 +55,20 @@ func TestDiffIdentical(t *testing.T) {
 	}
 }
 
-// A broken release is found worse: exit 1, the scenario written, and the
+// A broken release (set-nx-px-token's file with a plain DEL) is found worse: exit 1, the scenario written, and the
 // two replay commands it prints give the two verdicts.
 func TestDiffFindsAndReplays(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.yaml")
-	if err := os.WriteFile(broken, []byte(diffBrokenRelease), 0o644); err != nil {
+	ms, err := mutants.Mutate("../../examples/set-nx-px-token.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ms, func(m mutants.Mutant) bool { return m.Operator == "release-no-check" })
+	if i < 0 {
+		t.Fatal("no release-no-check mutant of set-nx-px-token.yaml")
+	}
+	if err := os.WriteFile(broken, ms[i].YAML, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
