@@ -60,6 +60,12 @@ type Options struct {
 	ShrinkTries int
 	// ShrinkTime is a wall-clock safety net only; 0: DefaultShrinkTime.
 	ShrinkTime time.Duration
+	// OwnRenewals draws renewals only for a lock whose library runs its
+	// watchdog (sim.SelfRenewing), as explore does, not for every lock
+	// that can extend: for a lock that is an Extender whatever its leases
+	// (golock's, whose Lease.Extend may be nil), where a drawn renewal
+	// would end the client on both sides.
+	OwnRenewals bool
 	// FoundBy is what finds the same runs again, written into a
 	// counterexample's narrative ("simrun diff --old a.yaml --new b.yaml
 	// --faults pause --seed 1"); "" names the locks, classes and seed.
@@ -123,7 +129,7 @@ func New(o Options) (*Differ, error) {
 	if o.ShrinkTime <= 0 {
 		o.ShrinkTime = DefaultShrinkTime
 	}
-	shared, ownTTL, err := sharedLock(o.Old, o.New)
+	shared, ownTTL, err := sharedLock(o.Old, o.New, !o.OwnRenewals)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +167,11 @@ func (d *Differ) Options() Options { return d.opts }
 //     never sends does not fire in its run.
 //   - Renewals: drawn whenever the old lock can extend its lease, not only
 //     when its library runs the watchdog itself (drawRenewals), so that a
-//     change to an extend is exercised.
+//     change to an extend is exercised; with Options.OwnRenewals only then.
 //
 // Every other constant (key, retries, their sleep) stays each lock's own:
 // it is part of the version compared.
-func sharedLock(old, nw locks.Algorithm) (locks.Algorithm, bool, error) {
+func sharedLock(old, nw locks.Algorithm, renewals bool) (locks.Algorithm, bool, error) {
 	multi := func(a locks.Algorithm) bool { return a.NodesNeeded(locks.Params{Nodes: 3}) == 3 }
 	if multi(old) != multi(nw) {
 		several, one := old.Name, nw.Name
@@ -194,7 +200,7 @@ func sharedLock(old, nw locks.Algorithm) (locks.Algorithm, bool, error) {
 			if own, ok := l.(sim.SelfRenewing); ok && own.RenewEvery() > 0 {
 				return l
 			}
-			if ext, ok := l.(sim.Extender); ok {
+			if ext, ok := l.(sim.Extender); ok && renewals {
 				return drawRenewals{Locker: l, ext: ext, every: max(old.With(q).TTL/3, scenarios.MinRenewEvery)}
 			}
 			return l
