@@ -26,7 +26,9 @@ import (
 // With(simtest.SaveTo(dir)) it is also written to
 // DIR/NAME-worse-HALF.yaml, which golock.Replay(t, newLock, FILE) and
 // golock.Run replay on either version. Runs cut at a cap with nothing worse
-// found fail t too: nothing found in them is no pass.
+// found fail t too: nothing found in them is no pass. Renewals are drawn
+// only for a library's own watchdog (diff.Options.OwnRenewals): whether a
+// Lease has an Extend is known only once the lock runs.
 //
 // Options: Faults (default DefaultFaults), and With(simtest.Runs(n)) for
 // each half's runs (default diff.DefaultRuns, a fifth of it with -short),
