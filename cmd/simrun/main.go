@@ -66,6 +66,7 @@ func commands() []command {
 				"(InsideTTL) 'proved within bounds' or the worst verdict met at its first schedule, a bug; outside them the first schedule that breaks the lock and the assumption it breaks. " +
 				"Each counterexample is shrunk and written (inside to -o FILE, outside to FILE-outside), which 'simrun run' replays. " +
 				"Exit status follows the inside answer (--fail-on any: any violation): 0 proved, 1 a violation, 3 a schedule cut at a cap or none inside; 2 bad usage. See docs/prove.md."},
+		{"diff", "diff --old LOCK --new LOCK [--faults LIST] [--runs N] [--seed S] [--workers K] [--search both|inside|outside] [-o DIR [--force]] [--json]", "run the same scenarios on two versions of a lock and shrink the first run where the new one does worse", cmdDiff, ""},
 		{"version", "version", "print the module version and the commit simrun was built from (also --version)", cmdVersion, ""},
 		{"merge", "merge [--json] [-o DIR] [FILE...]", "combine the JSON lines of explore --shard runs of one search (outside, or all --search inside)", cmdMerge, ""},
 		{"matrix", "matrix [--algo NAME | --algo-file FILE] [--runs N] [--seed S] [--workers K] [--shrink-tries N] [--json] [-o FILE] [--check FILE]", "every algorithm under every fault class: the verdict matrix", cmdMatrix, ""},
