@@ -47,26 +47,12 @@ func (r *Result) ProvedInside() bool {
 // assumptions: "" if it does, else the assumption it breaks.
 type classifier func(s *scenarios.Scenario) string
 
-// classifierFor is the classifier of the lock a: InsideTTL, which looks its
-// lock up by name. An algorithm file's lock is not registered, so it is
-// judged as the plain TTL lock of its own TTL (set-nx-px-token's
-// assumptions: a file states its TTL and nothing else of time); judgedAs
-// says so, "" for a registered lock.
-func classifierFor(a locks.Algorithm, registered bool, params locks.Params) (c classifier, judgedAs string) {
-	if registered {
-		return func(s *scenarios.Scenario) string { return reason(s.InsideTTL()) }, ""
-	}
-	ttl := a.With(params).TTL
-	if l := a.Lifetime(params); l > 0 && l < ttl {
-		ttl = l
-	}
-	const plain = "set-nx-px-token"
-	return func(s *scenarios.Scenario) string {
-		stand := *s
-		stand.Algorithm = plain
-		stand.Params = scenarios.Params{TTL: scenarios.Duration(ttl)}
-		return reason(stand.InsideTTL())
-	}, fmt.Sprintf("a plain TTL lock's of TTL %s (%s's)", ttl, plain)
+// classifierFor is the classifier of the lock a: the scenario judged
+// against a's own assumptions (scenarios.InsideOf), a registered lock's or
+// an algorithm file's (its assumes: section). judgedAs is always "": every
+// lock is judged against what it declares.
+func classifierFor(a locks.Algorithm, _ bool, _ locks.Params) (c classifier, judgedAs string) {
+	return func(s *scenarios.Scenario) string { return reason(s.InsideOf(a)) }, ""
 }
 
 func reason(err error) string {

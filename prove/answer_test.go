@@ -20,7 +20,7 @@ func TestInsideOutsideSplit(t *testing.T) {
 	if !r.ProvedInside() || r.Inside.Schedules < 2 {
 		t.Fatalf("inside not proved: %+v", r.Inside)
 	}
-	if f := r.Outside.Found; f == nil || f.Verdict != model.VerdictUnsafe || f.Schedule[0].Choice != "pause 3·TTL/2" || !strings.Contains(f.Outside, "not below the TTL") {
+	if f := r.Outside.Found; f == nil || f.Verdict != model.VerdictUnsafe || f.Schedule[0].Choice != "pause 3·TTL/2" || !strings.Contains(f.Outside, "exceeds what a 30s TTL allows") {
 		t.Fatalf("outside found %+v, want the overlap of a long pause", f)
 	}
 	if r.Outside.Skipped == 0 {

@@ -187,6 +187,9 @@ func (s *Scenario) InsideOf(algo locks.Algorithm) error {
 	}
 	network := 2*rtt + s.AcquireTime(algo)
 	for i, c := range s.Clients {
+		if s.crashesOnFirstAcquire(c.Name) {
+			continue // it never works under its lease: its crash ends the lease's use, as a crash may
+		}
 		if a.Pause > 0 && paused[i] > a.Pause {
 			return &Outside{Assumption: AssumePause, Fault: -1, Client: c.Name, Words: fmt.Sprintf(
 				"%s's pauses of %s exceed the %s the lock declares it survives", c.Name, paused[i], a.Pause)}
@@ -280,3 +283,19 @@ func (s *Scenario) nodeSpec(i int) Node {
 // scenario judged against the lock that runs it (an algorithm file's, or
 // a registered one in place of the scenario's own).
 func (s *Scenario) InsideTTLWith(algo locks.Algorithm) error { return s.InsideOf(algo) }
+
+// crashesOnFirstAcquire says the client crashes for good the moment it
+// first holds the lock (a crash on its own first acquired point, with no
+// restart): its work never runs, so it takes nothing of the lease. The
+// documents' crash scenarios (a holder that dies, a waiter that takes over)
+// are planned so.
+func (s *Scenario) crashesOnFirstAcquire(client string) bool {
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if f.Kind == FaultCrash && f.Client == client && f.RestartAfter == 0 && f.On != nil &&
+			f.On.Client == client && f.On.Point == PointAcquired && f.On.N <= 1 {
+			return true
+		}
+	}
+	return false
+}

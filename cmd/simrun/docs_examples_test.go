@@ -248,8 +248,9 @@ var docFigures = []docFigure{
 	{"documents", "simrun list", func(*testing.T) int { return len(locks.Documents) }},
 	{"fault-classes", "simrun list", func(*testing.T) int { return len(scenarios.FaultClasses) }},
 	{"matrix-cells", "simrun matrix", committedCells(func(matrix.JSONCell) bool { return true })},
-	{"matrix-unsafe", "simrun matrix", committedCells(func(c matrix.JSONCell) bool { return c.Verdict == "unsafe" })},
-	{"matrix-safe", "simrun matrix", committedCells(func(c matrix.JSONCell) bool { return c.Verdict == "safe" })},
+	{"matrix-unsafe", "simrun matrix", committedCells(func(c matrix.JSONCell) bool { return c.Outside.Verdict == "unsafe" })},
+	{"matrix-safe", "simrun matrix", committedCells(func(c matrix.JSONCell) bool { return c.Outside.Verdict == "safe" })},
+	{"matrix-unsafe-inside", "simrun matrix", committedCells(func(c matrix.JSONCell) bool { return c.Inside != nil && c.Inside.Verdict == "unsafe" })},
 }
 
 var figureMark = regexp.MustCompile(`<!-- figure: ([a-z-]+) -->([0-9][0-9,]*)`)
