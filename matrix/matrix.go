@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/explore/gen"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -97,22 +98,17 @@ type Cell struct {
 }
 
 // NoInsideRuns is why a cell has no inside answer: every fault its class
-// draws breaks a TTL lock's assumptions (scenarios.OutsideTTL), so an
-// inside search would run no fault at all.
-const NoInsideRuns = "no inside runs: every fault of this class breaks the TTL's assumptions"
+// draws breaks the lock's assumptions (gen.DrawsInside), so an inside
+// search would run no fault at all.
+const NoInsideRuns = "no inside runs: every fault of this class breaks the lock's assumptions"
 
-// noInside says why a fault class has no runs inside a TTL lock's
+// noInside says why a fault class has no runs inside the lock's
 // assumptions, or "" when it has: a class that plans no fault (none, skew)
-// has them, as does one with a kind that some target may suffer inside.
-func noInside(class string) string {
+// has them, as does one with a kind the inside generator draws for it.
+func noInside(algo locks.Algorithm, class string) string {
 	c := scenarios.ClassOf(class)
-	if c == nil || len(c.Kinds) == 0 {
+	if c == nil || len(c.Kinds) == 0 || gen.DrawsInside(algo, class) {
 		return ""
-	}
-	for _, k := range c.Kinds {
-		if !scenarios.OutsideTTL(k, false) || !scenarios.OutsideTTL(k, true) {
-			return ""
-		}
 	}
 	return NoInsideRuns
 }
@@ -258,7 +254,7 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 		m.Cells[a] = make([]Cell, len(classes))
 		for c, class := range classes {
 			cell := &m.Cells[a][c]
-			*cell = Cell{Algorithm: algo.Name, Class: class, NoInside: noInside(class)}
+			*cell = Cell{Algorithm: algo.Name, Class: class, NoInside: noInside(algo, class)}
 			if cell.NoInside == "" {
 				cell.Inside = &Answer{}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
@@ -173,18 +174,28 @@ func TestMatrixNoInsideRuns(t *testing.T) {
 // draws no fault when kept inside, and every other class that plans faults
 // draws some.
 func TestNoInsideIsTheGenerators(t *testing.T) {
+	for _, name := range []string{"redlock", "set-nx-px-token", "hash-reentrant-watchdog", "set-nx-px-wait", "setnx-getset"} {
+		algo, err := locks.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noInsideRuns(t, algo)
+	}
+}
+
+func noInsideRuns(t *testing.T, algo locks.Algorithm) {
 	for _, class := range scenarios.FaultClasses {
-		e := explorer(t, explore.Options{Algorithm: "redlock", Classes: []string{class}, Seed: 1, Runs: 50, Inside: true})
+		e := explorer(t, explore.Options{Algorithm: algo.Name, Classes: []string{class}, Seed: 1, Runs: 50, Inside: true})
 		faults := 0
 		for i := range 50 {
 			faults += len(e.Scenario(i).Faults)
 		}
 		plans := len(scenarios.ClassOf(class).Kinds) > 0 && class != scenarios.ClassNet // net loses commands at random, planning none
 		switch {
-		case noInside(class) != "" && faults > 0:
-			t.Errorf("%s: no inside runs, yet the inside generator drew %d faults in 50 runs", class, faults)
-		case noInside(class) == "" && plans && faults == 0:
-			t.Errorf("%s: inside runs, yet the inside generator drew no fault in 50 runs", class)
+		case noInside(algo, class) != "" && faults > 0:
+			t.Errorf("%s %s: no inside runs, yet the inside generator drew %d faults in 50 runs", algo.Name, class, faults)
+		case noInside(algo, class) == "" && plans && faults == 0:
+			t.Errorf("%s %s: inside runs, yet the inside generator drew no fault in 50 runs", algo.Name, class)
 		}
 	}
 }

@@ -153,15 +153,16 @@ func OutsideTTL(kind string, onNode bool) bool {
 // own, when the node stays down for a whole lease (redis.io's delayed
 // restart: every lease it held has run out when it is back, and nobody
 // could take one from it meanwhile). A lease a watchdog renews may outlive
-// any down time, so for such a lock only the first two count: the
-// generator draws no restart inside for it.
+// any down time, and a holder that re-enters waits out the down time on
+// its re-entry while it holds (past its lease), so for either only the
+// first two count: the generator draws no restart inside for them.
 func restartOutside(s *Scenario, algo locks.Algorithm, lease time.Duration, f *Fault) (string, string) {
 	a, n := algo.Assumes, s.nodeSpec(*f.Node)
 	down := f.For.D() + n.RestartDelay.D()
 	switch {
 	case a.Fsync, n.persistence() == "aof-always":
 		return "", ""
-	case lease > 0 && down >= lease && !s.renews(algo):
+	case lease > 0 && down >= lease && !s.renews(algo) && !s.reenters():
 		return "", ""
 	case lease > 0:
 		return AssumeRestart, fmt.Sprintf("a node restart down %s (persistence %s) loses the lock: inside, it keeps its writes or stays down the %s lease", down, n.persistence(), lease)
@@ -189,6 +190,17 @@ func failoverOutside(s *Scenario, algo locks.Algorithm, _ time.Duration, f *Faul
 func (s *Scenario) renews(algo locks.Algorithm) bool {
 	for _, c := range s.Clients {
 		if s.renewal(algo, c) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reenters says a client re-enters the lock it holds (reenter > 0): its
+// re-entry is a command to the node during its hold.
+func (s *Scenario) reenters() bool {
+	for _, c := range s.Clients {
+		if c.Reenter > 0 {
 			return true
 		}
 	}

@@ -69,7 +69,7 @@ func Check(t testing.TB, newLocker NewLocker, opts ...Option) bool {
 	}
 	f, a, err := run(newLocker, c, fileName(t.Name()), "simtest.Check in "+t.Name(), t.Name())
 	if a != nil {
-		if line := outsideLine(a); line != "" {
+		if line := OutsideLine(a); line != "" {
 			t.Logf("%s", line)
 		}
 	}
@@ -113,8 +113,9 @@ func Answer(newLocker NewLocker, opts ...Option) (*Failure, *explore.Answers, er
 	return run(newLocker, c, fmt.Sprintf("%s-seed%d.yaml", c.name, c.seed), "simtest.Answer", c.name)
 }
 
-// outsideLine is the outside answer in one line, for the test's log.
-func outsideLine(a *explore.Answers) string {
+// OutsideLine is the outside answer in one line, for a test's log (Check
+// logs it; golock.Check too).
+func OutsideLine(a *explore.Answers) string {
 	switch {
 	case a.Outside == nil:
 		return ""

@@ -109,3 +109,20 @@ func TestExploreFindsRedsyncPauseOverlap(t *testing.T) {
 	t.Logf("unsafe at run %d, shrunk to %d client(s) and %d fault(s), in %s (wall clock)",
 		f.Run, len(f.Outcome.Scenario.Clients), len(f.Outcome.Scenario.Faults), time.Since(start).Round(time.Millisecond))
 }
+
+// golock.Check answers inside the lock's assumptions: the README's redsync
+// is a correct TTL lock, so Check passes under pauses and logs where it
+// breaks outside them; Explore, the one search of any violation, finds
+// the overlap of a pause past the TTL in the same runs.
+func TestCheckAnswersInsideAndOutside(t *testing.T) {
+	readme := withoutExtend(redsyncLock(1))
+	f, err := golock.Explore(t, readme, golock.Faults("pause"), golock.With(simtest.Runs(300)), golock.With(simtest.SaveTo("")))
+	if err != nil || f == nil || f.Verdict != "unsafe" {
+		t.Fatalf("Explore (any violation): %+v %v, want the overlap past the TTL", f, err)
+	}
+	t.Run("check", func(t *testing.T) {
+		if !golock.Check(t, readme, golock.Faults("pause"), golock.With(simtest.Runs(300)), golock.With(simtest.SaveTo(""))) {
+			t.Error("Check failed redsync inside its assumptions")
+		}
+	})
+}

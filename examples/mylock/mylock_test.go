@@ -35,8 +35,8 @@ func TestOptimisticLockIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"simtest: go-lock is UNSAFE under net",
-		string(yaml),                                   // the counterexample, in full
+		"simtest: go-lock is UNSAFE inside its assumptions under net",
+		string(yaml), // the counterexample, in full
 		`simtest.Replay(t, newLocker, "` + path + `")`, // the replay line
 	} {
 		if !strings.Contains(rec.Message(), want) {

@@ -3,6 +3,7 @@ package gen
 import (
 	"time"
 
+	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
 )
@@ -71,7 +72,8 @@ var genFaults = []genFault{
 // the budget; a client's jump under a timestamp lock, a node's under a
 // lease on the node's TTL, and a failover without WAIT never; a node
 // restart with fsync, or as a delayed restart (down for a whole lease)
-// under a lock whose lease ends on its own and no watchdog renews; a
+// under a lock whose lease ends on its own, that no watchdog renews and no
+// holder re-enters; a
 // failover of a lock that WAITs, with lags below the WAIT.
 func (g *scenarioGen) drawsInside(k *genFault) bool {
 	a := g.assumes
@@ -81,7 +83,7 @@ func (g *scenarioGen) drawsInside(k *genFault) bool {
 	case k.kind == scenarios.FaultClockJump:
 		return !a.Expiry.UsesNodeTTL()
 	case k.kind == scenarios.FaultNodeRestart:
-		return a.Fsync || (a.Expiry.Timed() && g.renewal == renewNone)
+		return a.Fsync || (a.Expiry.Timed() && g.renewal == renewNone && !g.reenters)
 	case k.kind == scenarios.FaultFailover:
 		return a.Wait > 0
 	}
@@ -93,4 +95,27 @@ func (g *scenarioGen) drawsInside(k *genFault) bool {
 func drawJump(fg faultGen, t *rapid.T) scenarios.Fault {
 	quarters := 8 - time.Duration(drawInt(t, "jump quarters less", 0, 16))
 	return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(quarters * fg.ttl / 4)}
+}
+
+// DrawsInside reports whether the generator, kept inside algo's
+// assumptions (Options.Inside), draws any fault of the class: false when
+// every fault the class plans breaks them; true for a class that plans
+// none (net, whose losses are drawn at random and keep them) (a node restart for a lock whose
+// watchdog renews it past any down time, a failover of a lock that does not
+// WAIT). The matrix gives such a cell no inside answer.
+func DrawsInside(algo locks.Algorithm, class string) bool {
+	g := &scenarioGen{algo: algo, inside: true, assumes: algo.Assumes}
+	g.renewal, g.reenters = leaseOffers(algo)
+	planned := false // the class plans faults (net loses commands at random instead)
+	for i := range genFaults {
+		k := &genFaults[i]
+		if k.class != class || k.notDrawn != "" {
+			continue
+		}
+		planned = true
+		if g.drawsInside(k) {
+			return true
+		}
+	}
+	return !planned
 }

@@ -61,6 +61,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -396,7 +397,11 @@ func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
 }
 
 // Check explores the lock under the options' fault classes, as
-// simtest.Check does, inside a synctest bubble: one worker (the bubble's
+// simtest.Check does, and answers twice: it fails the test on a violation
+// inside the lock's assumptions (a bug in the library as used) and logs
+// the outside answer, the breaking point (golock.With(simtest.
+// FailOnAnyFault()) fails on any violation; Explore is the one search of
+// any violation). It runs inside a synctest bubble: one worker (the bubble's
 // clock is one), and shrinking bounded by its count of runs only (the
 // bubble's clock is not the wall clock). Client clock classes (skew, jump)
 // are refused: a library reads time.Now, the run's one clock.
@@ -413,7 +418,12 @@ func (l *locker) Release(p sim.Proc, _ sim.Lease) error {
 // test as nondeterministic instead.
 func Check(t *testing.T, newLock NewLock, opts ...Option) bool {
 	t.Helper()
-	f, err := Explore(t, newLock, opts...)
+	f, a, err := search2(t, newLock, true, opts)
+	if a != nil {
+		if line := simtest.OutsideLine(a); line != "" {
+			t.Logf("%s", line)
+		}
+	}
 	switch {
 	case err != nil:
 		t.Errorf("golock: %v", err)
@@ -433,13 +443,22 @@ var ErrNeverHeld = errors.New("no client ever held the lock")
 // Explore is Check returning what it found instead of failing t: the
 // shrunk failure, or nil; ErrNondeterministic when the failure does not
 // replay, ErrNeverHeld when no Acquire held the lock.
-func Explore(t *testing.T, newLock NewLock, opts ...Option) (f *simtest.Failure, err error) {
+func Explore(t *testing.T, newLock NewLock, opts ...Option) (*simtest.Failure, error) {
+	t.Helper()
+	f, _, err := search2(t, newLock, false, opts)
+	return f, err
+}
+
+// search2 is Explore's one search (answer false: simtest.Explore, any
+// violation) or Check's two answers (answer true: simtest.Answer, a
+// violation inside the lock's assumptions, the outside answer in a).
+func search2(t *testing.T, newLock NewLock, answer bool, opts []Option) (f *simtest.Failure, a *explore.Answers, err error) {
 	t.Helper()
 	all := []simtest.Option{simtest.Faults(DefaultFaults...)}
 	var cfg config
 	for _, o := range opts {
 		if o.err != nil {
-			return nil, o.err
+			return nil, nil, o.err
 		}
 		if o.o != nil {
 			all = append(all, o.o)
@@ -456,20 +475,25 @@ func Explore(t *testing.T, newLock NewLock, opts ...Option) (f *simtest.Failure,
 		if err = s.probe(newLock, cmp.Or(cfg.ttl, 8*time.Second), cfg.nodes); err != nil {
 			return
 		}
-		if f, err = simtest.Explore(lockerOf(newLock, s), all...); err != nil || f == nil {
+		if answer {
+			f, a, err = simtest.Answer(lockerOf(newLock, s), all...)
+		} else {
+			f, err = simtest.Explore(lockerOf(newLock, s), all...)
+		}
+		if err != nil || f == nil {
 			return
 		}
 		err = replays(newLock, f.YAML, f.Outcome.Digest)
 	}); left != nil {
-		return nil, left
+		return nil, nil, left
 	}
 	if f == nil && (err == nil || errors.Is(err, simtest.ErrIncomplete)) && s.held == 0 {
-		return nil, s.neverHeld()
+		return nil, a, s.neverHeld()
 	}
 	if err == nil && f != nil {
 		err = replayedByGolock(f)
 	}
-	return f, err
+	return f, a, err
 }
 
 // probe runs the lock once, one client alone on this many nodes with this
