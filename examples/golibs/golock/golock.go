@@ -487,7 +487,7 @@ func search2(t *testing.T, newLock NewLock, answer bool, opts []Option) (f *simt
 	}); left != nil {
 		return nil, nil, left
 	}
-	if f == nil && (err == nil || errors.Is(err, simtest.ErrIncomplete)) && s.held == 0 {
+	if f == nil && (err == nil || errors.Is(err, simtest.ErrIncomplete) || errors.Is(err, simtest.ErrUntested)) && s.held == 0 {
 		return nil, a, s.neverHeld()
 	}
 	if err == nil && f != nil {
