@@ -89,5 +89,5 @@ func scopeWord(s string) string {
 // the lock it ran (nil), or why not: scenarios.(*Scenario).InsideTTL judged
 // against the run's lock and its parameters, not the one the scenario names.
 func (o *Outcome) Assumptions() error {
-	return o.Scenario.InsideTTLWith(o.Prepared.Algorithm)
+	return o.Scenario.InsideOf(o.Prepared.Algorithm)
 }

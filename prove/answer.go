@@ -49,10 +49,9 @@ type classifier func(s *scenarios.Scenario) string
 
 // classifierFor is the classifier of the lock a: the scenario judged
 // against a's own assumptions (scenarios.InsideOf), a registered lock's or
-// an algorithm file's (its assumes: section). judgedAs is always "": every
-// lock is judged against what it declares.
-func classifierFor(a locks.Algorithm, _ bool, _ locks.Params) (c classifier, judgedAs string) {
-	return func(s *scenarios.Scenario) string { return reason(s.InsideOf(a)) }, ""
+// an algorithm file's (its assumes: section).
+func classifierFor(a locks.Algorithm) classifier {
+	return func(s *scenarios.Scenario) string { return reason(s.InsideOf(a)) }
 }
 
 func reason(err error) string {

@@ -186,9 +186,6 @@ type Result struct {
 	Inside, Outside Answer
 	// NeverInside lists the menu's classes no inside schedule held.
 	NeverInside []NeverInside
-	// JudgedAs says whose assumptions an unregistered lock was judged by
-	// (classifierFor); "": its own.
-	JudgedAs string
 	// BaseOutside is the assumption even the fault-free schedule breaks
 	// (work past the TTL, say); "": it is inside.
 	BaseOutside string
@@ -212,7 +209,6 @@ type Prover struct {
 	base     *scenarios.Scenario
 	names    []string
 	classify classifier
-	judgedAs string
 }
 
 // New checks the options.
@@ -332,7 +328,7 @@ func New(o Options) (*Prover, error) {
 		return nil, err
 	}
 	p.base = s
-	p.classify, p.judgedAs = classifierFor(p.algo, o.Algorithm != "", lp)
+	p.classify = classifierFor(p.algo)
 	p.sizes = sizes{ttl: p.ttl, k: o.MaxFaults, latency: latency}
 	p.sizes.short, p.sizes.shortName = p.shortPause(p.sizes, o.MaxDelays)
 	p.menu = menuOf(o.Classes, o.MaxDelays, nodes, p.sizes)
@@ -594,7 +590,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
 		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Delays: o.Delays, Shard: o.Shard, TTL: p.ttl, Depth: -1,
-		Params: p.params, Menu: p.Menu(), JudgedAs: p.judgedAs}
+		Params: p.params, Menu: p.Menu()}
 	began := time.Now()
 	w := &walker{p: p, ctx: ctx, workers: o.Workers, sides: newSides()}
 	if w.workers <= 0 {

@@ -279,11 +279,6 @@ func (s *Scenario) nodeSpec(i int) Node {
 	return Node{}
 }
 
-// InsideTTLWith is InsideOf under the name a run's header calls: the
-// scenario judged against the lock that runs it (an algorithm file's, or
-// a registered one in place of the scenario's own).
-func (s *Scenario) InsideTTLWith(algo locks.Algorithm) error { return s.InsideOf(algo) }
-
 // crashesOnFirstAcquire says the client crashes for good the moment it
 // first holds the lock (a crash on its own first acquired point, with no
 // restart): its work never runs, so it takes nothing of the lease. The

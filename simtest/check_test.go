@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,20 @@ func TestTTLKeepsTheLocksTTL(t *testing.T) {
 	}
 	if ttl := f.Outcome.Scenario.Params.TTL.D(); ttl != 3*time.Second || other > 10 {
 		t.Errorf("counterexample at TTL %s, %d locks made with another TTL (the generator's probes make a few): want 3s", ttl, other)
+	}
+}
+
+// SettingsOf reads back what options set, and zero where none did.
+func TestSettingsOf(t *testing.T) {
+	s, err := SettingsOf(Faults("crash", "net"), Runs(7), Seed(9), Key("k"), Name("n"), SaveTo("d"))
+	if err != nil || !slices.Equal(s.Faults, []string{"crash", "net"}) || s.Runs != 7 || s.Seed != 9 ||
+		s.Key != "k" || s.Name != "n" || s.SaveDir != "d" {
+		t.Errorf("SettingsOf = %+v, %v", s, err)
+	}
+	if s, err := SettingsOf(); err != nil || s.Faults != nil || s.Runs != 0 || s.Seed != 0 || s.Name != "" {
+		t.Errorf("no options: %+v, %v", s, err)
+	}
+	if _, err := SettingsOf(Runs(-1)); err == nil {
+		t.Error("a bad option's error was dropped")
 	}
 }

@@ -257,3 +257,27 @@ func validName(n string) bool {
 	}
 	return strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == ""
 }
+
+// Settings are what a list of options sets of a search: the fields a
+// front door built on simtest (golock.Compare) reads back, each zero where
+// no option set it, so that the caller keeps its own default there.
+type Settings struct {
+	Faults  []string
+	Runs    int
+	Seed    uint64
+	Key     string
+	Name    string
+	SaveDir string
+}
+
+// SettingsOf applies opts to an empty configuration and returns what they
+// set; the first option's error, if any.
+func SettingsOf(opts ...Option) (Settings, error) {
+	var c config
+	for _, o := range opts {
+		if err := o(&c); err != nil {
+			return Settings{}, err
+		}
+	}
+	return Settings{Faults: c.faults, Runs: c.runs, Seed: c.seed, Key: c.key, Name: c.name, SaveDir: c.saveDir}, nil
+}

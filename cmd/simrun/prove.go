@@ -60,9 +60,6 @@ type proveJSON struct {
 	// enumerated and what each of its schedules holds fixed.
 	Bounds     proveBounds `json:"bounds"`
 	Parameters proveParams `json:"parameters"`
-	// JudgedAs says whose assumptions an algorithm file's lock was
-	// judged by (prove.Result.JudgedAs).
-	JudgedAs string `json:"judged_as,omitempty"`
 	// FailOn is which answer the exit status follows: inside or any.
 	FailOn string `json:"fail_on,omitempty"`
 	// Inside and Outside answer each side of the lock's assumptions.
@@ -325,7 +322,7 @@ func proveReport(r *prove.Result, failOn string) proveJSON {
 		Parameters: proveParams{TTL: pm.TTL.String(), Lifetime: pm.Lifetime.String(), Work: pm.Work.String(), Think: "0s",
 			Latency: pm.Latency.String(), LossTimeout: pm.LossTimeout.String(), Key: pm.Key, Retries: pm.Retries,
 			RetrySleep: pm.RetrySleep.String(), Nodes: pm.Nodes, Clocks: "exact: no offset, no drift", Seed: pm.Seed, Duration: pm.Duration.String()},
-		JudgedAs: r.JudgedAs, FailOn: failOn,
+		FailOn: failOn,
 		Inside: answerJSON(r.Inside), Outside: answerJSON(r.Outside)}
 	rep.Met = metJSON(r.Met)
 	if r.Found != nil {
@@ -428,11 +425,7 @@ func writeProveBounds(b *strings.Builder, r proveJSON) {
 		pm.Work, pm.Latency, pm.LossTimeout)
 	fmt.Fprintf(b, "           TTL %s (lifetime %s), key %s, %s %s apart, %d node(s), clocks exact, seed %d, runs capped at %s\n",
 		pm.TTL, pm.Lifetime, pm.Key, retries, pm.RetrySleep, pm.Nodes, pm.Seed, pm.Duration)
-	judged := "the lock's own (InsideTTL)"
-	if r.JudgedAs != "" {
-		judged = r.JudgedAs + ", as an algorithm file states no others"
-	}
-	fmt.Fprintf(b, "assumed    %s: a violation inside them is a bug, outside them the known limit\n", judged)
+	fmt.Fprintf(b, "assumed    the lock's own (scenarios.InsideOf): a violation inside them is a bug, outside them the known limit\n")
 }
 
 // sideText says which side of the assumptions a schedule lies on.

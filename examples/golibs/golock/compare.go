@@ -1,12 +1,12 @@
 package golock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/diff"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/simtest"
 )
 
 // Compare runs the same scenarios on two versions of a lock, oldLock (the
@@ -193,54 +194,30 @@ type compareOpts struct {
 	saveDir string
 }
 
-// compareOptions reads the options Compare shares with Check. An Option
-// holds a simtest.Option, a function on simtest's own configuration: it is
-// applied to a zero one, made by reflection from the function's parameter
-// type, and the fields Compare takes are read back by name. A field set to
-// nothing by any option keeps Compare's default.
+// compareOptions reads the options Compare shares with Check
+// (simtest.SettingsOf); one that sets nothing keeps Compare's default.
 func compareOptions(opts []Option) (compareOpts, error) {
 	co := compareOpts{faults: DefaultFaults, seed: 1, name: "go-lock"}
+	var all []simtest.Option
 	for _, o := range opts {
 		if o.err != nil {
 			return co, o.err
 		}
-		if o.o == nil {
-			continue
-		}
-		f := reflect.ValueOf(o.o)
-		cfg := reflect.New(f.Type().In(0).Elem())
-		if out := f.Call([]reflect.Value{cfg})[0]; !out.IsNil() {
-			return co, out.Interface().(error)
-		}
-		v := cfg.Elem()
-		field := func(name string) reflect.Value {
-			x := v.FieldByName(name)
-			if !x.IsValid() {
-				panic("golock.Compare: simtest's configuration has no field " + name) // a test of this package notices
-			}
-			return x
-		}
-		if x := field("faults"); x.Len() > 0 {
-			co.faults = make([]string, x.Len())
-			for i := range co.faults {
-				co.faults[i] = x.Index(i).String()
-			}
-		}
-		if x := field("runs"); x.Int() != 0 {
-			co.runs = int(x.Int())
-		}
-		if x := field("seed"); x.Uint() != 0 {
-			co.seed = x.Uint()
-		}
-		if x := field("key"); x.String() != "" {
-			co.key = x.String()
-		}
-		if x := field("name"); x.String() != "" {
-			co.name = x.String()
-		}
-		if x := field("saveDir"); x.String() != "" {
-			co.saveDir = x.String()
+		if o.o != nil {
+			all = append(all, o.o)
 		}
 	}
+	set, err := simtest.SettingsOf(all...)
+	if err != nil {
+		return co, err
+	}
+	if len(set.Faults) > 0 {
+		co.faults = set.Faults
+	}
+	co.runs = set.Runs
+	co.seed = cmp.Or(set.Seed, co.seed)
+	co.key = set.Key
+	co.name = cmp.Or(set.Name, co.name)
+	co.saveDir = set.SaveDir
 	return co, nil
 }
