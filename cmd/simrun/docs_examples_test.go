@@ -522,3 +522,64 @@ func TestDocsLinkTheGlossary(t *testing.T) {
 		}
 	}
 }
+
+// maxBlockWords is the most words a paragraph (the lines between two blank
+// lines, outside code fences: a list with no blank line between its items
+// is one) or a table cell may hold: past it, a reader loses the one idea a
+// paragraph should carry.
+const maxBlockWords = 150
+
+// textBlocks cuts a Markdown page into its paragraphs and table cells, each
+// with the line it starts on.
+func textBlocks(page string) (blocks []string, lines []int) {
+	var cur []string
+	start, fenced := 0, false
+	flush := func() {
+		if len(cur) > 0 {
+			blocks, lines = append(blocks, strings.Join(cur, " ")), append(lines, start)
+			cur = nil
+		}
+	}
+	for i, l := range strings.Split(page, "\n") {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			fenced = !fenced
+			flush()
+		case fenced:
+		case strings.HasPrefix(l, "|"):
+			flush()
+			for _, cell := range strings.Split(strings.Trim(l, "|"), "|") {
+				blocks, lines = append(blocks, cell), append(lines, i+1)
+			}
+		case strings.TrimSpace(l) == "":
+			flush()
+		default:
+			if len(cur) == 0 {
+				start = i + 1
+			}
+			cur = append(cur, l)
+		}
+	}
+	flush()
+	return blocks, lines
+}
+
+// Every paragraph and table cell of the docs is short enough to read.
+func TestDocsParagraphsAreShort(t *testing.T) {
+	if blocks, _ := textBlocks("a b\nc\n\n| d | e f |\n```\ng h i\n```\n"); !slices.Equal(blocks, []string{"a b c", " d ", " e f "}) {
+		t.Fatalf("textBlocks cuts %q", blocks)
+	}
+	for _, page := range docPages(t) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, lines := textBlocks(string(data))
+		for k, b := range blocks {
+			if n := len(strings.Fields(b)); n > maxBlockWords {
+				t.Errorf("%s:%d: a paragraph or table cell of %d words (at most %d: split it, or move the detail into a list)",
+					filepath.Base(page), lines[k], n, maxBlockWords)
+			}
+		}
+	}
+}
