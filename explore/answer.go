@@ -218,12 +218,25 @@ func (e *Explorer) breaking(ctx context.Context, r *Result) (bp *BreakingPoint, 
 	if r.Counterexample == nil {
 		return nil, nil, nil
 	}
-	f := r.Search.Found
-	verdict := r.Outcome.Verdict.Verdict
-	c := r.Counterexample
+	return e.breakingAt(ctx, r.Counterexample, r.Search.Found, r.Outcome.Verdict.Verdict, r.Outcome)
+}
+
+// BreakingPointOf is the breaking point of run f of this explorer's
+// search, which failed with verdict (c its counterexample, shrunk): nil
+// when c, or a smaller fault on the way down, lies inside the lock's
+// assumptions (a finding of the inside answer's, not a limit).
+func (e *Explorer) BreakingPointOf(ctx context.Context, c *scenarios.Scenario, f *Found, verdict string) (*BreakingPoint, error) {
+	bp, _, err := e.breakingAt(ctx, c, f, verdict, nil)
+	return bp, err
+}
+
+// breakingAt is breaking for counterexample c of run f, which failed with
+// verdict (outcome: its replay with every checker, for the inside finding
+// when c lies inside; nil to replay it then).
+func (e *Explorer) breakingAt(ctx context.Context, c *scenarios.Scenario, f *Found, verdict string, outcome *judge.Outcome) (bp *BreakingPoint, in *Find, err error) {
 	var out *scenarios.Outside
 	if err := c.InsideOf(e.algo); err == nil {
-		return nil, &Find{Verdict: verdict, Run: f.Index, Counterexample: c, Outcome: r.Outcome}, nil
+		return nil, &Find{Verdict: verdict, Run: f.Index, Counterexample: c, Outcome: outcome}, nil
 	} else if !errors.As(err, &out) {
 		return nil, nil, err
 	}
@@ -320,6 +333,8 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 		return knob{kind: scenarios.FaultFailover}
 	case scenarios.AssumeTimeout:
 		return knob{kind: "timeout"}
+	case scenarios.AssumeRenewal:
+		return knob{kind: scenarios.AssumeRenewal}
 	}
 	k := knob{kind: out.Largest}
 	switch out.Largest {
@@ -449,6 +464,8 @@ func breakingWords(algo locks.Algorithm, s *scenarios.Scenario, bp *BreakingPoin
 		what = "a failover that loses the lock"
 	case "timeout":
 		what = fmt.Sprintf("a client timeout of %s", s.Network.Timeout.D())
+	case scenarios.AssumeRenewal:
+		what = fmt.Sprintf("a renewal's lost reply, which its client waits %s for", s.LostReplyWait(algo))
 	default:
 		what = "its fault plan, whatever the size of its faults"
 	}

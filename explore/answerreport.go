@@ -45,7 +45,7 @@ type AnswerReport struct {
 type BreakingReport struct {
 	Verdict    string `json:"verdict"`
 	Words      string `json:"words"` // "unsafe from a pause of 2.97s with 30ms of work, TTL 3s"
-	Kind       string `json:"kind"`  // pause, clocks, work, network, drift, clock-jump, node-restart, failover, timeout, plan
+	Kind       string `json:"kind"`  // pause, clocks, work, network, drift, clock-jump, node-restart, failover, timeout, renewal, plan
 	Assumption string `json:"assumption"`
 	// SizeSeconds is the breaking size, 0 for a sizeless fault;
 	// BelowSeconds the largest size tried that did not break the lock.

@@ -104,7 +104,7 @@ func (a Assumptions) Words() string {
 		if a.Expiry.UsesClientClocks() {
 			budget += " + client clock spread"
 		}
-		w = append(w, budget+" below the lease (a renewed lease: pauses + renewal period + 2 × round trip + drift)")
+		w = append(w, budget+" below the lease (a renewed lease: pauses + renewal period + 2 × round trip + drift + the wait for a lost reply)")
 		if a.Expiry.UsesNodeTTL() {
 			w = append(w, "no node clock jump")
 		}

@@ -79,8 +79,9 @@ type JSONAnswer struct {
 	// breaks the lock, when it was measured: "unsafe from a pause of 2.97 s
 	// with 30 ms of work, TTL 3 s". The Markdown prints it after the cell.
 	BreakingPoint string `json:"breaking_point,omitempty"`
-	// Replay is, on the outside answer, the explore command that finds the
-	// same runs and writes its counterexample.
+	// Replay is, on a failing answer, the explore command that searches
+	// the same runs on its side (--search inside or outside) and writes its
+	// counterexample.
 	Replay string `json:"replay,omitempty"`
 }
 
@@ -114,12 +115,16 @@ func (m *Matrix) JSON(rowFlags string) JSON {
 				in := jsonAnswer(*c.Inside)
 				mc.Inside = &in
 			}
+			algo := rowFlags
+			if algo == "" {
+				algo = "--algo " + c.Algorithm
+			}
+			replay := fmt.Sprintf("simrun explore %s --faults %s --seed %d --runs %d", algo, c.Class, m.Seed, m.Runs)
 			if c.Outside.First >= 0 {
-				algo := rowFlags
-				if algo == "" {
-					algo = "--algo " + c.Algorithm
-				}
-				mc.Outside.Replay = fmt.Sprintf("simrun explore %s --faults %s --seed %d --runs %d", algo, c.Class, m.Seed, m.Runs)
+				mc.Outside.Replay = replay + " --search outside"
+			}
+			if c.Inside != nil && c.Inside.First >= 0 {
+				mc.Inside.Replay = replay + " --search inside"
 			}
 			out.Cells = append(out.Cells, mc)
 		}

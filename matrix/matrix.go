@@ -151,10 +151,13 @@ type Answer struct {
 	// Cut is, when Verdict is incomplete, why run First stopped at a cap
 	// (sim.Result.Cut).
 	Cut string
-	// BreakingPoint is, on an outside answer, the smallest fault that
-	// breaks the lock ("unsafe from a pause of 2.97 s with 30 ms of work,
-	// TTL 3 s"); "" while nothing has measured it.
+	// BreakingPoint is, on a failing outside answer, the smallest fault
+	// that breaks the lock, bisected from the shrunk counterexample
+	// (explore's breaking point: "unsafe from a pause of 2.97s with 30ms of
+	// work, TTL 3s"); "" when the answer is safe, incomplete, not shrunk,
+	// or its counterexample lies inside the lock's assumptions.
 	BreakingPoint string
+	BreakTries    int      // runs the bisection made
 	_             struct{} // grows: callers name the fields they set
 }
 
@@ -168,7 +171,7 @@ type Matrix struct {
 	Cells       [][]Cell // Cells[a][c] is Algorithms[a] under Classes[c]
 	// Timing, for people only: nothing else depends on it.
 	Executed   int // runs executed by the searches
-	ShrinkRuns int // runs made by all shrinks
+	ShrinkRuns int // runs made by all shrinks and breaking-point bisections
 	SearchTime time.Duration
 	ShrinkTime time.Duration
 	_          struct{} // grows: callers name the fields they set
@@ -326,12 +329,15 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 	shrinkStart := time.Now()
 	var shrinks []*job
 	for _, j := range jobs {
-		if j.sr.Found != nil && o.ShrinkTries >= 0 {
+		if j.sr.Found != nil && o.ShrinkTries >= 0 { // shrunk, then (outside) its breaking point measured
 			shrinks = append(shrinks, j)
 		}
 	}
 	eachOnWorkers(ctx, o.Workers, shrinks, func(j *job) {
 		j.err = shrinkAnswer(j.e, j.ans)
+		if j.err == nil && j.ans != j.cell.Inside {
+			j.err = breakingPoint(ctx, j.e, j.sr.Found, j.ans)
+		}
 		report(func(p *Progress) { p.Shrunk++ })
 	})
 	if err := ctx.Err(); err != nil {
@@ -341,7 +347,7 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 		if j.err != nil {
 			return nil, fmt.Errorf("%s: %w", where(j.cell, j.ans), j.err)
 		}
-		m.ShrinkRuns += j.ans.ShrinkTries
+		m.ShrinkRuns += j.ans.ShrinkTries + j.ans.BreakTries
 	}
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
@@ -382,6 +388,21 @@ func where(c *Cell, a *Answer) string {
 }
 
 func isIncomplete(f explore.Found) bool { return f.Verdict == model.VerdictIncomplete }
+
+// breakingPoint measures a failing outside answer's breaking point from
+// its shrunk counterexample (explore.Explorer.BreakingPointOf) and records
+// its words in the answer; none when the counterexample lies inside the
+// lock's assumptions (the inside answer's finding, not a limit).
+func breakingPoint(ctx context.Context, e *explore.Explorer, f *explore.Found, a *Answer) error {
+	bp, err := e.BreakingPointOf(ctx, a.Counterexample, f, a.Verdict)
+	if err != nil {
+		return fmt.Errorf("breaking point: %w", err)
+	}
+	if bp != nil {
+		a.BreakingPoint, a.BreakTries = bp.Words, bp.Tries
+	}
+	return nil
+}
 
 // shrinkAnswer shrinks a failing answer's first run, within the budget and
 // the safety net its explorer was made with, and records the result in the

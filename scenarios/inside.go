@@ -48,6 +48,7 @@ const (
 	AssumeRestart   = "restart"    // a node restart loses the lock
 	AssumeFailover  = "failover"   // a failover loses what the replica had not acknowledged
 	AssumeTimeout   = "timeout"    // the client gives up before the WAIT the lock runs ends
+	AssumeRenewal   = "renewal"    // a renewal's lost reply is known lost only after the lease lapsed
 )
 
 // The terms of a lease's budget, as Outside.Largest names them.
@@ -203,13 +204,47 @@ func (s *Scenario) InsideOf(algo locks.Algorithm) error {
 			continue
 		}
 		// A renewed lease needs only outlast one renewal period and what
-		// stops the renewals: the work may run on.
-		if every := s.renewal(algo, c); every > 0 && pause+dogPaused[i]+every+network+drift+spread < lease {
-			continue
+		// stops the renewals: the work may run on. On a network that can
+		// lose a reply, a renewal whose reply is lost is known to have
+		// failed only when its client stops waiting for it, and the holder
+		// works on until then.
+		every := s.renewal(algo, c)
+		if every > 0 {
+			covered := pause + dogPaused[i] + every + network + drift + spread
+			wait := s.LostReplyWait(algo)
+			if covered+wait < lease {
+				continue
+			}
+			if covered < lease {
+				return &Outside{Assumption: AssumeRenewal, Fault: -1, Client: c.Name, Words: fmt.Sprintf(
+					"%s's renewal every %s: a renewal whose reply is lost is known lost only after its client waits %s for it, "+
+						"and %s + %s + the rest of the budget %s is not below the %s lease", c.Name, every, wait, every, wait, covered-every, lease)}
+			}
 		}
 		return s.overrun(algo, c, lease, pause, network, drift, spread, used)
 	}
 	return nil
+}
+
+// LostReplyWait is how long a client waits for a reply the network may
+// lose before it gives up: 0 on a network that loses nothing; else the
+// lock's own command budget when its client bounds commands itself
+// (sim.CallBudgeter: go-redis's read timeouts and retries), or the longest
+// of the scenario's timeout and the planned losses' own waits.
+func (s *Scenario) LostReplyWait(algo locks.Algorithm) time.Duration {
+	if !s.lossy() {
+		return 0
+	}
+	if b, ok := algo.New(s.LockParams()).(sim.CallBudgeter); ok && b.CallBudget() > 0 {
+		return b.CallBudget()
+	}
+	wait := s.Network.Timeout.D()
+	for i := range s.Faults {
+		if k := fileFaultOf(s.Faults[i].Kind); k != nil && k.lost {
+			wait = max(wait, s.Faults[i].For.D())
+		}
+	}
+	return wait
 }
 
 // renewal is the period c's lease is renewed on: c's renew_every for a

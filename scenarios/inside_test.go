@@ -113,6 +113,18 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 			s.Clients[0].RenewEvery = Duration(2e9)
 			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(6500e6)}}
 		}, AssumeLease},
+		{"a renewal outlasts a lost reply its client gives up on in time", "token-extend", func(s *Scenario) {
+			s.Params.TTL = Duration(8e9)
+			s.Clients[0].Work = Duration(20e9)
+			s.Clients[0].RenewEvery = Duration(2e9)
+			s.Network.LossReply = 0.1 // a reply lost: known at the 1s timeout, 3s into a lease of 8s
+		}, ""},
+		{"but not one it waits past the lease for", "token-extend", func(s *Scenario) {
+			s.Params.TTL = Duration(8e9)
+			s.Clients[0].Work = Duration(20e9)
+			s.Clients[0].RenewEvery = Duration(2e9)
+			s.Faults = []Fault{{Kind: FaultLoseReply, Client: "a", For: Duration(6500e6)}} // 2s + 6.5s
+		}, AssumeRenewal},
 		{"redlock counts its acquisition on every node", "redlock", func(s *Scenario) {
 			s.Params.TTL = Duration(1e9)
 			s.Network.LossReply = 0.1

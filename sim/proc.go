@@ -87,3 +87,14 @@ type SelfRenewing interface {
 	Extender
 	RenewEvery() time.Duration
 }
+
+// CallBudgeter is a lock whose client bounds each command by timeouts and
+// retries of its own rather than the scenario's network timeout (go-redis:
+// a read timeout per try, and retries): CallBudget is the longest one
+// command may take before the client gives up. The generator's run lengths
+// budget it, so that a run cut at its duration is a real hang, not a client
+// still waiting out its timeouts; and a renewal whose reply is lost is
+// known to have failed only when it runs out (scenarios.Scenario.InsideOf).
+type CallBudgeter interface {
+	CallBudget() time.Duration
+}

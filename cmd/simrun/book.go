@@ -130,14 +130,8 @@ func bookMatrix(m *matrix.Matrix) (book.Matrix, error) {
 			bc := book.Cell{Algorithm: c.Algorithm, Class: c.Class, Text: matrix.CellText(*mc), NoInside: c.NoInside}
 			answer := func(side string, a *matrix.Answer, ja *matrix.JSONAnswer) (book.Answer, error) {
 				ba := book.Answer{Verdict: a.Verdict, Broke: a.Broke, Text: matrix.AnswerText(*ja), Cut: a.Cut, BreakingPoint: a.BreakingPoint}
-				switch {
-				case a.First < 0:
-				case side == book.SideOutside:
+				if a.First >= 0 {
 					ba.Found = ja.Replay
-				default:
-					// No command searches inside alone yet: the search's own words.
-					ba.Found = fmt.Sprintf("the matrix's search of %s under %s inside the lock's assumptions (seed %d, %d runs)",
-						c.Algorithm, c.Class, m.Seed, m.Runs)
 				}
 				if a.Counterexample == nil {
 					return ba, nil

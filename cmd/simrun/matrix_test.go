@@ -333,3 +333,50 @@ func TestMatrixCheckOneRow(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
 	}
 }
+
+// Each failing answer of a cell names the explore command that searches
+// its side alone, and that command finds the same verdict at the same run:
+// the book links it on the answer's page.
+func TestMatrixAnswersReplay(t *testing.T) {
+	m, err := matrix.Run(t.Context(), matrix.Options{Algorithms: []string{"setnx-del-recover"}, Classes: []string{"crash", "pause"},
+		Seed: 1, Runs: 400, ShrinkTries: 100, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sides := 0
+	for _, c := range m.JSON("").Cells {
+		for _, a := range []*matrix.JSONAnswer{c.Inside, &c.Outside} {
+			if a == nil || a.FirstFailingRun == nil {
+				continue
+			}
+			sides++
+			args := strings.Fields(a.Replay)
+			if len(args) < 2 || args[0] != "simrun" {
+				t.Fatalf("%s under %s: replay %q", c.Algorithm, c.Fault, a.Replay)
+			}
+			side := args[len(args)-1]
+			code, out, errOut := simrun(append(args[1:], "--json", "--out", t.TempDir())...)
+			type answer struct {
+				Verdict  string `json:"verdict"`
+				FirstRun *int   `json:"first_run"`
+			}
+			var j struct{ Inside, Outside *answer }
+			if err := json.Unmarshal([]byte(out), &j); err != nil || code != exitViolation {
+				t.Fatalf("%s: exit %d, %v (stderr %q)", a.Replay, code, err, errOut)
+			}
+			got := j.Outside
+			if side == "inside" {
+				got = j.Inside
+			}
+			if got == nil {
+				t.Fatalf("%s: no %s answer in %s", a.Replay, side, out)
+			}
+			if got.Verdict != a.Verdict || got.FirstRun == nil || *got.FirstRun != *a.FirstFailingRun {
+				t.Errorf("%s: %s at run %v, the matrix's answer %s at run %d", a.Replay, got.Verdict, got.FirstRun, a.Verdict, *a.FirstFailingRun)
+			}
+		}
+	}
+	if sides < 2 {
+		t.Errorf("%d failing answers: the test replays none on one side", sides)
+	}
+}

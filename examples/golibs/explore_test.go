@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/simtest"
 )
 
@@ -38,7 +39,8 @@ var exploreVerdicts = []struct {
 		"unsafe for redislock, which checks no validity, and the class's latencies stay below it. " +
 		"Renewed: an Extend whose reply is lost waits out go-redis's 5 s read timeout (the caller's context " +
 		"does not bound the read: ContextTimeoutEnabled is off), past every TTL drawn; the holder, told " +
-		"nothing until the Extend returns, works on after its key lapsed and the next client took it"},
+		"nothing until the Extend returns, works on after its key lapsed and the next client took it: " +
+		"outside a TTL lock's assumptions (TestRenewedLeaseUnderLossIsOutside)"},
 	{"restart", 500, "unsafe", "unsafe", "-", "a node restarts without persistence and forgets the key"},
 	{"failover", 500, "unsafe", "unsafe", "-", "a replica promoted before the key reached it"},
 }
@@ -125,4 +127,28 @@ func TestCheckAnswersInsideAndOutside(t *testing.T) {
 			t.Error("Check failed redsync inside its assumptions")
 		}
 	})
+}
+
+// A renewed lease on a network that loses replies: a renewal whose reply is
+// lost is known to have failed only when go-redis stops waiting for it (its
+// read timeouts and retries, 40 s), long after any TTL drawn, and the
+// holder works on meanwhile. That is outside a TTL lock's assumptions, not
+// a bug of the library's, so Check passes inside and the outside answer's
+// breaking point is the renewal's lost reply.
+func TestRenewedLeaseUnderLossIsOutside(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		lock golock.NewLock
+	}{{"redsync", redsyncLock(1)}, {"redislock", bsmLock}} {
+		f, a, err := golock.Answer(t, c.lock, golock.Faults("net"), golock.With(simtest.Runs(2000)), golock.With(simtest.SaveTo("")))
+		if err != nil || f != nil {
+			t.Errorf("%s: inside %+v, %v; want no violation inside", c.name, f, err)
+			continue
+		}
+		if a.Inside == nil || a.Inside.Search.Runs != 2000 || a.Breaking == nil || a.Breaking.Assumption != scenarios.AssumeRenewal {
+			t.Errorf("%s: inside %+v, breaking point %+v; want 2000 runs inside and a renewal's lost reply outside", c.name, a.Inside, a.Breaking)
+			continue
+		}
+		t.Logf("%s: %s", c.name, a.Breaking.Words)
+	}
 }

@@ -1,6 +1,10 @@
 package gen
 
-import "time"
+import (
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
 
 // What a lock may tell the generator of itself beyond its locks.Algorithm:
 // the Locker its New makes may implement any of these. A Go library run by
@@ -23,16 +27,6 @@ type Renewable interface {
 // algorithm draws 3 or 5 and any other runs on one.
 type FixedNodes interface {
 	Nodes() int
-}
-
-// CallBudgeter is a lock whose client bounds each command by timeouts and
-// retries of its own rather than the scenario's network timeout (go-redis:
-// a read timeout per try, and retries): CallBudget is the longest one
-// command may take before the client gives up. Run lengths budget it, so
-// that a run cut at its duration is a real hang, not a client still
-// waiting out its timeouts.
-type CallBudgeter interface {
-	CallBudget() time.Duration
 }
 
 // renewal is how a lock's lease is renewed, for the draws (leasesLast).
@@ -58,7 +52,7 @@ func offers(l any) (extends, ownWatchdog bool, nodes int, budget time.Duration) 
 	if n, ok := l.(FixedNodes); ok && n.Nodes() > 1 {
 		nodes = n.Nodes()
 	}
-	if b, ok := l.(CallBudgeter); ok && b.CallBudget() > 0 {
+	if b, ok := l.(sim.CallBudgeter); ok && b.CallBudget() > 0 {
 		budget = b.CallBudget()
 	}
 	return extends, ownWatchdog, nodes, budget

@@ -210,7 +210,7 @@ func (l *locker) Nodes() int {
 	return l.search.opts.nodes
 }
 
-// CallBudget tells the generator (explore/gen.CallBudgeter) the longest a
+// CallBudget tells the generator (sim.CallBudgeter) the longest a
 // command of Env's clients may take before go-redis gives up: each of its
 // tries may dial a fresh connection, whose handshake waits up to the dial
 // timeout, then waits up to the read timeout for the reply.
@@ -447,6 +447,15 @@ func Explore(t *testing.T, newLock NewLock, opts ...Option) (*simtest.Failure, e
 	t.Helper()
 	f, _, err := search2(t, newLock, false, opts)
 	return f, err
+}
+
+// Answer is Check returning both answers instead of failing t: the shrunk
+// failure inside the lock's assumptions (nil when none), and the answers,
+// the outside one's breaking point among them (nil when the search was
+// refused). Its errors are Explore's.
+func Answer(t *testing.T, newLock NewLock, opts ...Option) (*simtest.Failure, *explore.Answers, error) {
+	t.Helper()
+	return search2(t, newLock, true, opts)
 }
 
 // search2 is Explore's one search (answer false: simtest.Explore, any
