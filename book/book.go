@@ -50,6 +50,9 @@ type Matrix struct {
 	// Summary is the cells' counts as the Markdown matrix says them
 	// (matrix.Counts): "5 cells unsafe inside, 77 outside (of 120; …)".
 	Summary string
+	// Source says, when the matrix was not searched for the book, where it
+	// comes from ("the published reports/matrix.md, …"); "" when searched.
+	Source string
 }
 
 // Cell is one algorithm under one fault class.

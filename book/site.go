@@ -56,6 +56,7 @@ type matrixView struct {
 	Classes           []classView
 	Rows              []matrixRow
 	Summary           string // Matrix.Summary
+	Source            string // Matrix.Source
 }
 
 type classView struct{ Name, Help string }
@@ -182,7 +183,7 @@ func newSite(b *Book) (*site, error) {
 	}
 
 	m := b.Matrix
-	s.Matrix = matrixView{Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries, Summary: m.Summary}
+	s.Matrix = matrixView{Seed: m.Seed, Runs: m.Runs, ShrinkTries: m.ShrinkTries, Summary: m.Summary, Source: m.Source}
 	for _, c := range m.Classes {
 		if !names.MatchString(c) {
 			return nil, fmt.Errorf("book: fault class %q cannot be a file name", c)

@@ -262,10 +262,7 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 				cell.Inside = &Answer{}
 			}
 			for _, ans := range cell.Answers() {
-				// The explorer shrinks with the matrix's budget, and its
-				// wall-clock net is the matrix's (see shrinkSafety).
-				e, err := explore.New(explore.Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1,
-					DrawTTL: o.DrawTTL, Inside: ans == cell.Inside, ShrinkTries: max(o.ShrinkTries, 0), ShrinkTime: shrinkSafety})
+				e, err := answerExplorer(algo, class, ans == cell.Inside, o)
 				if err != nil {
 					return nil, err
 				}
@@ -351,6 +348,15 @@ func Run(ctx context.Context, o Options) (*Matrix, error) {
 	}
 	m.ShrinkTime = time.Since(shrinkStart)
 	return m, nil
+}
+
+// answerExplorer is the explorer of one answer of a cell: the class alone,
+// inside the lock's assumptions or not, searching one run at a time (the
+// matrix runs answers side by side), shrinking with the matrix's budget and
+// its wall-clock net (see shrinkSafety).
+func answerExplorer(algo locks.Algorithm, class string, inside bool, o Options) (*explore.Explorer, error) {
+	return explore.New(explore.Options{Lock: algo, Classes: []string{class}, Seed: o.Seed, Runs: o.Runs, Workers: 1,
+		DrawTTL: o.DrawTTL, Inside: inside, ShrinkTries: max(o.ShrinkTries, 0), ShrinkTime: shrinkSafety})
 }
 
 // eachOnWorkers calls fn on every item, in order of claim, from up to

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -29,6 +31,8 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	out := addOutFlag(fs, "", "write the site into `DIR` (made if missing; files of the same name are replaced)")
 	runs, seed, workers := addMatrixFlags(fs, "site")
 	shrinkTries := fs.Int("shrink-tries", matrix.DefaultShrinkTries, "shrink each failing cell with at most `N` runs")
+	fresh := fs.Bool("fresh", false, "search every cell of the matrix again; by default a book with the published matrix's\n"+
+		"seed, runs and shrink budget takes its safe answers from reports/matrix.md and recomputes only the failing ones")
 	pos, code, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return code
@@ -59,15 +63,15 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 	}
 
 	*workers = clampWorkers("book", *workers, matrixCells(nil), "cells", stderr)
-	m, err := matrix.Run(context.Background(), matrix.Options{Algorithms: matrixAlgorithms,
-		Seed: *seed, Runs: *runs, Workers: *workers, ShrinkTries: *shrinkTries})
+	m, source, err := bookSearch(*seed, *runs, *shrinkTries, *workers, *fresh)
 	if err != nil {
-		return fail(stderr, "book", err) // every option matrix.Run checks is checked above
+		return fail(stderr, "book", err)
 	}
 	b.Matrix, err = bookMatrix(m)
 	if err != nil {
 		return fail(stderr, "book", err)
 	}
+	b.Matrix.Source = source
 	for _, name := range m.Algorithms {
 		a, err := locks.Lookup(name)
 		if err != nil {
@@ -93,10 +97,44 @@ func cmdBook(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "book", fmt.Errorf("-o: %v", err))
 		}
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d files (%d scenarios, %d counterexamples, %d algorithms) in %.1fs; open %s\n",
+	from := ""
+	if source != "" {
+		from = ", the matrix rebuilt from reports/matrix.md (--fresh searches it)"
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d files (%d scenarios, %d counterexamples, %d algorithms) in %.1fs%s; open %s\n",
 		*out, len(files), len(b.Scenarios), countFailing(b.Matrix), len(b.Algorithms),
-		time.Since(start).Seconds(), filepath.Join(*out, "index.html"))
+		time.Since(start).Seconds(), from, filepath.Join(*out, "index.html"))
 	return exitOK
+}
+
+// publishedSource is how the book says its matrix was rebuilt from the
+// published one.
+const publishedSource = "the published reports/matrix.md: its safe answers as written there (go test ./matrix checks " +
+	"that file against this tree), each failing answer's run drawn, shrunk and bisected again for its page"
+
+// bookSearch is the book's matrix: rebuilt from the published one
+// (matrix.Rebuild) when the book asks for that matrix, every row with
+// its seed, runs and shrink budget, unless fresh; else searched. source
+// says which ("" when searched).
+func bookSearch(seed uint64, runs, shrinkTries, workers int, fresh bool) (*matrix.Matrix, string, error) {
+	if !fresh && matrixAlgorithms == nil {
+		pub, err := matrix.Read("reports/matrix.md", reports.PublishedMatrix)
+		if err != nil {
+			return nil, "", fmt.Errorf("the published matrix: %w", err)
+		}
+		if pub.Seed == seed && pub.Runs == runs && pub.ShrinkTries == shrinkTries && pub.RowFlags == "" &&
+			slices.Equal(pub.Algorithms, locks.Names()) && slices.Equal(pub.Faults, scenarios.FaultClasses) {
+			m, err := matrix.Rebuild(context.Background(), pub, workers)
+			if err != nil {
+				return nil, "", fmt.Errorf("the published matrix, reports/matrix.md, is not this tree's (%w): "+
+					"regenerate it with go test ./matrix -run MatrixGolden -update, or search every cell with --fresh", err)
+			}
+			return m, publishedSource, nil
+		}
+	}
+	m, err := matrix.Run(context.Background(), matrix.Options{Algorithms: matrixAlgorithms,
+		Seed: seed, Runs: runs, Workers: workers, ShrinkTries: shrinkTries})
+	return m, "", err // every option matrix.Run checks is checked by cmdBook
 }
 
 func countFailing(m book.Matrix) int {

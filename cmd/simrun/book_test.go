@@ -200,7 +200,7 @@ func TestBookBadUsage(t *testing.T) {
 		{[]string{"book", "-o", "x", "--runs", "0"}, "simrun book: --runs: 0: must be at least 1\n"},
 		{[]string{"book", "-o", "x", "--shrink-tries", "0"}, "simrun book: --shrink-tries: 0: must be at least 1 (a counterexample page shows the shrunk run)\n"},
 		{[]string{"book", "-o", "x", "extra"}, "simrun book: takes no arguments, got [\"extra\"] (the directory goes after -o)\n"},
-		{[]string{"book", "--pages"}, "simrun book: unknown flag --pages (valid: -o, --out, --runs, --seed, --shrink-tries, --workers)\n"},
+		{[]string{"book", "--pages"}, "simrun book: unknown flag --pages (valid: --fresh, -o, --out, --runs, --seed, --shrink-tries, --workers)\n"},
 	} {
 		code, out, errOut := simrun(c.args...)
 		if code != exitUsage || out != "" || errOut != c.want {
