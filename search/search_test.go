@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 func TestParseShard(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/scenarios"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // jumps is two clients and the given faults, on one node.

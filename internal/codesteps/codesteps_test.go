@@ -6,6 +6,8 @@ import (
 	"testing/fstest"
 
 	"github.com/locksim/locksim/locks"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 const sample = `package locks
