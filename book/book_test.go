@@ -241,7 +241,7 @@ func TestRenderRefuses(t *testing.T) {
 	}
 }
 
-// The course holds every built-in once, in the order the issue names:
+// The course holds every built-in once, in the course's order:
 // naive SETNX → DEL race → GETSET → pauses → clocks → references → Redlock.
 func TestChaptersCoverBuiltins(t *testing.T) {
 	seen := map[string]int{}

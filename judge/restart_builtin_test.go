@@ -11,7 +11,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Redlock's restart rules (issue 14): the built-ins beside
+// Redlock's restart rules (a delayed restart, AOF persistence): the built-ins beside
 // redlock-node-restart join the table of builtin_test.go here.
 func init() {
 	builtinCases["redlock-delayed-restart"] = builtinCase{mustNot: []finding{overlap("c1", "c2")},

@@ -193,8 +193,8 @@ func TestAgreement(t *testing.T) {
 	}
 }
 
-// TestDelRaceReal is issue 12's done-when: del-race against redis-server is
-// UNSAFE with the same witness kinds as in simulation.
+// TestDelRaceReal: del-race against redis-server is UNSAFE with the same
+// witness kinds as in simulation.
 func TestDelRaceReal(t *testing.T) {
 	addr := redistest.Addr(t)
 	s, err := scenarios.Lookup("del-race")

@@ -14,8 +14,9 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// The lease built-ins (issue 13) join the table of builtin_test.go here, so
-// that their rows and checks live with the feature.
+// The renewal and re-entry built-ins (extend, watchdog, reenter) join the
+// table of builtin_test.go here, so that their rows and checks live with
+// the feature.
 func init() {
 	builtinCases["token-extend-pause"] = builtinCase{must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
 		check: func(t *testing.T, o *judge.Outcome) {
@@ -130,7 +131,7 @@ func TestLeaseBuiltinsTryNext(t *testing.T) {
 // A re-entrant algorithm file (examples/hash-reentrant.yaml: HINCRBY on the
 // {owner} field, an extend script) with reenter: 2 never lets a second
 // process in under fault class none, and its watchdog's renewals are in the
-// history (issue 13's "done when").
+// history.
 func TestReentrantAlgoFileUnderNone(t *testing.T) {
 	algo := loadExample(t, "hash-reentrant.yaml")
 	for seed := uint64(1); seed <= 20; seed++ {
