@@ -15,6 +15,8 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 func outcome(t *testing.T, name string) *judge.Outcome {
@@ -239,7 +241,7 @@ func TestRenderRefuses(t *testing.T) {
 	}
 }
 
-// The course holds every built-in once, in the order the issue names:
+// The course holds every built-in once, in the course's order:
 // naive SETNX → DEL race → GETSET → pauses → clocks → references → Redlock.
 func TestChaptersCoverBuiltins(t *testing.T) {
 	seen := map[string]int{}

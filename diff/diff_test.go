@@ -12,6 +12,8 @@ import (
 	"github.com/locksim/locksim/mutants"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // twin is a lock and a second copy of it, made apart: a built-in looked up

@@ -1,20 +1,17 @@
 package examples_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/digests.golden")
 
 // digestFiles are the example files whose every run must keep its digest
 // when the format grows: a new field defaults to what the file did before.
@@ -48,28 +45,5 @@ func TestExampleDigests(t *testing.T) {
 			}
 		}
 	}
-	golden := filepath.Join("testdata", "digests.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, wantLines := strings.Split(b.String(), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(got), len(wantLines)); i++ {
-		g, w := "", ""
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(wantLines) {
-			w = wantLines[i]
-		}
-		if g != w {
-			t.Errorf("line %d:\n got %s\nwant %s", i+1, g, w)
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "digests.golden"), []byte(b.String()))
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 func mustAnswer(t *testing.T, o Options, ao AnswerOptions) *Answers {

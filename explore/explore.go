@@ -59,7 +59,7 @@ func New(o Options) (*Explorer, error) {
 	if err := o.Shard.Check(); err != nil {
 		return nil, optErr("Shard", fmt.Errorf("%s: %w", o.Shard, err))
 	}
-	if err := search.CheckVerdicts(o.Verdicts); err != nil {
+	if err := search.ValidateVerdicts(o.Verdicts); err != nil {
 		return nil, optErr("Verdicts", err)
 	}
 	if o.ShrinkTime <= 0 {

@@ -11,6 +11,8 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // finding is one violation a run must report: its kind and the processes it
@@ -23,10 +25,10 @@ type finding struct {
 func overlap(a, b string) finding            { return finding{model.KindOverlap, []string{a, b}} }
 func kind(k string, procs ...string) finding { return finding{k, procs} }
 
-// builtinCase is what the issue's table says a built-in shows.
+// builtinCase is what a built-in's run shows besides its verdict: the
+// verdict and the algorithm are the scenario file's own (expect:,
+// algorithm: in scenarios/builtin), stated there once.
 type builtinCase struct {
-	algorithm string
-	verdict   string
 	// must are violations the run reports; mustNot, violations it does not.
 	must, mustNot []finding
 	// resource is porcupine's answer for the protected counter; Unknown:
@@ -36,48 +38,37 @@ type builtinCase struct {
 }
 
 var builtinCases = map[string]builtinCase{
-	"crash-deadlock": {algorithm: "setnx-del", verdict: model.VerdictStuck,
-		must: []finding{kind(model.KindStuck, "c1")}},
-	"lost-setnx-reply": {algorithm: "setnx-del", verdict: model.VerdictStuck,
-		must: []finding{kind(model.KindStuck, "c3", "c1"), kind(model.KindClientError, "c3")}},
-	"del-race": {algorithm: "setnx-del-recover", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}},
-	"getset-race": {algorithm: "setnx-getset", verdict: model.VerdictSafe,
-		check: func(t *testing.T, o *judge.Outcome) {
-			// Both sent GETSET; only C5, the first, held the lock then, and
-			// C4 got it later, after C5's release.
-			h := o.Result.History
-			for _, c := range []string{"c4", "c5"} {
-				if n := countCommands(h, c, "GETSET"); n != 1 {
-					t.Errorf("%s sent %d GETSET, want 1", c, n)
-				}
+	"crash-deadlock":   {must: []finding{kind(model.KindStuck, "c1")}},
+	"lost-setnx-reply": {must: []finding{kind(model.KindStuck, "c3", "c1"), kind(model.KindClientError, "c3")}},
+	"del-race":         {must: []finding{overlap("c1", "c2")}},
+	"getset-race": {check: func(t *testing.T, o *judge.Outcome) {
+		// Both sent GETSET; only C5, the first, held the lock then, and
+		// C4 got it later, after C5's release.
+		h := o.Result.History
+		for _, c := range []string{"c4", "c5"} {
+			if n := countCommands(h, c, "GETSET"); n != 1 {
+				t.Errorf("%s sent %d GETSET, want 1", c, n)
 			}
-			c5 := holds(h, "c5")
-			c4 := holds(h, "c4")
-			if len(c5) != 1 || len(c4) != 1 || !(c5[0] < c4[0]) {
-				t.Errorf("holds: c5 at %v, c4 at %v; want c5 once, then c4 once", c5, c4)
-			}
-		}},
-	"pause-del-release": {algorithm: "setnx-getset", verdict: model.VerdictUnsafe,
-		// C0 slept through its lock; C0's DEL let C2 in beside C1.
+		}
+		c5 := holds(h, "c5")
+		c4 := holds(h, "c4")
+		if len(c5) != 1 || len(c4) != 1 || !(c5[0] < c4[0]) {
+			t.Errorf("holds: c5 at %v, c4 at %v; want c5 once, then c4 once", c5, c4)
+		}
+	}},
+	"pause-del-release": { // C0 slept through its lock; C0's DEL let C2 in beside C1.
 		must: []finding{overlap("c0", "c1"), overlap("c1", "c2")}},
-	"checked-release-race": {algorithm: "setnx-getset-checked", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}, mustNot: []finding{overlap("c0", "c1"), overlap("c0", "c2")}},
-	"clock-skew-steal": {algorithm: "java-getset", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}},
-	"second-resolution": {algorithm: "php-eval", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}, check: takesOverAfter(2100 * time.Millisecond)},
-	"second-resolution-ms": {algorithm: "java-getset", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}, check: takesOverAfter(2100 * time.Millisecond)},
-	"setnx-expire-crash": {algorithm: "setnx-expire", verdict: model.VerdictStuck,
-		must: []finding{kind(model.KindStuck, "c2")},
+	"checked-release-race": {must: []finding{overlap("c1", "c2")}, mustNot: []finding{overlap("c0", "c1"), overlap("c0", "c2")}},
+	"clock-skew-steal":     {must: []finding{overlap("c1", "c2")}},
+	"second-resolution":    {must: []finding{overlap("c1", "c2")}, check: takesOverAfter(2100 * time.Millisecond)},
+	"second-resolution-ms": {must: []finding{overlap("c1", "c2")}, check: takesOverAfter(2100 * time.Millisecond)},
+	"setnx-expire-crash": {must: []finding{kind(model.KindStuck, "c2")},
 		check: func(t *testing.T, o *judge.Outcome) {
 			if n := countCommands(o.Result.History, "c1", "EXPIRE"); n != 0 {
 				t.Errorf("c1 sent EXPIRE %d times; it should crash before it", n)
 			}
 		}},
-	"set-get-deadlock": {algorithm: "php-set-get", verdict: model.VerdictStuck,
-		must: []finding{kind(model.KindStuck, "c2")},
+	"set-get-deadlock": {must: []finding{kind(model.KindStuck, "c2")},
 		check: func(t *testing.T, o *judge.Outcome) {
 			// The stuck window starts when the crashed holder's lease runs
 			// out (31 s), not after C2's last write of the key: C2's writes
@@ -94,36 +85,28 @@ var builtinCases = map[string]builtinCase{
 				t.Errorf("c2 got the lock; it must never")
 			}
 		}},
-	"php-eval-stale-unlock": {algorithm: "php-eval", verdict: model.VerdictStale,
-		must: []finding{kind(model.KindStale, "c1", "c2")}},
-	"python-none-crash": {algorithm: "python-setnx", verdict: model.VerdictClientError,
-		must: []finding{kind(model.KindClientError, "c2")},
+	"php-eval-stale-unlock": {must: []finding{kind(model.KindStale, "c1", "c2")}},
+	"python-none-crash": {must: []finding{kind(model.KindClientError, "c2")},
 		check: func(t *testing.T, o *judge.Outcome) {
 			v := o.Verdict.Violations[0]
 			if !strings.Contains(v.Detail, "int(redis_client.get(lock_key))") || !strings.Contains(v.Detail, "NoneType") {
 				t.Errorf("client error %q: want int(None) at the GET", v.Detail)
 			}
 		}},
-	"set-get-pause": {algorithm: "php-set-get", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2"), overlap("c2", "c3")}},
-	"failover-lost-lock": {algorithm: "set-nx-px-token", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
+	"set-get-pause": {must: []finding{overlap("c1", "c2"), overlap("c2", "c3")}},
+	"failover-lost-lock": {must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
 		check: replicaHadKey(false)},
-	"failover-wait": {algorithm: "set-nx-px-wait", verdict: model.VerdictSafe,
-		check: func(t *testing.T, o *judge.Outcome) {
-			waitAnswered(t, o, 1)
-			replicaHadKey(true)(t, o)
-		}},
-	"failover-wait-lagging": {algorithm: "set-nx-px-wait", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
+	"failover-wait": {check: func(t *testing.T, o *judge.Outcome) {
+		waitAnswered(t, o, 1)
+		replicaHadKey(true)(t, o)
+	}},
+	"failover-wait-lagging": {must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
 		check: func(t *testing.T, o *judge.Outcome) {
 			waitAnswered(t, o, 0)
 			replicaHadKey(false)(t, o)
 		}},
-	"token-pause": {algorithm: "set-nx-px-token", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No},
-	"fenced-pause": {algorithm: "fenced-token", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}, mustNot: []finding{kind(model.KindLostUpdate, "c1", "c2")},
+	"token-pause": {must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No},
+	"fenced-pause": {must: []finding{overlap("c1", "c2")}, mustNot: []finding{kind(model.KindLostUpdate, "c1", "c2")},
 		resource: model.Yes,
 		check: func(t *testing.T, o *judge.Outcome) {
 			if o.Verdict.Linearizable != model.No {
@@ -142,10 +125,8 @@ var builtinCases = map[string]builtinCase{
 				t.Errorf("%d writes refused, want 1 (c1's stale one)", refused)
 			}
 		}},
-	"redlock-node-restart": {algorithm: "redlock", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}},
-	"redlock-clock-jump": {algorithm: "redlock", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}},
+	"redlock-node-restart": {must: []finding{overlap("c1", "c2")}},
+	"redlock-clock-jump":   {must: []finding{overlap("c1", "c2")}},
 }
 
 // Runs are shared between tests: each built-in runs once by name.
@@ -174,7 +155,7 @@ func runBuiltin(t *testing.T, name string) *judge.Outcome {
 }
 
 // Every built-in is in the table and the table names no other; each runs
-// with its own algorithm to exactly the verdict the issue gives it.
+// with its own algorithm to exactly the verdict its file expects.
 func TestBuiltinVerdicts(t *testing.T) {
 	var names []string
 	for _, s := range scenarios.Builtins() {
@@ -195,15 +176,12 @@ func TestBuiltinVerdicts(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			s, _ := scenarios.Lookup(name)
-			if s.Algorithm != c.algorithm {
-				t.Errorf("algorithm %s, want %s", s.Algorithm, c.algorithm)
-			}
-			if s.Expect != c.verdict {
-				t.Errorf("the file expects %q, the table %q", s.Expect, c.verdict)
+			if s.Expect == "" {
+				t.Fatal("the file has no expect:")
 			}
 			o := runBuiltin(t, name)
-			checkOutcome(t, o, c.verdict, c.must, c.mustNot, c.resource)
-			if o.Result.Cut != "" && c.verdict != model.VerdictStuck {
+			checkOutcome(t, o, s.Expect, c.must, c.mustNot, c.resource)
+			if o.Result.Cut != "" && s.Expect != model.VerdictStuck {
 				// Only the stuck ones are meant to run into their limit.
 				t.Errorf("run cut short: %s", o.Result.Cut)
 			}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // wantClientError checks err is a ClientError of algo whose text names step

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"github.com/locksim/locksim/internal/fuzzing"
 	"os"
 	"reflect"
 	"regexp"
@@ -15,24 +13,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/fuzzing"
+	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/internal/racedetect"
 )
 
-var update = flag.Bool("update", false, "rewrite the committed matrix, reports/matrix.md")
+// matrixGolden is the matrix `simrun matrix` computes with its defaults,
+// this package's golden file.
+const matrixGolden = "testdata/matrix.md"
 
-// matrixGolden is the committed matrix, the one the README shows.
-const matrixGolden = "../reports/matrix.md"
+// publishedMatrix is the copy the README links to and the book shows: the
+// golden file, byte for byte (TestPublishedMatrixIsTheGolden).
+const publishedMatrix = "../reports/matrix.md"
 
 // The committed matrix is what `simrun matrix` computes with its defaults.
-// Regenerate it with `go test ./matrix -run MatrixGolden -update` or
-// `go run ./cmd/simrun matrix -o reports/matrix.md` (the same bytes).
+// Regenerate it with `go test ./matrix -run MatrixGolden -update`, which
+// writes testdata/matrix.md and its published copy reports/matrix.md, or
+// `go run ./cmd/simrun matrix -o matrix/testdata/matrix.md` (the same bytes).
 //
 // It is the whole matrix with the command's own defaults, not a smaller
 // stand-in: the cells are searched in parallel, and shrinking is bounded by
 // a count of runs, so it takes seconds (about 15 on 2 cores).
 func TestMatrixGolden(t *testing.T) {
 	if racedetect.Enabled || testing.Short() {
-		if *update {
+		if golden.Update() {
 			t.Fatal("-update rewrites the whole matrix: run it without -race and -short")
 		}
 		t.Log("-race or -short: a sample of cells; go test ./matrix -run MatrixGolden checks them all")
@@ -50,10 +54,9 @@ func TestMatrixGolden(t *testing.T) {
 	if err := WriteMarkdown(&b, m.JSON("")); err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(matrixGolden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if golden.Update() {
+		golden.Write(t, matrixGolden, b.Bytes())
+		golden.Write(t, publishedMatrix, b.Bytes())
 		return
 	}
 	want, err := os.ReadFile(matrixGolden)
@@ -74,6 +77,26 @@ func TestMatrixGolden(t *testing.T) {
 	}
 	t.Errorf("%s differs from the output (go test ./matrix -run MatrixGolden -update rewrites it):\n%sgot:\n%s",
 		matrixGolden, diff.String(), b.String())
+}
+
+// reports/matrix.md is the golden matrix, byte for byte; -update copies it
+// there (after TestMatrixGolden, which writes both, when that one runs).
+func TestPublishedMatrixIsTheGolden(t *testing.T) {
+	want, err := os.ReadFile(matrixGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if golden.Update() {
+		golden.Write(t, publishedMatrix, want)
+		return
+	}
+	got, err := os.ReadFile(publishedMatrix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := golden.Diff(got, want); d != "" {
+		t.Errorf("%s is not %s (go test ./matrix -run Published -update copies it):\n%s", publishedMatrix, matrixGolden, d)
+	}
 }
 
 // docsMatrix is the page that shows the committed matrix's table.

@@ -8,6 +8,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // genLives draws random lock histories: each process acquires (held or not),

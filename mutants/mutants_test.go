@@ -2,7 +2,6 @@ package mutants
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,13 +12,12 @@ import (
 
 	"github.com/locksim/locksim/diff"
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/search"
 )
-
-var update = flag.Bool("update", false, "rewrite the mutation figure in docs/verdicts.md")
 
 // The budget of each front door, the figure's: seed 1, every fault class.
 const (
@@ -292,7 +290,7 @@ func checkDoc(t *testing.T, table string) {
 		t.Fatalf("%s has no mutation figure between %q and %q", path, begin, end)
 	}
 	if got := doc[i+len(begin) : j]; got != table {
-		if !*update {
+		if !golden.Update() {
 			t.Errorf("%s's mutation figure is not the measured one (go test ./mutants -run TestMutationFigure -update):\n%s", path, table)
 			return
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // TestInsideOutsideSplit: set-nx-px-token with a short and a long pause on

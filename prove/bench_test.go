@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The performance goals, as benchmarks (figures in the README):
+// prove's performance goals, as benchmarks (figures in the README):
 //
 //	go test ./prove -run '^$' -bench Prove -benchtime 1x
 //
@@ -26,7 +26,7 @@ func benchProveTo(b *testing.B, o Options, verdict string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		// The 10 minute bound: stop there and report how far it got.
+		// The goal's 10 minute bound: stop there and report how far it got.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		r, err := p.Run(ctx)
 		cancel()

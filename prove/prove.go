@@ -338,7 +338,7 @@ func New(o Options) (*Prover, error) {
 }
 
 // The bounds New refuses past, one check each, so that a command checks
-// its flags with them and names the flag (as search.CheckRuns).
+// its flags with them and names the flag (as search.ValidateRuns).
 func CheckClients(n int) error   { return within(n, 1, 64) }
 func CheckRounds(n int) error    { return within(n, 1, 100) }
 func CheckMaxFaults(n int) error { return within(n, 0, 8) }

@@ -68,7 +68,7 @@ func TestCountTinySpace(t *testing.T) {
 // TestProvesReference: the reference lock inside its assumptions (pauses
 // shorter than the TTL, crashes) survives every schedule of 2 clients × 2
 // rounds with one fault and one reordering. With lost commands too (the
-// issue's first test: K=1 fault from {pause < TTL, crash, lost reply}; the
+// first space prove was built for: K=1 fault from {pause < TTL, crash, lost reply}; the
 // net class brings a lost request too) prove says proved, and the lost
 // commands were among the schedules run.
 func TestProvesReference(t *testing.T) {

@@ -20,6 +20,8 @@ import (
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
@@ -138,7 +140,7 @@ func TestSearchCountsIncompleteRuns(t *testing.T) {
 }
 
 // The persistence, node-clock and lost-reply rows on servers locksim
-// starts (issue 33's done-when for AOF): redlock-aof-everysec is UNSAFE (the
+// starts, AOF's included: redlock-aof-everysec is UNSAFE (the
 // crash loses C1's key on node 2, written after the last fsync),
 // redlock-aof-always SAFE (node 2 replays it), redlock-clock-jump UNSAFE
 // (node 2's libfaketime clock steps 10 s and expires C1's key). Side by

@@ -1,12 +1,11 @@
 package reports
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	goldenfile "github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -15,28 +14,10 @@ import (
 	"github.com/locksim/locksim/sim/node"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./reports -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the output (go test ./reports -update rewrites it); got:\n%s", path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // builtin runs a built-in scenario with its own algorithm.

@@ -84,7 +84,7 @@ func WriteHTML(w io.Writer, o *judge.Outcome) error {
 }
 
 func htmlReport(o *judge.Outcome) htmlData {
-	j := Run(o)
+	j := JSON(o)
 	h := &o.Result.History
 	p := newPicture(o)
 	p.ev.round = precision(fitPixels(p.points, p.end, p.keep(), svgPlotW, svgFoldW).step)

@@ -65,8 +65,9 @@ type StatsJSON struct {
 	SimSeconds float64 `json:"sim_seconds"`
 }
 
-// Run builds the JSON value of an outcome.
-func Run(o *judge.Outcome) RunJSON {
+// JSON is the value WriteJSON writes for an outcome, before encoding: the
+// run as simrun run --json prints it.
+func JSON(o *judge.Outcome) RunJSON {
 	vs := o.Verdict.Violations
 	if vs == nil {
 		vs = []model.Violation{}
@@ -119,5 +120,5 @@ func Run(o *judge.Outcome) RunJSON {
 func WriteJSON(w io.Writer, o *judge.Outcome) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(Run(o))
+	return enc.Encode(JSON(o))
 }

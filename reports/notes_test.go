@@ -61,7 +61,7 @@ func TestNotesShown(t *testing.T) {
 		t.Errorf("JSON notes %+v", got.Notes)
 	}
 	// A run without notes still has the field, as an empty list.
-	if clean := Run(builtin(t, "getset-race")); clean.Notes == nil || len(clean.Notes) != 0 {
+	if clean := JSON(builtin(t, "getset-race")); clean.Notes == nil || len(clean.Notes) != 0 {
 		t.Errorf("notes of a clean run: %#v, want []", clean.Notes)
 	}
 }

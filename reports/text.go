@@ -82,7 +82,7 @@ func WriteTextWith(w io.Writer, o *judge.Outcome, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 100
 	}
-	j := Run(o)
+	j := JSON(o)
 	p := newPicture(o)
 	sc, _ := p.textScale(opt.Width)
 	p.ev.round = precision(sc.step)

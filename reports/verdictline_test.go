@@ -85,7 +85,7 @@ func TestOneActingFaultIsNotVacuous(t *testing.T) {
 	if got := verdictLine(t, text.String()); got != "verdict    SAFE (as expected)" {
 		t.Errorf("%q", got)
 	}
-	if Run(o).Vacuous {
+	if JSON(o).Vacuous {
 		t.Error("JSON: vacuous")
 	}
 }

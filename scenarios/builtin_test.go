@@ -9,6 +9,8 @@ import (
 
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // seeds are the ids of the documents a built-in may cite (locks.Documents);

@@ -167,7 +167,10 @@ func (s *Scenario) validateClients() error {
 				return fieldError(field+"."+d.name, "must be within 0s..%s", MaxDuration)
 			}
 		}
-		if err := c.validateLease(field); err != nil {
+		if err := c.validateRenewal(field); err != nil {
+			return err
+		}
+		if err := c.validateReentry(field); err != nil {
 			return err
 		}
 	}

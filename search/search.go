@@ -45,9 +45,9 @@ func (s Shard) Check() error {
 // together).
 var WorstFirst = []string{model.VerdictUnsafe, model.VerdictStuck, model.VerdictStale, model.VerdictClientError}
 
-// CheckVerdicts refuses a verdict that cannot stop a search: explore's
+// ValidateVerdicts refuses a verdict that cannot stop a search: explore's
 // Options.Verdicts and simrun explore --verdict are checked here, once.
-func CheckVerdicts(vs []string) error {
+func ValidateVerdicts(vs []string) error {
 	for _, v := range vs {
 		// A search finds violations: not safe, and not incomplete (a run
 		// cut at a cap, which found nothing).
@@ -58,18 +58,18 @@ func CheckVerdicts(vs []string) error {
 	return nil
 }
 
-// CheckRuns refuses a run-index space that holds no run (explore's
+// ValidateRuns refuses a run-index space that holds no run (explore's
 // Options.Runs after its default, the matrix's, and --runs).
-func CheckRuns(n int) error {
+func ValidateRuns(n int) error {
 	if n < 1 {
 		return fmt.Errorf("%d: must be at least 1", n)
 	}
 	return nil
 }
 
-// CheckWorkers refuses a negative worker count; 0 is one per core
+// ValidateWorkers refuses a negative worker count; 0 is one per core
 // (the Workers options of explore, the matrix and prove, and --workers).
-func CheckWorkers(n int) error {
+func ValidateWorkers(n int) error {
 	if n < 0 {
 		return fmt.Errorf("%d: must be 0 (one per core) or more", n)
 	}
@@ -92,10 +92,10 @@ func RunsAndWorkers(runs, workers *int, defRuns int) error {
 	if *runs == 0 {
 		*runs = defRuns
 	}
-	if err := CheckRuns(*runs); err != nil {
+	if err := ValidateRuns(*runs); err != nil {
 		return &OptionError{"Runs", err}
 	}
-	if err := CheckWorkers(*workers); err != nil {
+	if err := ValidateWorkers(*workers); err != nil {
 		return &OptionError{"Workers", err}
 	}
 	if *workers == 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 func TestParseShard(t *testing.T) {
@@ -38,19 +40,19 @@ func TestWorstFirstIsModelRank(t *testing.T) {
 }
 
 func TestChecks(t *testing.T) {
-	if CheckVerdicts(WorstFirst) != nil || CheckVerdicts(nil) != nil {
+	if ValidateVerdicts(WorstFirst) != nil || ValidateVerdicts(nil) != nil {
 		t.Error("a failing verdict refused")
 	}
 	for _, v := range []string{model.VerdictSafe, model.VerdictIncomplete, "Unsafe", ""} {
-		if CheckVerdicts([]string{model.VerdictStuck, v}) == nil {
+		if ValidateVerdicts([]string{model.VerdictStuck, v}) == nil {
 			t.Errorf("verdict %q accepted", v)
 		}
 	}
-	if CheckRuns(1) != nil || CheckRuns(0) == nil || CheckRuns(-3) == nil {
-		t.Error("CheckRuns: want at least 1")
+	if ValidateRuns(1) != nil || ValidateRuns(0) == nil || ValidateRuns(-3) == nil {
+		t.Error("ValidateRuns: want at least 1")
 	}
-	if CheckWorkers(0) != nil || CheckWorkers(5) != nil || CheckWorkers(-1) == nil {
-		t.Error("CheckWorkers: want 0 or more")
+	if ValidateWorkers(0) != nil || ValidateWorkers(5) != nil || ValidateWorkers(-1) == nil {
+		t.Error("ValidateWorkers: want 0 or more")
 	}
 }
 

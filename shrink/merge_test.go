@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/scenarios"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // jumps is two clients and the given faults, on one node.
@@ -23,7 +25,7 @@ func nodeJump(node int, at, by time.Duration) scenarios.Fault {
 }
 
 // jumpedAtLeast is a stand-in verdict: the clocks jump by d in all, and
-// there are two clients. Either jump of the pair alone is too
+// there are two clients. Either jump of the pair alone is too
 // little, so only their merge can go below two faults.
 func jumpedAtLeast(d time.Duration) func(*scenarios.Scenario) bool {
 	return func(s *scenarios.Scenario) bool {

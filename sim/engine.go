@@ -377,7 +377,7 @@ func (r *runner) startProc(p *process) {
 
 // resume runs the process until its next yield, unless it is paused.
 func (r *runner) resume(p *process) {
-	if until := p.heldUntil(); until > r.now {
+	if until := p.stoppedUntil(); until > r.now {
 		r.pauseDeferred(p)
 		r.q.push(p.ev(until, evResume))
 		return
@@ -424,7 +424,7 @@ func (r *runner) resume(p *process) {
 
 // begin starts the effect the process yielded for, once any pause is over.
 func (r *runner) begin(p *process) {
-	if until := p.heldUntil(); until > r.now {
+	if until := p.stoppedUntil(); until > r.now {
 		r.pauseDeferred(p)
 		r.q.push(p.ev(until, evBegin))
 		return

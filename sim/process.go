@@ -120,9 +120,10 @@ func (p *process) home() *process {
 	return p
 }
 
-// heldUntil is when this coroutine may run again: its process's pause, and
-// for a watchdog its own too.
-func (p *process) heldUntil() Time {
+// stoppedUntil is when this coroutine may run again: the end of its
+// process's pause, and for a watchdog of its own too. (A stopped process is
+// paused; "held" is kept for the lock.)
+func (p *process) stoppedUntil() Time {
 	h := p.home()
 	if p.owner != nil {
 		return max(h.pausedUntil, h.dogPausedUntil)
@@ -160,12 +161,12 @@ func (p *process) Sleep(d time.Duration) {
 	p.suspend()
 }
 
-// A resource operation takes no time: unless the process is held back, it
+// A resource operation takes no time: unless the process is stopped, it
 // runs here, in the coroutine, as the scheduler would run it on the yield
 // before resuming the process at once.
 func (p *process) readResource() int64 {
 	p.want = effRead
-	if p.unheld() {
+	if p.unstopped() {
 		p.r.read(p)
 	} else {
 		p.suspend()
@@ -175,17 +176,17 @@ func (p *process) readResource() int64 {
 
 func (p *process) writeResource(v, fence int64) {
 	p.want, p.value, p.fence = effWrite, v, fence
-	if p.unheld() {
+	if p.unstopped() {
 		p.r.write(p)
 	} else {
 		p.suspend()
 	}
 }
 
-// unheld says whether the running coroutine's next effect may begin now:
-// no pause holds it back and no crash is due at its yield.
-func (p *process) unheld() bool {
-	return !p.crashPending && p.heldUntil() <= p.r.now
+// unstopped says whether the running coroutine's next effect may begin now:
+// no pause stops it and no crash is due at its yield.
+func (p *process) unstopped() bool {
+	return !p.crashPending && p.stoppedUntil() <= p.r.now
 }
 
 // suspend hands control to the scheduler until it resumes this process.

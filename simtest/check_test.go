@@ -14,6 +14,8 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // builtin is a registered algorithm as a team's constructor: the same code,

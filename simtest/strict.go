@@ -17,7 +17,7 @@ func strictProblem(o *judge.Outcome) string {
 	if o.Verdict.Verdict == model.VerdictIncomplete {
 		return fmt.Sprintf("the run is INCOMPLETE (cut: %s): nothing found in what ran, which is not a pass", o.Result.Cut)
 	}
-	if want := reports.Run(o).Expect; want != "" && want != o.Verdict.Verdict {
+	if want := reports.JSON(o).Expect; want != "" && want != o.Verdict.Verdict {
 		return fmt.Sprintf("verdict %s contradicts the scenario's expect: %s", o.Verdict.Verdict, want)
 	}
 	return ""

@@ -56,8 +56,8 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		return bad("faults", err)
 	}
 	if name, err := firstBad(
-		flagCheck{"runs", search.CheckRuns(*runs)},
-		flagCheck{"workers", search.CheckWorkers(*workers)},
+		flagCheck{"runs", search.ValidateRuns(*runs)},
+		flagCheck{"workers", search.ValidateWorkers(*workers)},
 		flagCheck{"search", oneOf(*half, "both", diff.Inside, diff.Outside)},
 		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "")},
 		flagCheck{"shrink-time", positive(*shrinkTime)},

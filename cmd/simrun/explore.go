@@ -86,12 +86,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	// The checks explore makes are its own functions, called once, here,
 	// where the flag is known: nothing translates an explore error back.
 	if name, err := firstBad(
-		flagCheck{"runs", search.CheckRuns(*runs)},
-		flagCheck{"workers", search.CheckWorkers(*workers)},
+		flagCheck{"runs", search.ValidateRuns(*runs)},
+		flagCheck{"workers", search.ValidateWorkers(*workers)},
 		flagCheck{"shrink-tries", atLeastOne(*shrinkTries, "")},
 		flagCheck{"shrink-time", positive(*shrinkTime)},
 		flagCheck{"shrink", oneOf(*shrink, "worst", "all")},
-		flagCheck{"verdict", search.CheckVerdicts(o.Verdicts)},
+		flagCheck{"verdict", search.ValidateVerdicts(o.Verdicts)},
 		flagCheck{"search", oneOfOrEmpty(*searchFlag, "both", "inside", "outside")},
 		flagCheck{"fail-on", oneOf(*failOn, "inside", "any")},
 		flagCheck{"min-held", share(*minHeld)},

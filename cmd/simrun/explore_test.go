@@ -11,7 +11,7 @@ import (
 	"github.com/locksim/locksim/model"
 )
 
-// The JSON fields the issue names are a contract; the counterexample
+// The JSON fields scripts read (docs/explore.md) are a contract; the counterexample
 // replays with 'simrun run' and the same verdict.
 func TestExploreJSONAndReplay(t *testing.T) {
 	dir := t.TempDir()

@@ -114,7 +114,7 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-// The JSON fields the issue names are a contract.
+// The JSON fields scripts read are a contract.
 func TestRunJSONFields(t *testing.T) {
 	_, out, _ := simrun("run", "del-race", "--json")
 	var j struct {

@@ -51,8 +51,8 @@ func matrixCells(rows []locks.Algorithm) int {
 // where the flag is known, then the command's check of --shrink-tries.
 func checkMatrixFlags(runs, workers int, shrinkTries flagCheck) (string, error) {
 	return firstBad(
-		flagCheck{"runs", search.CheckRuns(runs)},
-		flagCheck{"workers", search.CheckWorkers(workers)},
+		flagCheck{"runs", search.ValidateRuns(runs)},
+		flagCheck{"workers", search.ValidateWorkers(workers)},
 		shrinkTries,
 	)
 }

@@ -17,7 +17,7 @@ import (
 // path, is strict always.
 func runExit(o *judge.Outcome, strict bool, stderr io.Writer) int {
 	got := o.Verdict.Verdict
-	if want := reports.Run(o).Expect; want != "" && want != got {
+	if want := reports.JSON(o).Expect; want != "" && want != got {
 		fmt.Fprintf(stderr, "simrun run: %s: verdict %s contradicts expect: %s\n", o.Scenario.Name, got, want)
 		if strict {
 			return exitViolation

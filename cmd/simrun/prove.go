@@ -185,7 +185,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
 		flagCheck{"reduce", redErr},
 		flagCheck{"delays", delErr},
-		flagCheck{"workers", search.CheckWorkers(*workers)},
+		flagCheck{"workers", search.ValidateWorkers(*workers)},
 		flagCheck{"work", prove.CheckWork(*work)},
 		flagCheck{"latency", prove.CheckLatency(*latency)},
 		flagCheck{"ttl", prove.CheckTTL(a, *ttl)},

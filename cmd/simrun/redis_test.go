@@ -42,7 +42,7 @@ func TestJSONBackend(t *testing.T) {
 	}
 }
 
-// TestRunRedisDelRace is issue 12's done-when through the CLI: del-race
+// TestRunRedisDelRace is TestDelRaceReal through the CLI: del-race
 // against redis-server is UNSAFE with the simulation's witness kinds.
 func TestRunRedisDelRace(t *testing.T) {
 	addr := redistest.Addr(t)

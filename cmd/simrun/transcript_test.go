@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/scenarios"
 )
-
-var update = flag.Bool("update", false, "rewrite the transcripts in testdata/transcripts")
 
 // Golden transcripts, datadriven in the manner of etcd raft's interaction
 // tests: each file in testdata/transcripts holds one simrun command line, a
@@ -33,7 +31,7 @@ func TestTranscriptsCoverBuiltins(t *testing.T) {
 	for _, n := range scenarios.Names() {
 		want = append(want, n+".txt")
 	}
-	if *update {
+	if golden.Update() {
 		for _, f := range want {
 			path := filepath.Join(transcriptDir, f)
 			if _, err := os.Stat(path); os.IsNotExist(err) {
@@ -61,7 +59,7 @@ func TestTranscriptsCoverBuiltins(t *testing.T) {
 }
 
 func TestTranscripts(t *testing.T) {
-	if *update {
+	if golden.Update() {
 		// Create the files for new built-ins first, so they are filled below.
 		TestTranscriptsCoverBuiltins(t)
 	}
@@ -76,21 +74,13 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd, want, ok := strings.Cut(string(data), "\n----\n")
+			cmd, _, ok := strings.Cut(string(data), "\n----\n")
 			if !ok {
 				t.Fatalf("%s: want a command line, a ---- line, then the output", path)
 			}
-			got := transcript(strings.Fields(cmd))
-			if *update {
-				if err := os.WriteFile(path, []byte(cmd+"\n----\n"+got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != want {
-				t.Errorf("%s differs from `simrun %s` (go test ./cmd/simrun -run Transcript -update rewrites it); got:\n%s",
-					path, cmd, got)
-			}
+			// The file is its command and what the command printed:
+			// compared, or rewritten under -update, whole.
+			golden.Check(t, path, []byte(cmd+"\n----\n"+transcript(strings.Fields(cmd))))
 		})
 	}
 }

@@ -1,14 +1,13 @@
 package golibs_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
@@ -114,8 +113,6 @@ var verdicts = []struct {
 	{"watchdog-stalled-holder", "client-error", "client-error", "safe", "client-error", "safe"},
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/catalogue-digests.golden")
-
 // TestCatalogueVerdicts runs every row and compares each real library's
 // verdict with the row and its digest with testdata/catalogue-digests.golden:
 // a change to the bubble, golock's client or the engine that moves what a
@@ -171,39 +168,5 @@ func TestCatalogueVerdicts(t *testing.T) {
 			}
 		})
 	}
-	compareGolden(t, filepath.Join("testdata", "catalogue-digests.golden"), digests.String())
-}
-
-// compareGolden compares got with the golden file line by line, or writes
-// it with -update.
-func compareGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got == string(want) {
-		return
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	at := func(lines []string, i int) string {
-		if i < len(lines) {
-			return lines[i]
-		}
-		return ""
-	}
-	for i := 0; i < len(g) || i < len(w); i++ {
-		if at(g, i) != at(w, i) {
-			t.Errorf("%s line %d:\n got %s\nwant %s", golden, i+1, at(g, i), at(w, i))
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "catalogue-digests.golden"), []byte(digests.String()))
 }

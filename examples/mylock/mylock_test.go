@@ -9,6 +9,8 @@ import (
 	"github.com/locksim/locksim/examples/mylock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/simtest"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 func newLock(p simtest.Params) sim.Locker       { return mylock.New(p.Key, p.TTL) }

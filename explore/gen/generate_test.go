@@ -15,6 +15,8 @@ import (
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/shrink"
 	"pgregory.net/rapid"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // atLeastChecks makes the rapid.Check calls of this test run at least n

@@ -6,6 +6,8 @@ import (
 	"testing/fstest"
 
 	"github.com/locksim/locksim/locks"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 const sample = `package locks
@@ -91,7 +93,7 @@ func TestEveryBuiltinHasSteps(t *testing.T) {
 	for _, name := range locks.Names() {
 		s, err := Find(locks.SourceFiles(), name)
 		if err != nil {
-			t.Errorf("%s: %v (is its file in locks/source.go's go:embed list?)", name, err)
+			t.Errorf("%s: %v (is its file in locks/sourcefiles.go's go:embed list?)", name, err)
 			continue
 		}
 		if len(s.Header) == 0 || !strings.HasPrefix(s.Header[0], "Source:") {

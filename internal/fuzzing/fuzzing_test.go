@@ -3,6 +3,8 @@ package fuzzing
 import (
 	"flag"
 	"testing"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // TestShortMinimize: ShortMinimize leaves the budget the fuzzer reads at

@@ -3,6 +3,8 @@ package strictjson
 import (
 	"strings"
 	"testing"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 type inner struct {

@@ -3,6 +3,8 @@ package text
 import (
 	"testing"
 	"time"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 func TestFirstLine(t *testing.T) {

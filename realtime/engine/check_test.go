@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // The real-time runner stops at the same bound, with the same cut.

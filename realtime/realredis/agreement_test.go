@@ -17,6 +17,8 @@ import (
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // longEnv runs the built-ins that take more than longCut of wall time too.
@@ -191,8 +193,8 @@ func TestAgreement(t *testing.T) {
 	}
 }
 
-// TestDelRaceReal is issue 12's done-when: del-race against redis-server is
-// UNSAFE with the same witness kinds as in simulation.
+// TestDelRaceReal: del-race against redis-server is UNSAFE with the same
+// witness kinds as in simulation.
 func TestDelRaceReal(t *testing.T) {
 	addr := redistest.Addr(t)
 	s, err := scenarios.Lookup("del-race")

@@ -1,8 +1,11 @@
 package node
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // BenchmarkExecEval is the compare-and-delete release through the node's
@@ -104,4 +107,41 @@ func BenchmarkWatchedOverKey(b *testing.B) {
 	b.ReportMetric(float64(keyed.Nanoseconds())/float64(b.N*batch), "key-ns/cmd")
 	b.ReportMetric(float64(followed.Nanoseconds())/float64(b.N*batch), "watched-ns/cmd")
 	b.ReportMetric(float64(followed)/float64(keyed), "watched/key")
+}
+
+// BenchmarkRestartReplay10k is one restart of an aof-everysec node that has
+// run 10,000 commands (SET NX PX and its release script, as a lock does)
+// and lost the last, a GET: the replay's cost. (An aof-always restart, or
+// an everysec one that lost nothing, replays nothing.)
+func BenchmarkRestartReplay10k(b *testing.B) {
+	n := New(1)
+	n.SetPersistence(PersistEverysec)
+	script := `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
+	for i := 0; i < 5000; i++ {
+		now := at(time.Duration(i) * time.Millisecond)
+		n.Exec(0, now, []string{"SET", "lock", "tok", "NX", "PX", "10000"})
+		n.Exec(0, now, []string{"EVAL", script, "1", "lock", "tok"})
+	}
+	n.Exec(0, at(5500*time.Millisecond), []string{"GET", "lock"})
+	saved := n.aof
+	if saved.synced >= len(saved.log) {
+		b.Fatal("nothing to lose: no replay")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a := saved
+		a.log = slices.Clone(saved.log) // Restart writes its marker in place
+		n.aof = a
+		n.Restart(at(5600 * time.Millisecond))
+	}
+}
+
+// BenchmarkCheckSet is what redis7.go adds to every SET a lock sends.
+func BenchmarkCheckSet(b *testing.B) {
+	args := []string{"SET", "lock", "tok-123456", "NX", "PX", "3000"}
+	for b.Loop() {
+		if msg, c := checkSet(args, 1767225600000); msg != "" || c != nil {
+			b.Fatal(msg)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,33 +197,6 @@ func TestParsePersistence(t *testing.T) {
 	}
 	if _, ok := ParsePersistence("rdb"); ok {
 		t.Error("rdb parsed")
-	}
-}
-
-// BenchmarkRestartReplay10k is one restart of an aof-everysec node that has
-// run 10,000 commands (SET NX PX and its release script, as a lock does)
-// and lost the last, a GET: the replay's cost. (An aof-always restart, or
-// an everysec one that lost nothing, replays nothing.)
-func BenchmarkRestartReplay10k(b *testing.B) {
-	n := New(1)
-	n.SetPersistence(PersistEverysec)
-	script := `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
-	for i := 0; i < 5000; i++ {
-		now := at(time.Duration(i) * time.Millisecond)
-		n.Exec(0, now, []string{"SET", "lock", "tok", "NX", "PX", "10000"})
-		n.Exec(0, now, []string{"EVAL", script, "1", "lock", "tok"})
-	}
-	n.Exec(0, at(5500*time.Millisecond), []string{"GET", "lock"})
-	saved := n.aof
-	if saved.synced >= len(saved.log) {
-		b.Fatal("nothing to lose: no replay")
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		a := saved
-		a.log = slices.Clone(saved.log) // Restart writes its marker in place
-		n.aof = a
-		n.Restart(at(5600 * time.Millisecond))
 	}
 }
 

@@ -87,13 +87,3 @@ func TestRedisInt(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkCheckSet is what redis7.go adds to every SET a lock sends.
-func BenchmarkCheckSet(b *testing.B) {
-	args := []string{"SET", "lock", "tok-123456", "NX", "PX", "3000"}
-	for b.Loop() {
-		if msg, c := checkSet(args, 1767225600000); msg != "" || c != nil {
-			b.Fatal(msg)
-		}
-	}
-}

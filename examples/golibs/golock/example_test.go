@@ -10,6 +10,8 @@ import (
 
 	"github.com/locksim/locksim/examples/golibs/golock"
 	"github.com/locksim/locksim/simtest"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // Check runs redsync, unmodified, through 2,000 scenarios with pauses.

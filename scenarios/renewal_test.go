@@ -7,8 +7,8 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// Bad lease options are one error naming the field.
-func TestLeaseOptionsValidated(t *testing.T) {
+// Bad renewal and re-entry options are one error naming the field.
+func TestRenewalOptionsValidated(t *testing.T) {
 	base := `name: x
 algorithm: token-extend
 seed: 1

@@ -14,11 +14,11 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// The lease built-ins (issue 13) join the table of builtin_test.go here, so
-// that their rows and checks live with the feature.
+// The renewal and re-entry built-ins (extend, watchdog, reenter) join the
+// table of builtin_test.go here, so that their rows and checks live with
+// the feature.
 func init() {
-	builtinCases["token-extend-pause"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
+	builtinCases["token-extend-pause"] = builtinCase{must: []finding{overlap("c1", "c2"), kind(model.KindLostUpdate, "c1", "c2")}, resource: model.No,
 		check: func(t *testing.T, o *judge.Outcome) {
 			// The renewal before the pause succeeded; none failed: C1 wrote
 			// before its watchdog ran again.
@@ -27,16 +27,14 @@ func init() {
 				t.Errorf("c1's extends: %d renewed, %d failed; want 1, 0", ok, failed)
 			}
 		}}
-	builtinCases["token-extend-renewed"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictSafe,
-		resource: model.Yes,
+	builtinCases["token-extend-renewed"] = builtinCase{resource: model.Yes,
 		check: func(t *testing.T, o *judge.Outcome) {
 			// 24 s of work renewed every 4 s: five renewals, all granted.
 			if ok, failed := extends(o.Result.History, "c1"); ok < 5 || failed != 0 {
 				t.Errorf("c1's extends: %d renewed, %d failed; want at least 5, 0", ok, failed)
 			}
 		}}
-	builtinCases["watchdog-gc-pause"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictUnsafe,
-		must: []finding{overlap("c1", "c2")}, mustNot: []finding{kind(model.KindLostUpdate, "c1", "c2")},
+	builtinCases["watchdog-gc-pause"] = builtinCase{must: []finding{overlap("c1", "c2")}, mustNot: []finding{kind(model.KindLostUpdate, "c1", "c2")},
 		resource: model.Yes,
 		check: func(t *testing.T, o *judge.Outcome) {
 			// The renewal after the pause fails and C1 stops writing.
@@ -49,16 +47,14 @@ func init() {
 				}
 			}
 		}}
-	builtinCases["watchdog-stalled-holder"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictSafe,
-		resource: model.Yes,
+	builtinCases["watchdog-stalled-holder"] = builtinCase{resource: model.Yes,
 		check: func(t *testing.T, o *judge.Outcome) {
 			// The watchdog renews every 10 s for the whole 600 s.
 			if ok, failed := extends(o.Result.History, "c1"); ok < 59 || failed != 0 {
 				t.Errorf("c1's extends: %d renewed, %d failed; want about 60, 0", ok, failed)
 			}
 		}}
-	builtinCases["token-scope-retry"] = builtinCase{algorithm: "token-extend", verdict: model.VerdictSafe,
-		resource: model.Yes,
+	builtinCases["token-scope-retry"] = builtinCase{resource: model.Yes,
 		check: func(t *testing.T, o *judge.Outcome) {
 			// With a kept token the retry re-takes the key within 3 s; with
 			// a fresh token per try C1 waits out its own lock (8 s TTL).
@@ -78,8 +74,7 @@ func init() {
 				t.Errorf("token_scope try: c1 held from %v, want after its own key expired at 8s", at)
 			}
 		}}
-	builtinCases["reentrant-watchdog"] = builtinCase{algorithm: "hash-reentrant-watchdog", verdict: model.VerdictSafe,
-		resource: model.Yes,
+	builtinCases["reentrant-watchdog"] = builtinCase{resource: model.Yes,
 		check: func(t *testing.T, o *judge.Outcome) {
 			h := o.Result.History
 			re, held := 0, 0
@@ -136,7 +131,7 @@ func TestLeaseBuiltinsTryNext(t *testing.T) {
 // A re-entrant algorithm file (examples/hash-reentrant.yaml: HINCRBY on the
 // {owner} field, an extend script) with reenter: 2 never lets a second
 // process in under fault class none, and its watchdog's renewals are in the
-// history (issue 13's "done when").
+// history.
 func TestReentrantAlgoFileUnderNone(t *testing.T) {
 	algo := loadExample(t, "hash-reentrant.yaml")
 	for seed := uint64(1); seed <= 20; seed++ {

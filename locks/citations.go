@@ -15,8 +15,9 @@ type Document struct {
 	Author  string // "" when the page does not say
 	Site    string // where it was published
 	Year    string // "" when unknown
-	// Seed is the project's copy of the text (the lead's shared/seeds
-	// folder, outside this repository); only tests look at it.
+	// Seed is the file name of the project's copy of the text, kept
+	// outside this repository (../shared/seeds beside the checkout); only
+	// tests read it, and skip it when that folder is absent.
 	Seed string
 }
 

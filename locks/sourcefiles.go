@@ -8,8 +8,8 @@ import (
 // The algorithms' own files, compiled in so that readers can see each
 // algorithm's steps next to its document's (simrun book) without the
 // source tree. The list is explicit because a glob would take the tests
-// too; TestSourceFilesCoverEveryAlgorithm fails when a new algorithm's file
-// is missing from it.
+// too; TestEveryBuiltinHasSteps (internal/codesteps) fails when a new
+// algorithm's file is missing from it.
 //
 //go:embed setnx_del.go setnx_del_recover.go setnx_getset.go setnx_getset_checked.go setnx_expire.go
 //go:embed java_getset.go php_eval.go php_eval_acquire.lua php_eval_unlock.lua python_setnx.go php_set_get.go
