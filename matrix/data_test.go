@@ -345,6 +345,20 @@ func TestReadMatrixErrors(t *testing.T) {
 	}
 }
 
+// Two breaking points that differ are a move; one not measured is not.
+func TestMovedBreakingPoint(t *testing.T) {
+	a := JSONAnswer{Verdict: "unsafe", FirstFailingRun: intp(3), BreakingPoint: "unsafe from a pause of 3s"}
+	b := a
+	b.BreakingPoint = "unsafe from a pause of 4s"
+	if !movedAnswer(a, b) {
+		t.Error("two breaking points: not a move")
+	}
+	b.BreakingPoint = ""
+	if movedAnswer(a, b) {
+		t.Error("a breaking point not measured: a move")
+	}
+}
+
 func TestMatrixDiff(t *testing.T) {
 	was := sample()
 	now := sample()
@@ -359,7 +373,7 @@ func TestMatrixDiff(t *testing.T) {
 	now.Cells[6].Outside.VacuousRuns = 3                                                                                                    // not compared
 	now.Cells[8].Outside.SafetyBroken = ""                                                                                                  // a matrix that does not say: not compared
 	now.Cells[1].Outside.Others = []JSONOther{{"client-error", 3}}                                                                          // a verdict met that was not
-	now.Cells[2].Outside.BreakingPoint = "a node down for 10ms"                                                                             // a breaking point measured
+	now.Cells[2].Outside.BreakingPoint = "a node down for 10ms"                                                                             // measured where none was: not compared
 	now.Cells = append(now.Cells[:4], now.Cells[5:]...)                                                                                     // redlock under crash is gone
 	now.Cells = append(now.Cells, JSONCell{Algorithm: "mine", Fault: "none", NoInside: NoInsideRuns, Outside: JSONAnswer{Verdict: "safe"}}) // a new row
 	changed, moved := Diff(was, now)
@@ -382,7 +396,6 @@ func TestMatrixDiff(t *testing.T) {
 		got = append(got, c.String())
 	}
 	want = []string{
-		"setnx-del under restart: in: —; out: client-error #499 (1p/1f)* → in: —; out: client-error #499 (1p/1f)*; breaking point: a node down for 10ms",
 		"redlock under restart: in: —; out: unsafe #234 (2p/1f) lost update · stale #7 · client-error #0; breaking point: a node down for 1.2s → in: —; out: unsafe #100 (2p/1f) lost update · stale #9 · client-error #0; breaking point: a node down for 1.2s",
 		"fenced-token under crash: in: unsafe #30 (3p/2f) lost update; out: unsafe #3 (2p/1f)* overlap, resource safe → in: unsafe #31 (3p/2f) lost update; out: unsafe #3 (2p/1f)* lost update",
 	}

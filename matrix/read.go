@@ -502,20 +502,22 @@ func verdicts(c JSONCell) string {
 }
 
 // movedAnswer says whether an answer with the same verdicts fails at
-// another run, shrinks to another size or breaks another safety (a matrix
-// written before cells named it names none: not a move).
+// another run, shrinks to another size, breaks another safety or breaks at
+// another point (a matrix that does not say one, written before cells named
+// it or searched without shrinking, as --check searches: not a move).
 func movedAnswer(w, n JSONAnswer) bool {
 	return intOrNone(w.FirstFailingRun) != intOrNone(n.FirstFailingRun) || fmt.Sprint(w.Others) != fmt.Sprint(n.Others) ||
 		(w.Shrunk != nil && n.Shrunk != nil && (w.Shrunk.Processes != n.Shrunk.Processes || w.Shrunk.Faults != n.Shrunk.Faults)) ||
-		(w.SafetyBroken != "" && n.SafetyBroken != "" && w.SafetyBroken != n.SafetyBroken)
+		(w.SafetyBroken != "" && n.SafetyBroken != "" && w.SafetyBroken != n.SafetyBroken) ||
+		(w.BreakingPoint != "" && n.BreakingPoint != "" && w.BreakingPoint != n.BreakingPoint)
 }
 
 // Diff compares two matrices cell by cell, in now's order, then the
 // cells only in was: Changed are the cells whose verdicts differ in either
 // answer (the worst or any other met, an inside answer only one has, or a
 // cell only one has), Moved those with the same verdicts where an answer's
-// first run, counterexample size or safety broken differs, or the breaking
-// point. Vacuous runs are not compared.
+// first run, counterexample size, safety broken or breaking point differs
+// (movedAnswer). Vacuous runs are not compared.
 func Diff(was, now JSON) (changed, moved []Change) {
 	for _, n := range now.Cells {
 		ch := Change{Algorithm: n.Algorithm, Fault: n.Fault, Now: n}
@@ -526,8 +528,7 @@ func Diff(was, now JSON) (changed, moved []Change) {
 		case verdicts(*w) != verdicts(n):
 			ch.Was = *w
 			changed = append(changed, ch)
-		case movedAnswer(w.Outside, n.Outside) || (w.Inside != nil && movedAnswer(*w.Inside, *n.Inside)) ||
-			w.Outside.BreakingPoint != n.Outside.BreakingPoint:
+		case movedAnswer(w.Outside, n.Outside) || (w.Inside != nil && movedAnswer(*w.Inside, *n.Inside)):
 			ch.Was = *w
 			moved = append(moved, ch)
 		}

@@ -109,7 +109,7 @@ func TestMatrixCheck(t *testing.T) {
 	want := "matrix: 1 of 16 verdicts differ from " + md + " (seed 1, 200 runs per cell):\n" +
 		"  set-nx-px-token under none: in: safe; out: stuck #3 → in: safe; out: safe\n" +
 		"note: 1 cell keeps its verdict but fails at another run, shrinks to another size or breaks another safety:\n" +
-		"  setnx-del-recover under pause: in: safe (91/200 vacuous); out: unsafe #9 (2p/1f) lost update → in: safe (91/200 vacuous); out: unsafe #0 lost update\n" +
+		"  setnx-del-recover under pause: in: safe (91/200 vacuous); out: unsafe #9 (2p/1f) lost update; breaking point: unsafe from a pause of 2.684s with 580ms of work, TTL 3s → in: safe (91/200 vacuous); out: unsafe #0 lost update\n" +
 		"to accept the new matrix: simrun matrix --seed 1 --runs 200 --shrink-tries 10000 -o " + md + "\n"
 	if code != exitViolation || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
