@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/internal/resp"
 )
 
 // Real client libraries inside a run. A lock library (redsync,
@@ -700,7 +700,7 @@ func (r *runner) libReplies(l *Library) bool {
 	for _, c := range l.conns {
 		if len(c.held) > 0 && !c.closed {
 			for _, rep := range c.held {
-				c.rbuf = appendRESP(c.rbuf, rep)
+				c.rbuf = resp.AppendReply(c.rbuf, rep)
 			}
 			c.held = c.held[:0]
 			c.notify()
@@ -811,7 +811,7 @@ func (r *runner) libDeliver(p *process, q *request) {
 		c.held = append(c.held, q.reply)
 		return
 	}
-	c.rbuf = appendRESP(c.rbuf, q.reply)
+	c.rbuf = resp.AppendReply(c.rbuf, q.reply)
 	c.notify()
 	b.dirty = true
 }
@@ -897,7 +897,7 @@ func (c *libConn) Write(p []byte) (int, error) {
 	wrote := false
 	parsed := 0
 	for {
-		args, n, err := parseCommand(c.in[parsed:])
+		args, n, err := resp.ParseCommand(c.in[parsed:])
 		if err != nil {
 			c.broken = err
 			b.mu.Unlock()
@@ -955,83 +955,3 @@ type libAddr string
 
 func (a libAddr) Network() string { return "locksim" }
 func (a libAddr) String() string  { return string(a) }
-
-// parseCommand reads one RESP array of bulk strings from the front of buf:
-// the command and the bytes it took, or n == 0 when it is not whole yet.
-// The arguments share one string, the command's bytes: two allocations a
-// command, not one an argument.
-func parseCommand(buf []byte) (args []string, n int, err error) {
-	line, rest, ok := cutLine(buf)
-	if !ok {
-		return nil, 0, nil
-	}
-	if len(line) == 0 || line[0] != '*' {
-		return nil, 0, fmt.Errorf("locksim connection: a command is a RESP array, got %q", line)
-	}
-	count, err := strconv.Atoi(string(line[1:]))
-	if err != nil || count < 0 || count > 1<<20 {
-		return nil, 0, fmt.Errorf("locksim connection: bad array length %q", line)
-	}
-	// First the bounds of each argument in buf, then one string for all.
-	var small [8][2]int
-	bounds := small[:0]
-	for range count {
-		var hdr []byte
-		if hdr, rest, ok = cutLine(rest); !ok {
-			return nil, 0, nil
-		}
-		if len(hdr) == 0 || hdr[0] != '$' {
-			return nil, 0, fmt.Errorf("locksim connection: an argument is a bulk string, got %q", hdr)
-		}
-		size, err := strconv.Atoi(string(hdr[1:]))
-		if err != nil || size < 0 || size > 512<<20 {
-			return nil, 0, fmt.Errorf("locksim connection: bad bulk length %q", hdr)
-		}
-		if len(rest) < size+2 {
-			return nil, 0, nil
-		}
-		at := len(buf) - len(rest)
-		bounds = append(bounds, [2]int{at, at + size})
-		rest = rest[size+2:]
-	}
-	n = len(buf) - len(rest)
-	all := string(buf[:n])
-	args = make([]string, count)
-	for i, b := range bounds {
-		args[i] = all[b[0]:b[1]]
-	}
-	return args, n, nil
-}
-
-func cutLine(buf []byte) (line, rest []byte, ok bool) {
-	for i := 0; i+1 < len(buf); i++ {
-		if buf[i] == '\r' && buf[i+1] == '\n' {
-			return buf[:i], buf[i+2:], true
-		}
-	}
-	return nil, buf, false
-}
-
-// appendRESP encodes a reply as RESP2.
-func appendRESP(b []byte, r Reply) []byte {
-	switch r.Kind {
-	case node.Nil:
-		return append(b, "$-1\r\n"...)
-	case node.Status:
-		return append(append(append(b, '+'), r.Str...), "\r\n"...)
-	case node.Error:
-		return append(append(append(b, '-'), r.Str...), "\r\n"...)
-	case node.Int:
-		return append(strconv.AppendInt(append(b, ':'), r.Int, 10), "\r\n"...)
-	case node.Bulk:
-		b = append(strconv.AppendInt(append(b, '$'), int64(len(r.Str)), 10), "\r\n"...)
-		return append(append(b, r.Str...), "\r\n"...)
-	case node.Array:
-		b = append(strconv.AppendInt(append(b, '*'), int64(len(r.Elems)), 10), "\r\n"...)
-		for _, e := range r.Elems {
-			b = appendRESP(b, e)
-		}
-		return b
-	}
-	return append(b, "-ERR locksim: unknown reply kind\r\n"...)
-}

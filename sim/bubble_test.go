@@ -9,31 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/locksim/locksim/sim/node"
 )
-
-func TestParseCommandTakesWholeArraysOnly(t *testing.T) {
-	wire := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n*1\r\n$4\r\nPING\r\n"
-	args, n, err := parseCommand([]byte(wire))
-	if err != nil || strings.Join(args, " ") != "SET k v1" || n != len("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n") {
-		t.Fatalf("first command: %q %d %v", args, n, err)
-	}
-	args, _, err = parseCommand([]byte(wire[n:]))
-	if err != nil || strings.Join(args, " ") != "PING" {
-		t.Fatalf("second command: %q %v", args, err)
-	}
-	for cut := 1; cut < n; cut++ { // every prefix is incomplete, never an error
-		if args, m, err := parseCommand([]byte(wire[:cut])); err != nil || m != 0 || args != nil {
-			t.Fatalf("prefix of %d bytes: %q %d %v", cut, args, m, err)
-		}
-	}
-	for _, bad := range []string{"PING\r\n", "*1\r\n:3\r\n", "*x\r\n", "*1\r\n$-4\r\n"} {
-		if _, _, err := parseCommand([]byte(bad)); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
 
 // TestWriteQueuesWholeCommandsWhateverTheCuts: what the library writes, in
 // any pieces, becomes the same commands in order; a piece that ends inside
@@ -54,15 +30,6 @@ func TestWriteQueuesWholeCommandsWhateverTheCuts(t *testing.T) {
 		if strings.Join(got, "|") != "SET k v1|PING|GET k" || len(c.in) != 0 || c.l.b.pending != 3 {
 			t.Fatalf("cut at %d: commands %q, %d bytes left, %d pending", cut, got, len(c.in), c.l.b.pending)
 		}
-	}
-}
-
-func TestAppendRESPEncodesEveryKind(t *testing.T) {
-	r := Reply{Kind: node.Array, Elems: []Reply{{Kind: node.Nil}, {Kind: node.Status, Str: "OK"},
-		{Kind: node.Error, Str: "ERR x"}, {Kind: node.Int, Int: -7}, {Kind: node.Bulk, Str: "a\r\nb"}}}
-	want := "*5\r\n$-1\r\n+OK\r\n-ERR x\r\n:-7\r\n$4\r\na\r\nb\r\n"
-	if got := string(appendRESP(nil, r)); got != want {
-		t.Errorf("%q, want %q", got, want)
 	}
 }
 
