@@ -161,7 +161,7 @@ func (h *Host) Live(p Proc) bool { return p.(*process).live }
 // is not paused.
 func (h *Host) PausedUntil(p Proc) Time { return p.(*process).home().pausedUntil }
 
-// PauseDeferred says that p's process's pause held something back: the
+// PauseDeferred says that p's process's pause kept something back: the
 // pause acted (FaultUse).
 func (h *Host) PauseDeferred(p Proc) { h.r.pauseDeferred(p.(*process).home()) }
 
@@ -237,7 +237,7 @@ func (h *Host) Go(f func()) {
 }
 
 // libDeliver is deliver for a library's request: the reply goes to its
-// connection (which holds it while the process is paused); a lost or late
+// connection (which keeps it while the process is paused); a lost or late
 // one never comes; a failover closes the connection.
 func (r *runner) libDeliver(p *process, q *request) {
 	q.answered = true

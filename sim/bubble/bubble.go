@@ -61,7 +61,7 @@ import (
 // it gives up, as it would against a real server. A failover closes the
 // connections to the lost primary.
 //
-// A pause of a process holds its connections: nothing it writes is sent and
+// A pause of a process stops its connections: nothing it writes is sent and
 // nothing is handed to it until the pause ends. Its goroutines' timers still
 // fire (a real GC pause fires them the moment it ends). A crash closes the
 // process's connections; its goroutines are abandoned, see their
@@ -120,9 +120,9 @@ type libCall struct {
 
 // LibraryFor gives the process p (the sim.Proc an Acquire, Release or Extend
 // is called with) its Library, making it on first use. wait is
-// testing/synctest.Wait (sim does not import testing); the run must be
+// testing/synctest.Wait (this package does not import testing); the run must be
 // inside a synctest bubble, which LibraryFor checks by calling it. The
-// real-time engine (CheckReal, --redis) has no Library: a library talks to
+// real-time backend (realtime/engine, --redis) has no Library: a library talks to
 // real servers itself there.
 func LibraryFor(p sim.Proc, wait func()) (l *Library, err error) {
 	r, ok := sim.HostOf(p)
@@ -440,7 +440,7 @@ func waitsIn(gid string) string {
 			// library's does not.
 			first, _, nested := strings.Cut(fn, "/")
 			if !nested || !strings.Contains(first, ".") || strings.HasPrefix(fn, "created by ") || plumbing(fn) {
-				continue // the standard library, or the connection and call of this file
+				continue // the standard library, or the seam (plumbing)
 			}
 			if at == "" {
 				at = fn
@@ -502,7 +502,7 @@ var wakeAtArrivals = false
 // firstReadDeadline is the true time of the earliest deadline after now of
 // a read that waits: the engine wakes then to time it out, where each read
 // would otherwise need a timer of its own to wake it. A deadline that has
-// come is timed out already, or held by its process's pause, whose end
+// come is timed out already, or kept back by its process's pause, whose end
 // wakes the engine.
 func (b *bubble) firstReadDeadline(now sim.Time) (at sim.Time, ok bool) {
 	b.mu.Lock()
@@ -555,7 +555,7 @@ func (b *bubble) sleepUntil(t sim.Time) bool {
 
 // settle lets the libraries run until every goroutine of the bubble is
 // blocked, then takes their effects in a fixed order: calls that ended
-// resume their coroutines, replies held by a pause are handed over,
+// resume their coroutines, replies kept back by a pause are handed over,
 // requests are sent. It repeats until nothing moves.
 func (b *bubble) settle() {
 	r := b.h
@@ -580,7 +580,7 @@ func (b *bubble) settle() {
 					l.wakeAt = until
 					r.WakeAt(until)
 				}
-				if l.pauseHoldsBack() {
+				if l.pauseKeepsBack() {
 					r.PauseDeferred(h)
 				}
 				continue
@@ -592,11 +592,11 @@ func (b *bubble) settle() {
 	}
 }
 
-// pauseHoldsBack says whether the library has something its process's
-// pause holds back: a call that ended, a reply, a command written, a read
+// pauseKeepsBack says whether the library has something its process's
+// pause keeps back: a call that ended, a reply, a command written, a read
 // whose deadline has come (a timer of the library's that fired). A pause
-// that holds any acted (FaultUse).
-func (l *Library) pauseHoldsBack() bool {
+// that keeps any back acted (FaultUse).
+func (l *Library) pauseKeepsBack() bool {
 	b := l.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -664,7 +664,7 @@ func (b *bubble) libCalls(l *Library) bool {
 	return false
 }
 
-// libReplies hands over the replies held while the process was paused.
+// libReplies hands over the replies kept back while the process was paused.
 func (b *bubble) libReplies(l *Library) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -721,7 +721,7 @@ func (b *bubble) libSends(l *Library) bool {
 				c.out = append([][]string{args}, c.out...)
 				b.pending++
 				b.mu.Unlock()
-				// The pause holds the library's command back; settle
+				// The pause keeps the library's command back; settle
 				// schedules the pause's end.
 				r.PauseDeferred(h)
 				return true
@@ -754,7 +754,7 @@ func (c *libConn) Reply(rep sim.Reply) {
 	}
 	if paused := r.PausedUntil(c.l.home) > r.Now(); paused || len(c.paused) > 0 {
 		if paused {
-			r.PauseDeferred(c.l.home) // the pause holds the library's reply
+			r.PauseDeferred(c.l.home) // the pause keeps the library's reply back
 		}
 		c.paused = append(c.paused, rep)
 		return
