@@ -1,16 +1,18 @@
 // Package judge runs a prepared scenario and judges its history: the one run
 // step that run, explore, prove, the matrix, simtest and the real-Redis backend
-// share. It calls the engine (sim.Run, or realtime/engine.Run against real servers),
-// hands the history to the checkers (model.Check), marks a run cut at a cap
-// incomplete, and adds a note for each planned fault that never touched the
-// lock. The scenario format itself (package scenarios) knows no checker.
+// share. It hands the history to the checkers (model.Check), marks a run cut
+// at a cap incomplete, and adds a note for each planned fault that never
+// touched the lock. The scenario format itself (package scenarios) knows no
+// checker.
+//
+// It judges a sim.Result, whichever backend made it, and imports no backend
+// but the simulated one (sim.Run, which is also the seam every backend meets):
+// another backend runs the Config itself and hands its Result to Judged
+// (realtime.Judge does, against real servers).
 package judge
 
 import (
-	"fmt"
-
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -71,15 +73,11 @@ func check(p *scenarios.Prepared, res *sim.Result, opts model.Options) model.Ver
 	return v
 }
 
-// Real runs p, already prepared from s, against real servers through w, in
-// wall-clock time (engine.Run), and checks the history with the same
-// checkers. backend names w for reports ("redis 127.0.0.1:6379").
-func Real(s *scenarios.Scenario, p *scenarios.Prepared, w engine.Wire, backend string, opts model.Options) (*Outcome, error) {
-	res, err := engine.Run(p.Config, w)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return outcome(s, p, res, opts, backend), nil
+// Judged judges res, the result another backend made of p (prepared from
+// s), with the same checkers as a simulated run's. backend names where it
+// ran, for reports ("redis 127.0.0.1:6379"); it must not be empty.
+func Judged(s *scenarios.Scenario, p *scenarios.Prepared, res *sim.Result, backend string, opts model.Options) *Outcome {
+	return outcome(s, p, res, opts, backend)
 }
 
 // outcome judges a run for a report: the verdict and the digest.

@@ -57,7 +57,19 @@ func Execute(s *scenarios.Scenario, p *scenarios.Prepared, addrs string) (*judge
 		return nil, err
 	}
 	defer w.Close()
-	return judge.Real(s, p, w, w.Name(), model.Options{})
+	return Judge(s, p, w, w.Name(), model.Options{})
+}
+
+// Judge runs p, already prepared from s, against real servers through w, in
+// wall-clock time (engine.Run), and judges the history with the checkers a
+// simulated run's goes through (judge.Judged). backend names w for reports
+// ("redis 127.0.0.1:6379").
+func Judge(s *scenarios.Scenario, p *scenarios.Prepared, w engine.Wire, backend string, opts model.Options) (*judge.Outcome, error) {
+	res, err := engine.Run(p.Config, w)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return judge.Judged(s, p, res, backend, opts), nil
 }
 
 // started holds the servers Execute started and has not stopped yet, for

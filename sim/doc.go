@@ -25,12 +25,40 @@
 // which Run's processes implement, and another backend's through Worker
 // (below), so both record the same events.
 //
-// # The seam to another backend
+// # Backends
 //
-// Run is one backend; package realtime/engine is the other: the same
-// Config, workload, fault plan and history against real Redis servers in
-// wall-clock time, and not deterministic. It lives outside this package and
-// meets it at one seam (ledger.go):
+// A backend turns a Config into a Result: the same processes, workload,
+// fault plan and history, run one way. Package judge judges a Result
+// whichever backend made it and imports none but this one. The backends,
+// each a package of its own:
+//
+//	package         runs                                 meets sim at
+//	sim (Run)       lock code as coroutines, simulated   (it is sim)
+//	sim/bubble      Go lock libraries, testing/synctest  Host (libhost.go)
+//	realtime/engine lock code against real servers       Ledger, Workload (ledger.go)
+//	(next)          a lock in a process of its own       Ledger, or Host
+//
+// Each backend's fault table says which fault kinds it applies and how:
+// this package's (faultkinds.go) for Run and sim/bubble, which runs inside
+// Run and refuses only what a library cannot see (a client's clock skew
+// and jumps: LibraryFor); realtime/engine's (faultkinds.go there), which
+// refuses the rest in one place (CheckWith).
+//
+// # The library backend
+//
+// Package sim/bubble runs real Go lock libraries (redsync, bsm/redislock)
+// inside Run, in a synctest bubble whose clock Run moves. It meets the run
+// at Host: it joins it (Host.Join, a Libraries whose Loop then runs the
+// rest of the run), steps its events, sends what a library wrote through
+// the run's network (Host.Send, whose reply goes to the LibConn), and
+// parks the coroutines that wait for a library call. The processes, nodes,
+// faults and history stay this package's.
+//
+// # The real-time backend
+//
+// Package realtime/engine runs the same Config, workload, fault plan and
+// history against real Redis servers in wall-clock time, and is not
+// deterministic. It meets this package at one seam (ledger.go):
 //
 //   - Ledger: a run's bookkeeping, as Run keeps it. NewLedger validates the
 //     Config; Record appends to the history and says when it reached its
@@ -43,15 +71,18 @@
 //   - ClockSpec.At and Latency.Draw: a process's clock and the network's
 //     latencies, read as Run reads them.
 //
-// How each fault kind fires there is that package's column of the fault
-// table (realtime/engine/faultkinds.go); this package's table says how Run
-// applies it. The backend's own seam to the servers (Wire, Conn) is its own:
-// this package knows nothing of sockets.
+// The backend's own seam to the servers (Wire, Conn) is its own: this
+// package knows nothing of sockets.
 //
-// # A third backend
+// # A foreign-process backend
 //
-// Real Go lock libraries in simulated time (testing/synctest) are to plug in
-// at the same two points: a process type that implements worker over a
-// bubble's fake clock, and connections that reach the simulated nodes, so
-// that the workload, the fault plan and the history stay one.
+// A lock written in another language runs as a process of its own, which
+// locksim drives over a pipe or socket. Its package goes beside
+// realtime/engine, and plugs in at one of the two seams. In wall-clock
+// time it is a realtime/engine with other processes: a Ledger for the
+// bookkeeping and a Worker per client, whose lock calls are requests to
+// the foreign process. In simulated time it is a sim/bubble with other
+// connections: its commands reach the run through Host.Send and its
+// replies come back through a LibConn, and the process, which has no
+// bubble to share, reads the run's clock from what it is sent.
 package sim

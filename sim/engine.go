@@ -82,9 +82,9 @@ type request struct {
 	// events for it are stale.
 	parked, waiting, answered bool
 	arrived, replyLat         Time
-	lib                       *libConn // a client library's connection (bubble.go)
-	ref                       reqRef   // its name in the scheduler's queue
-	argBytes                  int      // what args count in the history; 0: not yet reckoned (countArgs)
+	lib                       LibConn // a client library's connection (libhost.go)
+	ref                       reqRef  // its name in the scheduler's queue
+	argBytes                  int     // what args count in the history; 0: not yet reckoned (countArgs)
 }
 
 type simNode struct {
@@ -125,8 +125,9 @@ type runner struct {
 	// being applied, for a kind that leaves work for later (a planned loss).
 	uses   faultUses
 	firing int
-	// bub is the run's client libraries (bubble.go); nil until one joins.
-	bub *bubble
+	// bub is the run's client libraries (libhost.go, package sim/bubble);
+	// nil until one joins.
+	bub Libraries
 	// waking counts the coroutines woken while running (resume) that have
 	// not yet gone on: each one above them yields until none is (runOwn).
 	waking int
@@ -294,7 +295,7 @@ func (r *runner) loop() {
 			return
 		}
 		if r.bub != nil {
-			r.loopInBubble() // a client library joined: time is the bubble's
+			r.bub.Loop() // a client library joined: time is the bubble's
 			return
 		}
 	}
@@ -335,7 +336,7 @@ func (r *runner) dispatch(e *event) {
 		r.applyEntry(int(e.proc), int(e.fault), e.inc)
 		return
 	case evLibrary:
-		return // the loop's settle does the work (bubble.go)
+		return // the library backend's loop does the work (libhost.go)
 	}
 	p := r.procs[e.proc]
 	if e.kind == evStart {
@@ -461,7 +462,7 @@ func (r *runner) write(p *process) {
 // inlines says whether the running coroutine p may do the scheduler's work
 // on its own yield (suspend): it is a main coroutine (a watchdog's events go
 // through its process), no client library shares the run's time
-// (bubble.go), and none of p's trigger points can fire a fault or call
+// (package sim/bubble), and none of p's trigger points can fire a fault or call
 // OnPoint or OnState (a fault may stop other coroutines, which only the
 // scheduler does; a state key is taken at each point).
 func (r *runner) inlines(p *process) bool {

@@ -18,7 +18,7 @@ const (
 	effSleep
 	effRead
 	effWrite
-	effLibrary // waits for a call into its client library (bubble.go)
+	effLibrary // waits for a call into its client library (libhost.go)
 )
 
 // crashSignal unwinds a process's goroutine when it crashes or the run ends.

@@ -12,7 +12,7 @@ const (
 	evFault                       // a timed fault fires
 	evReplicate                   // a replica applies its next stream entry (proc: node, fault: lane, inc: epoch)
 	evUnblock                     // a parked blocking pop's own timeout passes (blocking.go)
-	evLibrary                     // a paused process's client library may go on (bubble.go)
+	evLibrary                     // a paused process's client library may go on (libhost.go)
 )
 
 // event is one entry of the scheduler's queue. Ties on at are broken by seq,

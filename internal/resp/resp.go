@@ -1,7 +1,17 @@
-// Package resp is a minimal RESP2 client for talking to a real redis-server:
-// it sends commands as arrays of bulk strings and hands back each reply as
-// the exact bytes the server sent, so callers can compare replies byte for
-// byte or parse them with node.ParseReply.
+// Package resp is locksim's one RESP codec, used by the simulated node, the
+// bubble's connections and the wire to real servers:
+//
+//   - Reply, the parsed reply (node.Reply is this type), with ParseReply
+//     and ParseReplyKnown to read one from a server's bytes, RESP2 or RESP3,
+//     and AppendReply to encode one as a RESP2 server sends it;
+//   - AppendCommand and ParseCommand: a command as a client sends it, a RESP
+//     array of bulk strings;
+//   - Conn, a minimal RESP2 client for a real redis-server: it sends
+//     commands and hands back each reply as the exact bytes the server sent
+//     (ReadRaw), so callers can compare replies byte for byte or parse them
+//     with ParseReply.
+//
+// For example:
 //
 //	c, err := resp.Dial("127.0.0.1:6379", time.Second)
 //	raw, err := c.Do("SET", "k", "v", "NX") // raw == []byte("+OK\r\n")
@@ -101,7 +111,8 @@ func AppendCommand(b []byte, args ...string) []byte {
 	return b
 }
 
-// ErrProtocol is returned for bytes that are not a RESP reply.
+// ErrProtocol is returned for bytes that are not a RESP reply (ReadRaw,
+// ParseReply).
 var ErrProtocol = errors.New("resp: malformed reply")
 
 // maxBulk bounds one bulk string, as Redis's proto-max-bulk-len does.

@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/internal/redistest"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/scenarios"
@@ -97,7 +98,7 @@ func runWaves(addr string, jobs []*job) {
 					return
 				}
 				defer w.Close()
-				o, err := judge.Real(j.s, j.p, w, w.Name(), model.Options{})
+				o, err := realtime.Judge(j.s, j.p, w, w.Name(), model.Options{})
 				if err != nil {
 					j.row.err = err.Error()
 					return
@@ -218,7 +219,7 @@ func TestDelRaceReal(t *testing.T) {
 	// scenario's 10 ms margin can miss the race (see TestAgreement).
 	var o *judge.Outcome
 	for i := 1; i <= attempts; i++ {
-		if o, err = judge.Real(s, p, w, w.Name(), model.Options{}); err != nil {
+		if o, err = realtime.Judge(s, p, w, w.Name(), model.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if o.Verdict.Verdict == model.VerdictUnsafe {

@@ -552,7 +552,7 @@ func (c *conn) pipeline(b []byte, n int) ([]sim.Reply, error) {
 		if err != nil {
 			return nil, err
 		}
-		r, _, err := node.ParseReply(raw)
+		r, _, err := resp.ParseReply(raw)
 		if err != nil {
 			return nil, err
 		}

@@ -385,7 +385,7 @@ func TestDifferential(t *testing.T) {
 				if s.wait > 0 {
 					time.Sleep(s.wait)
 				}
-				got := encodeRESP(nil, n.Exec(0, now, fill(s.args, now)))
+				got := resp.AppendReply(nil, n.Exec(0, now, fill(s.args, now)))
 				want, err := conn.Do(fill(s.args, time.Now())...)
 				if err != nil {
 					t.Fatalf("%s: %v", show(s.args), err)
@@ -492,42 +492,4 @@ func fill(args []string, now time.Time) []string {
 		out[i] = strconv.FormatInt(v, 10)
 	}
 	return out
-}
-
-// encodeRESP appends r as a RESP2 server would send it: a nil is a nil bulk
-// string, the form every command a lock uses (and every script) replies.
-func encodeRESP(b []byte, r Reply) []byte {
-	switch r.Kind {
-	case Nil:
-		return append(b, "$-1\r\n"...)
-	case Status:
-		return append(append(append(b, '+'), r.Str...), "\r\n"...)
-	case Error:
-		return append(append(append(b, '-'), r.Str...), "\r\n"...)
-	case Int:
-		return append(strconv.AppendInt(append(b, ':'), r.Int, 10), "\r\n"...)
-	case Bulk:
-		b = strconv.AppendInt(append(b, '$'), int64(len(r.Str)), 10)
-		return append(append(append(b, "\r\n"...), r.Str...), "\r\n"...)
-	}
-	b = strconv.AppendInt(append(b, '*'), int64(len(r.Elems)), 10)
-	b = append(b, "\r\n"...)
-	for _, e := range r.Elems {
-		b = encodeRESP(b, e)
-	}
-	return b
-}
-
-// TestEncodeRESP checks the encoder against the parser: what one writes the
-// other reads back.
-func TestEncodeRESP(t *testing.T) {
-	for _, r := range []Reply{
-		nilReply, status("OK"), errr("ERR x"), integer(-3), bulk(""), bulk("a\r\nb"),
-		array(), array(integer(1), array(bulk("x"), nilReply), status("s")),
-	} {
-		got, rest, err := ParseReply(encodeRESP(nil, r))
-		if err != nil || len(rest) != 0 || !sameReply(got, r) {
-			t.Errorf("%s: read back %s, rest %q, %v", r, got, rest, err)
-		}
-	}
 }

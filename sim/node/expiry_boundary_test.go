@@ -38,7 +38,7 @@ var boundaryDiff = knownDiff{
 func TestDifferentialExpiryBoundaryNode(t *testing.T) {
 	set := diffT0 // a whole millisecond, as Redis's clock always is
 	get := func(n *Node, d time.Duration) string {
-		return string(encodeRESP(nil, n.Exec(0, set.Add(d), cmd("GET", "k"))))
+		return string(resp.AppendReply(nil, n.Exec(0, set.Add(d), cmd("GET", "k"))))
 	}
 	for _, tt := range []struct {
 		at   time.Duration

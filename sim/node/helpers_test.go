@@ -9,6 +9,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
+
+	"github.com/locksim/locksim/internal/resp"
 )
 
 // t0 is a node time with microseconds, so that TIME shows both parts.
@@ -47,7 +49,7 @@ func (s *stock) exec(tb testing.TB, now time.Time, args []string) Reply {
 	s.m.SetTime(now)
 	s.srv.Dispatch(s.p, args)
 	s.w.Flush()
-	r, _, err := parseReply(s.out.Bytes())
+	r, _, err := resp.ParseReply(s.out.Bytes())
 	s.out.Reset()
 	if err != nil {
 		tb.Fatalf("stock %q: %v", args, err)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
+
+	"github.com/locksim/locksim/internal/resp"
 )
 
 // Node is one Redis server. It is not safe for concurrent use.
@@ -189,7 +191,7 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	}
 	n.srv.Dispatch(p, args)
 	n.w.Flush()
-	r, _, err := parseReplyKnown(n.out.Bytes(), known)
+	r, _, err := resp.ParseReplyKnown(n.out.Bytes(), known)
 	n.out.Reset()
 	if err != nil {
 		r = errorReply("ERR locksim: " + err.Error())

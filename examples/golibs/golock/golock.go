@@ -39,7 +39,7 @@
 //
 // This package lives in its own module (examples/golibs) so that locksim's
 // module does not depend on go-redis: locksim gives a net.Conn-level seam
-// (sim.Library), and the go-redis glue is here.
+// (bubble.Library, package sim/bubble), and the go-redis glue is here.
 package golock
 
 import (
@@ -68,6 +68,7 @@ import (
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/bubble"
 	"github.com/locksim/locksim/simtest"
 )
 
@@ -159,7 +160,7 @@ type locker struct {
 	key     string
 	ttl     time.Duration
 	search  *search // nil outside Check
-	lib     *sim.Library
+	lib     *bubble.Library
 	env     *Env
 	acquire Acquire // made by newLock in the first Acquire's call
 	held    *Lease
@@ -222,7 +223,7 @@ func (l *locker) setup(p sim.Proc) error {
 	if l.lib != nil {
 		return nil
 	}
-	lib, err := sim.LibraryFor(p, synctest.Wait)
+	lib, err := bubble.LibraryFor(p, synctest.Wait)
 	if err != nil {
 		return err
 	}
@@ -255,7 +256,7 @@ var errNoAcquire = errors.New("golock: NewLock returned no Acquire")
 // go-redis's defaults (v9.23.0: 5 s to dial, 5 s to read and write, 3
 // retries), named so that CallBudget can say what they add up to. Every
 // other option is go-redis's default.
-func newClient(lib *sim.Library, i int) *redis.Client {
+func newClient(lib *bubble.Library, i int) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
 		DialTimeout:              clientDialTimeout,
@@ -724,7 +725,7 @@ var bubbleOf = regexp.MustCompile(`^goroutine \d+ \[[^\n]*, synctest bubble (\d+
 // goroutine of the caller's bubble that is not testing's own or the
 // caller: where it waits and who started it; "" when there is none.
 func leftInBubble() string {
-	blocks := strings.Split(sim.Stacks(), "\n\n")
+	blocks := strings.Split(bubble.Stacks(), "\n\n")
 	own := bubbleOf.FindStringSubmatch(blocks[0]) // the caller's goroutine comes first
 	if own == nil {
 		return ""

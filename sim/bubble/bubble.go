@@ -1,4 +1,20 @@
-package sim
+// Package bubble is the library backend: real Go lock libraries (redsync,
+// bsm/redislock, any go-redis code) run unmodified inside a simulated run,
+// in a testing/synctest bubble whose fake clock the run moves from event to
+// event. A lock call gets its process's Library (LibraryFor), dials the
+// run's nodes through it and makes its library calls through Call.
+//
+// It is a package of its own, beside the engine rather than inside it,
+// because it adds goroutines, a mutex and a fake clock to a run that has
+// none of them otherwise, and needs only a narrow view of the run:
+// sim.Host, the seam (sim/libhost.go), through which it steps the run's
+// events, sends what a library wrote through the run's network and parks
+// the coroutines that wait for a library call. It sits under sim (as
+// sim/node does) because it runs only inside a simulated run: the
+// processes, nodes, network, faults and history stay the engine's, and a
+// library's commands are recorded as a built-in lock's are. The RESP on its
+// connections is package internal/resp's.
+package bubble
 
 import (
 	"bytes"
@@ -15,7 +31,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/internal/resp"
+	"github.com/locksim/locksim/sim"
 )
 
 // Real client libraries inside a run. A lock library (redsync,
@@ -44,7 +61,7 @@ import (
 // it gives up, as it would against a real server. A failover closes the
 // connections to the lost primary.
 //
-// A pause of a process holds its connections: nothing it writes is sent and
+// A pause of a process stops its connections: nothing it writes is sent and
 // nothing is handed to it until the pause ends. Its goroutines' timers still
 // fire (a real GC pause fires them the moment it ends). A crash closes the
 // process's connections; its goroutines are abandoned, see their
@@ -55,7 +72,7 @@ import (
 // the library that the process's code waits for (Call).
 type Library struct {
 	b    *bubble
-	home *process
+	home sim.Proc // the process's main coroutine (Host.Home)
 	inc  int
 	// conns are in node order, each node's in dial order: a library that
 	// dials several nodes at once (redsync's pools, one goroutine each)
@@ -65,13 +82,14 @@ type Library struct {
 	dead  bool       // the incarnation ended: connections closed
 	// wakeAt is the end of the pause an evLibrary event is already
 	// scheduled for.
-	wakeAt Time
+	wakeAt sim.Time
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
 // bubble is a run's state for the libraries in it; nil for a run with none.
 type bubble struct {
+	h     *sim.Host
 	wait  func()
 	base  time.Time // the bubble's clock at true time 0
 	wake  chan struct{}
@@ -94,7 +112,7 @@ type bubble struct {
 
 // libCall is a call into the library by one coroutine.
 type libCall struct {
-	co       *process
+	co       sim.Proc
 	done     bool
 	panicked any
 	gid      string // the id of the goroutine that runs it, for hang
@@ -102,47 +120,50 @@ type libCall struct {
 
 // LibraryFor gives the process p (the sim.Proc an Acquire, Release or Extend
 // is called with) its Library, making it on first use. wait is
-// testing/synctest.Wait (sim does not import testing); the run must be
+// testing/synctest.Wait (this package does not import testing); the run must be
 // inside a synctest bubble, which LibraryFor checks by calling it. The
-// real-time engine (CheckReal, --redis) has no Library: a library talks to
+// real-time backend (realtime/engine, --redis) has no Library: a library talks to
 // real servers itself there.
-func LibraryFor(p Proc, wait func()) (l *Library, err error) {
-	sp, ok := p.(*process)
+func LibraryFor(p sim.Proc, wait func()) (l *Library, err error) {
+	r, ok := sim.HostOf(p)
 	if !ok {
 		return nil, fmt.Errorf("a client library runs in the simulated engine only, not in %T", p)
 	}
-	h, r := sp.home(), sp.r
+	h, spec, id := r.Home(p), r.Spec(p), r.ID(p)
 	// A library reads time.Now, the bubble's one clock: a client's own
 	// clock cannot reach it.
-	if h.spec.Clock != (ClockSpec{}) {
-		return nil, fmt.Errorf("%s: clock offset or drift: a client library reads the run's one clock (time.Now); client clock skew cannot reach it", h.spec.Name)
+	if spec.Clock != (sim.ClockSpec{}) {
+		return nil, fmt.Errorf("%s: clock offset or drift: a client library reads the run's one clock (time.Now); client clock skew cannot reach it", spec.Name)
 	}
-	for _, f := range r.cfg.Faults {
-		if f.Kind == FaultProcJump && f.Proc == h.id {
-			return nil, fmt.Errorf("%s: %s: a client library reads the run's one clock (time.Now); a client clock jump cannot reach it", h.spec.Name, f.Kind)
+	for _, f := range r.Faults() {
+		if f.Kind == sim.FaultProcJump && f.Proc == id {
+			return nil, fmt.Errorf("%s: %s: a client library reads the run's one clock (time.Now); a client clock jump cannot reach it", spec.Name, f.Kind)
 		}
 	}
-	if r.bub == nil {
+	b, _ := r.Libraries().(*bubble)
+	if b == nil {
 		if err := checkBubble(wait); err != nil {
 			return nil, err
 		}
-		r.bub = &bubble{wait: wait, wake: make(chan struct{}, 1)}
+		b = &bubble{h: r, wait: wait, wake: make(chan struct{}, 1)}
+		r.Join(b)
 		// The library's clock reads true time when the bubble is young
 		// enough (its first run); after earlier runs, the same instants
 		// shifted.
-		if d := r.now.Std().Sub(time.Now()); d > 0 {
+		if d := r.Now().Std().Sub(time.Now()); d > 0 {
 			time.Sleep(d)
 		}
-		r.bub.base = time.Now().Add(-time.Duration(r.now))
+		b.base = time.Now().Add(-time.Duration(r.Now()))
 	}
-	for _, l := range r.bub.ports {
-		if l.home == h && l.inc == h.inc && !l.dead {
+	inc := r.Incarnation(p)
+	for _, l := range b.ports {
+		if l.home == h && l.inc == inc && !l.dead {
 			return l, nil
 		}
 	}
-	l = &Library{b: r.bub, home: h, inc: h.inc}
+	l = &Library{b: b, home: h, inc: inc}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	r.bub.ports = append(r.bub.ports, l)
+	b.ports = append(b.ports, l)
 	return l, nil
 }
 
@@ -171,18 +192,17 @@ func checkBubble(wait func()) (err error) {
 // work ended during an Extend), that call alone is cancelled and
 // abandoned: what it sent still reaches its node, and the holder's
 // Release goes on over the same connections.
-func (l *Library) Call(p Proc, f func(ctx context.Context)) {
-	sp := p.(*process)
-	c := &libCall{co: sp}
+func (l *Library) Call(p sim.Proc, f func(ctx context.Context)) {
+	h := l.b.h
+	c := &libCall{co: p}
 	ctx := l.ctx
 	var cancel context.CancelFunc
-	if sp.owner != nil {
+	if h.IsWatchdog(p) {
 		ctx, cancel = context.WithCancel(l.ctx)
 	}
 	l.calls = append(l.calls, c)
 	l.b.dirty = true
-	go func() {
-		growStack(0) // redsync's and go-redis's calls run deep, as a coroutine's do
+	h.Go(func() { // redsync's and go-redis's calls run deep, as a coroutine's do
 		id := goroutineID()
 		l.b.mu.Lock()
 		c.gid = id
@@ -195,7 +215,7 @@ func (l *Library) Call(p Proc, f func(ctx context.Context)) {
 			l.b.signal()
 		}()
 		f(ctx)
-	}()
+	})
 	finished := false
 	defer func() {
 		switch {
@@ -203,15 +223,14 @@ func (l *Library) Call(p Proc, f func(ctx context.Context)) {
 			if cancel != nil {
 				cancel()
 			}
-		case sp.stopped:
+		case h.Stopped(p):
 			cancel() // the holder stopped its watchdog: this call alone ends
 			l.b.dirty = true
 		default:
 			l.close() // unwound by a crash or the run's end
 		}
 	}()
-	sp.want = effLibrary
-	sp.suspend()
+	h.Wait(p)
 	finished = true
 	if c.panicked != nil {
 		panic(c.panicked)
@@ -220,8 +239,8 @@ func (l *Library) Call(p Proc, f func(ctx context.Context)) {
 
 // Dial opens a connection to node n. It never fails for a node of the run.
 func (l *Library) Dial(n int) (net.Conn, error) {
-	if n < 0 || n >= len(l.home.r.nodes) {
-		return nil, fmt.Errorf("no node %d: the run has %d", n, len(l.home.r.nodes))
+	if nodes := l.b.h.Nodes(); n < 0 || n >= nodes {
+		return nil, fmt.Errorf("no node %d: the run has %d", n, nodes)
 	}
 	l.b.mu.Lock()
 	defer l.b.mu.Unlock()
@@ -298,30 +317,30 @@ func (b *bubble) callsDone() bool {
 	return true
 }
 
-// loopInBubble is the engine's loop once a library is in the run: before
-// every event the bubble's clock is moved to the event's time, and what the
-// libraries did on the way is taken first.
-func (r *runner) loopInBubble() {
-	b := r.bub
+// Loop is the engine's loop once a library is in the run (sim.Libraries):
+// before every event the bubble's clock is moved to the event's time, and
+// what the libraries did on the way is taken first.
+func (b *bubble) Loop() {
+	r := b.h
 	defer func() {
 		for _, l := range b.ports {
 			l.close()
 		}
 		b.drain()
 	}()
-	for r.live > 0 {
-		r.settle()
-		if r.cut != "" {
+	for r.Running() > 0 {
+		b.settle()
+		if r.Cut() != "" {
 			break
 		}
-		readAt, reading := b.firstReadDeadline(r.now)
-		if !r.advance(readAt, reading) {
+		readAt, reading := b.firstReadDeadline(r.Now())
+		if !b.advance(readAt, reading) {
 			break
 		}
 	}
-	if r.cut != "" {
-		if h := r.hang(); h != "" {
-			r.cut += "; " + h
+	if r.Cut() != "" {
+		if h := b.hang(); h != "" {
+			r.ExplainCut(h)
 		}
 	}
 }
@@ -332,13 +351,13 @@ func (r *runner) loopInBubble() {
 // github.com/go-redsync/redsync/v4.(*Mutex).actOnPoolsAsync". A call that
 // waits out a timeout the run was too short for and one that would never
 // return read alike; where it waits tells them apart.
-func (r *runner) hang() string {
-	b := r.bub
+func (b *bubble) hang() string {
+	r := b.h
 	var c *libCall
 	b.mu.Lock()
 	for _, l := range b.ports {
 		for _, k := range l.calls {
-			if c == nil && !k.done && k.co.live && !l.dead {
+			if c == nil && !k.done && r.Live(k.co) && !l.dead {
 				c = k
 			}
 		}
@@ -351,34 +370,11 @@ func (r *runner) hang() string {
 	if c == nil {
 		return ""
 	}
-	h := c.co.home()
-	what := "Extend"
-	if c.co.owner == nil {
-		what = r.openCall(h.id)
-	}
-	msg := fmt.Sprintf("%s's %s has not returned", h.label(), what)
+	msg := fmt.Sprintf("%s's %s has not returned", r.Label(c.co), r.OpenCall(c.co))
 	if where := waitsIn(gid); where != "" {
 		msg += ": its goroutine waits " + where
 	}
 	return msg
-}
-
-// openCall names the lock call process id was in last: Acquire or Release.
-func (r *runner) openCall(id int) string {
-	chunks := append(r.hist.full[:len(r.hist.full):len(r.hist.full)], r.hist.cur)
-	for i := len(chunks) - 1; i >= 0; i-- {
-		for j := len(chunks[i]) - 1; j >= 0; j-- {
-			if e := &chunks[i][j]; e.Proc == id {
-				switch e.Kind {
-				case KindLockInvoke:
-					return "Acquire"
-				case KindReleaseInvoke:
-					return "Release"
-				}
-			}
-		}
-	}
-	return "call"
 }
 
 // goroutineID is the calling goroutine's id, as its stack's first line
@@ -407,11 +403,13 @@ func Stacks() string {
 }
 
 // plumbing says whether a frame is the seam between the run and the
-// library: this file's connection and call, and golock's glue (its hook
-// and the calls it makes), which say nothing of where the lock waits.
+// library: this package's connection and call, the run's side of the seam
+// (sim.Host), and golock's glue (its hook and the calls it makes), which
+// say nothing of where the lock waits.
 func plumbing(fn string) bool {
-	return strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*lib") ||
-		strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*Library)") ||
+	return strings.HasPrefix(fn, "github.com/locksim/locksim/sim/bubble.(*lib") ||
+		strings.HasPrefix(fn, "github.com/locksim/locksim/sim/bubble.(*Library)") ||
+		strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*Host)") ||
 		strings.HasPrefix(fn, "github.com/locksim/locksim/examples/golibs/golock.")
 }
 
@@ -442,7 +440,7 @@ func waitsIn(gid string) string {
 			// library's does not.
 			first, _, nested := strings.Cut(fn, "/")
 			if !nested || !strings.Contains(first, ".") || strings.HasPrefix(fn, "created by ") || plumbing(fn) {
-				continue // the standard library, or the connection and call of this file
+				continue // the standard library, or the seam (plumbing)
 			}
 			if at == "" {
 				at = fn
@@ -470,7 +468,8 @@ func waitsIn(gid string) string {
 // read deadline it sets or waits on: signal), which ends the sleep early;
 // advance then returns for settle to wait for it and take what it did.
 //
-// A command's arrival at its node is no reason to wake (inertArrival): it
+// A command's arrival at its node is no reason to wake (sim.Host's
+// NextEvent skips it, StepArrivals steps it): it
 // changes only its node, which no library sees before the reply, and adds
 // no event. The sleep goes past such arrivals, and those due by the instant
 // it ends are stepped then, at their own times, before settle: the same
@@ -479,31 +478,20 @@ func waitsIn(gid string) string {
 // library's timer fires at the very nanosecond of an arrival, what it does
 // is taken after the arrival; a read deadline at that instant is taken
 // first, as before.
-func (r *runner) advance(readAt Time, reading bool) bool {
-	b := r.bub
-	next := r.limit
-	for i := range r.q.items {
-		if e := &r.q.items[i]; e.at < next && !r.inertArrival(e) {
-			next = e.at
-		}
-	}
+func (b *bubble) advance(readAt sim.Time, reading bool) bool {
+	r := b.h
+	next := r.NextEvent(!wakeAtArrivals)
 	if reading && readAt < next {
 		next = readAt // libDeadlines times the read out then
 	}
 	if !b.sleepUntil(next) {
-		return r.step()
+		return r.Step()
 	}
-	woke := Time(time.Since(b.base))
-	for r.q.len() > 0 {
-		e := r.q.peek()
-		if e.at > woke || e.at == woke && reading && readAt == woke || !r.inertArrival(e) {
-			break
-		}
-		if !r.step() {
-			return false
-		}
+	woke := sim.Time(time.Since(b.base))
+	if !wakeAtArrivals && !r.StepArrivals(woke, reading && readAt == woke) {
+		return false
 	}
-	r.now = woke
+	r.SetNow(woke)
 	return true
 }
 
@@ -511,26 +499,12 @@ func (r *runner) advance(readAt Time, reading bool) bool {
 // compares.
 var wakeAtArrivals = false
 
-// inertArrival says whether e is a command arriving at a node where it
-// adds no event and wakes nobody: no replication, no blocking pop or WAIT,
-// no pop parked there.
-func (r *runner) inertArrival(e *event) bool {
-	// After the last process has ended the loop sleeps once more, to the
-	// next event of any kind, and ends: a run's end time as it always was.
-	if e.kind != evArrive || wakeAtArrivals || r.live == 0 {
-		return false
-	}
-	q := r.mem.req(e.req)
-	n := &r.nodes[q.node]
-	return n.g == nil && len(n.parked) == 0 && !blockingPop(q.args) && !isWait(q.args)
-}
-
 // firstReadDeadline is the true time of the earliest deadline after now of
 // a read that waits: the engine wakes then to time it out, where each read
 // would otherwise need a timer of its own to wake it. A deadline that has
-// come is timed out already, or held by its process's pause, whose end
+// come is timed out already, or kept back by its process's pause, whose end
 // wakes the engine.
-func (b *bubble) firstReadDeadline(now Time) (at Time, ok bool) {
+func (b *bubble) firstReadDeadline(now sim.Time) (at sim.Time, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, l := range b.ports {
@@ -539,7 +513,7 @@ func (b *bubble) firstReadDeadline(now Time) (at Time, ok bool) {
 		}
 		for _, c := range l.conns {
 			if c.reading && !c.expired && !c.rdl.IsZero() {
-				if t := Time(c.rdl.Sub(b.base)); t > now && (!ok || t < at) {
+				if t := sim.Time(c.rdl.Sub(b.base)); t > now && (!ok || t < at) {
 					at, ok = t, true
 				}
 			}
@@ -550,7 +524,7 @@ func (b *bubble) firstReadDeadline(now Time) (at Time, ok bool) {
 
 // sleepUntil moves the bubble's clock towards true time t; it says whether
 // it slept, woken early or not (false: the clock is at t already).
-func (b *bubble) sleepUntil(t Time) bool {
+func (b *bubble) sleepUntil(t sim.Time) bool {
 	d := b.base.Add(time.Duration(t)).Sub(time.Now())
 	if d <= 0 {
 		return false
@@ -581,10 +555,10 @@ func (b *bubble) sleepUntil(t Time) bool {
 
 // settle lets the libraries run until every goroutine of the bubble is
 // blocked, then takes their effects in a fixed order: calls that ended
-// resume their coroutines, replies held by a pause are handed over,
+// resume their coroutines, replies kept back by a pause are handed over,
 // requests are sent. It repeats until nothing moves.
-func (r *runner) settle() {
-	b := r.bub
+func (b *bubble) settle() {
+	r := b.h
 	for moved := true; moved; {
 		if b.dirty {
 			b.wait()
@@ -597,43 +571,43 @@ func (r *runner) settle() {
 				continue
 			}
 			h := l.home
-			if h.inc != l.inc || !h.live {
+			if r.Incarnation(h) != l.inc || !r.Live(h) {
 				l.close() // the incarnation crashed or ended
 				continue
 			}
-			if until := h.pausedUntil; until > r.now {
+			if until := r.PausedUntil(h); until > r.Now() {
 				if l.wakeAt != until {
 					l.wakeAt = until
-					r.q.push(event{at: until, kind: evLibrary})
+					r.WakeAt(until)
 				}
-				if l.held() {
-					r.pauseDeferred(h)
+				if l.pauseKeepsBack() {
+					r.PauseDeferred(h)
 				}
 				continue
 			}
-			if r.libDeadlines(l) || r.libCalls(l) || r.libReplies(l) || r.libSends(l) {
+			if b.libDeadlines(l) || b.libCalls(l) || b.libReplies(l) || b.libSends(l) {
 				moved = true
 			}
 		}
 	}
 }
 
-// held says whether the library has something its process's pause holds
-// back: a call that ended, a reply, a command written, a read whose
-// deadline has come (a timer of the library's that fired). A pause that
-// holds any acted (FaultUse).
-func (l *Library) held() bool {
+// pauseKeepsBack says whether the library has something its process's
+// pause keeps back: a call that ended, a reply, a command written, a read
+// whose deadline has come (a timer of the library's that fired). A pause
+// that keeps any back acted (FaultUse).
+func (l *Library) pauseKeepsBack() bool {
 	b := l.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, c := range l.calls {
-		if c.done && c.co.live {
+		if c.done && b.h.Live(c.co) {
 			return true
 		}
 	}
 	now := time.Now()
 	for _, c := range l.conns {
-		if len(c.held) > 0 || len(c.out) > 0 && !c.closed || c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
+		if len(c.paused) > 0 || len(c.out) > 0 && !c.closed || c.reading && !c.expired && !c.rdl.IsZero() && !now.Before(c.rdl) {
 			return true
 		}
 	}
@@ -648,8 +622,7 @@ func (l *Library) held() bool {
 // read at a time, in node order, each left to run before the next: reads
 // timed out at one instant on several connections (redsync's pools) are
 // then seen by the library in that order, not the scheduler's.
-func (r *runner) libDeadlines(l *Library) bool {
-	b := l.b
+func (b *bubble) libDeadlines(l *Library) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
@@ -666,43 +639,42 @@ func (r *runner) libDeadlines(l *Library) bool {
 
 // libCalls resumes the coroutines whose calls ended, in the order the calls
 // started.
-func (r *runner) libCalls(l *Library) bool {
-	b := l.b
+func (b *bubble) libCalls(l *Library) bool {
+	r := b.h
 	for k, c := range l.calls {
 		b.mu.Lock()
 		done := c.done
 		b.mu.Unlock()
-		if done && !c.co.live {
+		if done && !r.Live(c.co) {
 			// An abandoned call (its watchdog was stopped) has ended: no
 			// coroutine waits for it.
 			l.calls = slices.Delete(l.calls, k, k+1)
 			return true
 		}
-		if done && c.co.live && c.co.want == effLibrary {
+		if done && r.Live(c.co) && r.Waiting(c.co) {
 			// No Wait needed for its goroutine: a clean bubble has run
 			// nothing since settle's last Wait, so it has ended, and a
 			// dirty one gets a Wait anyway. What the coroutine does next
 			// that wakes the library (a Call, a close) marks it dirty.
 			l.calls = slices.Delete(l.calls, k, k+1)
-			r.resume(c.co)
+			r.Resume(c.co)
 			return true // the coroutine may have started calls: look again
 		}
 	}
 	return false
 }
 
-// libReplies hands over the replies held while the process was paused.
-func (r *runner) libReplies(l *Library) bool {
-	b := l.b
+// libReplies hands over the replies kept back while the process was paused.
+func (b *bubble) libReplies(l *Library) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	moved := false
 	for _, c := range l.conns {
-		if len(c.held) > 0 && !c.closed {
-			for _, rep := range c.held {
-				c.rbuf = appendRESP(c.rbuf, rep)
+		if len(c.paused) > 0 && !c.closed {
+			for _, rep := range c.paused {
+				c.rbuf = resp.AppendReply(c.rbuf, rep)
 			}
-			c.held = c.held[:0]
+			c.paused = c.paused[:0]
 			c.notify()
 			b.dirty, moved = true, true
 		}
@@ -713,8 +685,8 @@ func (r *runner) libReplies(l *Library) bool {
 // libSends sends what the library wrote, connection by connection in node
 // order, each connection's commands in the order written. A pause
 // that a send fires keeps the rest for its end.
-func (r *runner) libSends(l *Library) bool {
-	b := l.b
+func (b *bubble) libSends(l *Library) bool {
+	r := b.h
 	b.mu.Lock()
 	if b.pending == 0 {
 		b.mu.Unlock()
@@ -740,78 +712,54 @@ func (r *runner) libSends(l *Library) bool {
 			b.pending--
 			b.mu.Unlock()
 			h := l.home
-			r.trigger(PointSend, h, args[0])
-			if h.inc != l.inc || !h.live {
+			r.Trigger(sim.PointSend, h, args[0])
+			if r.Incarnation(h) != l.inc || !r.Live(h) {
 				return true // crashed at its send
 			}
-			if h.pausedUntil > r.now {
+			if r.PausedUntil(h) > r.Now() {
 				b.mu.Lock()
 				c.out = append([][]string{args}, c.out...)
 				b.pending++
 				b.mu.Unlock()
-				// The pause holds the library's command back; settle
+				// The pause keeps the library's command back; settle
 				// schedules the pause's end.
-				r.pauseDeferred(h)
+				r.PauseDeferred(h)
 				return true
 			}
-			// The process's own pending effect, if any, stays as it was.
-			node, keep := h.node, h.args
-			h.node, h.args = c.node, r.mem.keep(args)
-			q := r.send(h)
-			h.node, h.args = node, keep
-			q.lib = c
+			r.Send(h, c.node, args, c)
 			sent = true
 		}
 	}
 	return sent
 }
 
-// libDeliver is deliver for a library's request: the reply goes to the
-// connection (held while the process is paused); a lost or late one never
-// comes; a failover closes the connection.
-func (r *runner) libDeliver(p *process, q *request) {
-	q.answered = true
-	c := q.lib
-	res := Event{Kind: KindCommandResult, Proc: p.id, Node: q.node, Req: q.id, Args: q.args, Sent: q.sent}
-	lostInFailover := false
-	switch {
-	case q.why != "":
-		res.Err = q.why
-	case q.dropped:
-		res.Err = "timeout: node down"
-		r.unanswered++
-	case q.ran && r.nodes[q.node].g != nil && r.nodes[q.node].g.gen != q.gen:
-		res.Err, lostInFailover = "timeout: connection lost in failover", true
-		r.unanswered++
-		r.nodes[q.node].served++
-	default:
-		res.Reply = q.reply
-	}
-	r.record(res)
-	b := r.bub
+// Lost closes the connection: a failover lost its node (sim.LibConn).
+func (c *libConn) Lost() {
+	b := c.l.b
 	b.mu.Lock()
-	if lostInFailover {
-		c.closeLocked()
-		b.dirty = true
-	}
+	c.closeLocked()
+	b.dirty = true
 	b.mu.Unlock()
-	if res.Err != "" {
-		return
-	}
-	r.trigger(PointReply, p, q.args[0])
+}
+
+// Reply hands a command's reply to the connection (sim.LibConn), or keeps
+// it while its process is paused.
+func (c *libConn) Reply(rep sim.Reply) {
+	b := c.l.b
+	r := b.h
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if c.closed {
 		return
 	}
-	if p.pausedUntil > r.now || len(c.held) > 0 {
-		if p.pausedUntil > r.now {
-			r.pauseDeferred(p) // the pause holds the library's reply
+	if paused := r.PausedUntil(c.l.home) > r.Now(); paused || len(c.paused) > 0 {
+		if paused {
+			r.PauseDeferred(c.l.home) // the pause keeps the library's reply back
 		}
-		c.held = append(c.held, q.reply)
+		c.paused = append(c.paused, rep)
 		return
 	}
-	c.rbuf = appendRESP(c.rbuf, q.reply)
+	c.rbuf = resp.AppendReply(c.rbuf, rep)
 	c.notify()
 	b.dirty = true
 }
@@ -824,10 +772,10 @@ type libConn struct {
 	ready chan struct{} // a token when rbuf grew or the connection closed
 
 	// Under the bubble's mu.
-	in     []byte     // written, not yet a whole command
-	out    [][]string // whole commands, not yet sent
-	rbuf   []byte     // replies not yet read
-	held   []Reply    // replies that came during a pause
+	in     []byte      // written, not yet a whole command
+	out    [][]string  // whole commands, not yet sent
+	rbuf   []byte      // replies not yet read
+	paused []sim.Reply // replies that came while its process was paused
 	closed bool
 	broken error // a malformed write: the connection is unusable
 	rdl    time.Time
@@ -897,7 +845,7 @@ func (c *libConn) Write(p []byte) (int, error) {
 	wrote := false
 	parsed := 0
 	for {
-		args, n, err := parseCommand(c.in[parsed:])
+		args, n, err := resp.ParseCommand(c.in[parsed:])
 		if err != nil {
 			c.broken = err
 			b.mu.Unlock()
@@ -955,83 +903,3 @@ type libAddr string
 
 func (a libAddr) Network() string { return "locksim" }
 func (a libAddr) String() string  { return string(a) }
-
-// parseCommand reads one RESP array of bulk strings from the front of buf:
-// the command and the bytes it took, or n == 0 when it is not whole yet.
-// The arguments share one string, the command's bytes: two allocations a
-// command, not one an argument.
-func parseCommand(buf []byte) (args []string, n int, err error) {
-	line, rest, ok := cutLine(buf)
-	if !ok {
-		return nil, 0, nil
-	}
-	if len(line) == 0 || line[0] != '*' {
-		return nil, 0, fmt.Errorf("locksim connection: a command is a RESP array, got %q", line)
-	}
-	count, err := strconv.Atoi(string(line[1:]))
-	if err != nil || count < 0 || count > 1<<20 {
-		return nil, 0, fmt.Errorf("locksim connection: bad array length %q", line)
-	}
-	// First the bounds of each argument in buf, then one string for all.
-	var small [8][2]int
-	bounds := small[:0]
-	for range count {
-		var hdr []byte
-		if hdr, rest, ok = cutLine(rest); !ok {
-			return nil, 0, nil
-		}
-		if len(hdr) == 0 || hdr[0] != '$' {
-			return nil, 0, fmt.Errorf("locksim connection: an argument is a bulk string, got %q", hdr)
-		}
-		size, err := strconv.Atoi(string(hdr[1:]))
-		if err != nil || size < 0 || size > 512<<20 {
-			return nil, 0, fmt.Errorf("locksim connection: bad bulk length %q", hdr)
-		}
-		if len(rest) < size+2 {
-			return nil, 0, nil
-		}
-		at := len(buf) - len(rest)
-		bounds = append(bounds, [2]int{at, at + size})
-		rest = rest[size+2:]
-	}
-	n = len(buf) - len(rest)
-	all := string(buf[:n])
-	args = make([]string, count)
-	for i, b := range bounds {
-		args[i] = all[b[0]:b[1]]
-	}
-	return args, n, nil
-}
-
-func cutLine(buf []byte) (line, rest []byte, ok bool) {
-	for i := 0; i+1 < len(buf); i++ {
-		if buf[i] == '\r' && buf[i+1] == '\n' {
-			return buf[:i], buf[i+2:], true
-		}
-	}
-	return nil, buf, false
-}
-
-// appendRESP encodes a reply as RESP2.
-func appendRESP(b []byte, r Reply) []byte {
-	switch r.Kind {
-	case node.Nil:
-		return append(b, "$-1\r\n"...)
-	case node.Status:
-		return append(append(append(b, '+'), r.Str...), "\r\n"...)
-	case node.Error:
-		return append(append(append(b, '-'), r.Str...), "\r\n"...)
-	case node.Int:
-		return append(strconv.AppendInt(append(b, ':'), r.Int, 10), "\r\n"...)
-	case node.Bulk:
-		b = append(strconv.AppendInt(append(b, '$'), int64(len(r.Str)), 10), "\r\n"...)
-		return append(append(b, r.Str...), "\r\n"...)
-	case node.Array:
-		b = append(strconv.AppendInt(append(b, '*'), int64(len(r.Elems)), 10), "\r\n"...)
-		for _, e := range r.Elems {
-			b = appendRESP(b, e)
-		}
-		return b
-	}
-	return append(b, "-ERR locksim: unknown reply kind\r\n"...)
-}

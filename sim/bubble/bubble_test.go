@@ -1,4 +1,4 @@
-package sim
+package bubble
 
 import (
 	"bufio"
@@ -10,30 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/sim"
 )
-
-func TestParseCommandTakesWholeArraysOnly(t *testing.T) {
-	wire := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n*1\r\n$4\r\nPING\r\n"
-	args, n, err := parseCommand([]byte(wire))
-	if err != nil || strings.Join(args, " ") != "SET k v1" || n != len("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv1\r\n") {
-		t.Fatalf("first command: %q %d %v", args, n, err)
-	}
-	args, _, err = parseCommand([]byte(wire[n:]))
-	if err != nil || strings.Join(args, " ") != "PING" {
-		t.Fatalf("second command: %q %v", args, err)
-	}
-	for cut := 1; cut < n; cut++ { // every prefix is incomplete, never an error
-		if args, m, err := parseCommand([]byte(wire[:cut])); err != nil || m != 0 || args != nil {
-			t.Fatalf("prefix of %d bytes: %q %d %v", cut, args, m, err)
-		}
-	}
-	for _, bad := range []string{"PING\r\n", "*1\r\n:3\r\n", "*x\r\n", "*1\r\n$-4\r\n"} {
-		if _, _, err := parseCommand([]byte(bad)); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
 
 // TestWriteQueuesWholeCommandsWhateverTheCuts: what the library writes, in
 // any pieces, becomes the same commands in order; a piece that ends inside
@@ -57,15 +35,6 @@ func TestWriteQueuesWholeCommandsWhateverTheCuts(t *testing.T) {
 	}
 }
 
-func TestAppendRESPEncodesEveryKind(t *testing.T) {
-	r := Reply{Kind: node.Array, Elems: []Reply{{Kind: node.Nil}, {Kind: node.Status, Str: "OK"},
-		{Kind: node.Error, Str: "ERR x"}, {Kind: node.Int, Int: -7}, {Kind: node.Bulk, Str: "a\r\nb"}}}
-	want := "*5\r\n$-1\r\n+OK\r\n-ERR x\r\n:-7\r\n$4\r\na\r\nb\r\n"
-	if got := string(appendRESP(nil, r)); got != want {
-		t.Errorf("%q, want %q", got, want)
-	}
-}
-
 // rawLock is a client library reduced to its bones: on a goroutine of its
 // own it dials node 0, sleeps, and sends SET NX PX over the connection,
 // reading the reply with a deadline; it notes the time it read from
@@ -78,10 +47,10 @@ type rawLock struct {
 	deadline time.Duration
 }
 
-func (l rawLock) Acquire(p Proc) (Lease, error) {
+func (l rawLock) Acquire(p sim.Proc) (sim.Lease, error) {
 	lib, err := LibraryFor(p, synctest.Wait)
 	if err != nil {
-		return Lease{}, err
+		return sim.Lease{}, err
 	}
 	var reply string
 	lib.Call(p, func(context.Context) {
@@ -99,29 +68,29 @@ func (l rawLock) Acquire(p Proc) (Lease, error) {
 		reply, *l.err = bufio.NewReader(c).ReadString('\n')
 		*l.after = time.Now()
 	})
-	return Lease{Held: reply == "+OK\r\n", Token: "t"}, nil
+	return sim.Lease{Held: reply == "+OK\r\n", Token: "t"}, nil
 }
 
-func (rawLock) Release(Proc, Lease) error { return nil }
+func (rawLock) Release(sim.Proc, sim.Lease) error { return nil }
 
-func rawConfig(l rawLock, nw Network) Config {
-	return Config{Seed: 1, Duration: time.Minute, Nodes: []NodeSpec{{}},
-		Procs:     []ProcSpec{{Name: "c1", Iterations: 1}},
+func rawConfig(l rawLock, nw sim.Network) sim.Config {
+	return sim.Config{Seed: 1, Duration: time.Minute, Nodes: []sim.NodeSpec{{}},
+		Procs:     []sim.ProcSpec{{Name: "c1", Iterations: 1}},
 		Network:   nw,
-		NewLocker: func(int) Locker { return l },
+		NewLocker: func(int) sim.Locker { return l },
 		WatchKey:  "lock",
 	}
 }
 
 // libraryLock is a lock whose Acquire runs call as one library call of its
 // process and returns the lease call gives.
-func libraryLock(call func(lib *Library) Lease) scriptLock {
-	return scriptLock{acquire: func(p Proc) (Lease, error) {
+func libraryLock(call func(lib *Library) sim.Lease) scriptLock {
+	return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
 		lib, err := LibraryFor(p, synctest.Wait)
 		if err != nil {
-			return Lease{}, err
+			return sim.Lease{}, err
 		}
-		var lease Lease
+		var lease sim.Lease
 		lib.Call(p, func(context.Context) { lease = call(lib) })
 		return lease, nil
 	}}
@@ -134,25 +103,25 @@ func TestLibraryTimeIsTrueTime(t *testing.T) {
 		var before, after time.Time
 		var err error
 		l := rawLock{sleep: 30 * time.Second, before: &before, after: &after, err: &err}
-		nw := Network{Request: Latency{Min: 3 * time.Millisecond, Max: 3 * time.Millisecond},
-			Reply: Latency{Min: 4 * time.Millisecond, Max: 4 * time.Millisecond}}
-		res, rerr := Run(rawConfig(l, nw))
+		nw := sim.Network{Request: sim.Latency{Min: 3 * time.Millisecond, Max: 3 * time.Millisecond},
+			Reply: sim.Latency{Min: 4 * time.Millisecond, Max: 4 * time.Millisecond}}
+		res, rerr := sim.Run(rawConfig(l, nw))
 		if rerr != nil || err != nil {
 			t.Fatal(rerr, err)
 		}
-		if want := Epoch.Add(30 * time.Second); !before.Equal(want) {
+		if want := sim.Epoch.Add(30 * time.Second); !before.Equal(want) {
 			t.Errorf("time.Now after a 30 s sleep: %s, want %s", before, want)
 		}
 		if d := after.Sub(before); d != 7*time.Millisecond {
 			t.Errorf("the round trip took %s of the library's time, want the network's 7ms", d)
 		}
-		var cmd *Event
+		var cmd *sim.Event
 		for i, e := range res.History.Events {
-			if e.Kind == KindCommand {
+			if e.Kind == sim.KindCommand {
 				cmd = &res.History.Events[i]
 			}
 		}
-		if cmd == nil || cmd.Args[0] != "SET" || !cmd.At.Std().Equal(Epoch.Add(30*time.Second+3*time.Millisecond)) {
+		if cmd == nil || cmd.Args[0] != "SET" || !cmd.At.Std().Equal(sim.Epoch.Add(30*time.Second+3*time.Millisecond)) {
 			t.Fatalf("the SET in the history: %+v", cmd)
 		}
 		if res.Stats.Acquired != 1 {
@@ -168,9 +137,9 @@ func TestLibraryLostReplyMeetsItsDeadline(t *testing.T) {
 		var before, after time.Time
 		var err error
 		l := rawLock{before: &before, after: &after, err: &err, deadline: 2 * time.Second}
-		nw := Network{Request: Latency{Min: time.Millisecond, Max: time.Millisecond},
-			Reply: Latency{Min: time.Millisecond, Max: time.Millisecond}, LossReply: 1}
-		res, rerr := Run(rawConfig(l, nw))
+		nw := sim.Network{Request: sim.Latency{Min: time.Millisecond, Max: time.Millisecond},
+			Reply: sim.Latency{Min: time.Millisecond, Max: time.Millisecond}, LossReply: 1}
+		res, rerr := sim.Run(rawConfig(l, nw))
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
@@ -189,7 +158,7 @@ func TestLibraryLostReplyMeetsItsDeadline(t *testing.T) {
 func TestLibraryOutsideABubbleIsRefused(t *testing.T) {
 	var before, after time.Time
 	var err error
-	res, rerr := Run(rawConfig(rawLock{before: &before, after: &after, err: &err}, Network{}))
+	res, rerr := sim.Run(rawConfig(rawLock{before: &before, after: &after, err: &err}, sim.Network{}))
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
@@ -200,10 +169,10 @@ func TestLibraryOutsideABubbleIsRefused(t *testing.T) {
 }
 
 // lastEndError is the error the run's last process to end ended with.
-func lastEndError(res *Result) string {
+func lastEndError(res *sim.Result) string {
 	var end string
 	for _, e := range res.History.Events {
-		if e.Kind == KindProcEnd {
+		if e.Kind == sim.KindProcEnd {
 			end = e.Err
 		}
 	}
@@ -214,9 +183,9 @@ func TestLibraryRefusesAClientClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var before, after time.Time
 		var err error
-		cfg := rawConfig(rawLock{before: &before, after: &after, err: &err}, Network{})
-		cfg.Procs[0].Clock = ClockSpec{Offset: time.Second}
-		res, rerr := Run(cfg)
+		cfg := rawConfig(rawLock{before: &before, after: &after, err: &err}, sim.Network{})
+		cfg.Procs[0].Clock = sim.ClockSpec{Offset: time.Second}
+		res, rerr := sim.Run(cfg)
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
@@ -233,18 +202,18 @@ func TestLibraryBlockingPopWaitsInSimulatedTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var sent, got time.Time
 		var reply string
-		l := libraryLock(func(lib *Library) Lease {
+		l := libraryLock(func(lib *Library) sim.Lease {
 			c, _ := lib.Dial(0)
 			sent = time.Now()
 			fmt.Fprintf(c, "*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n1\r\n")
 			reply, _ = bufio.NewReader(c).ReadString('\n')
 			got = time.Now()
-			return Lease{}
+			return sim.Lease{}
 		})
-		cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: time.Millisecond, Max: time.Millisecond},
-			Reply: Latency{Min: time.Millisecond, Max: time.Millisecond}, Timeout: 5 * time.Second})
-		cfg.NewLocker = func(int) Locker { return l }
-		if _, err := Run(cfg); err != nil {
+		cfg := rawConfig(rawLock{}, sim.Network{Request: sim.Latency{Min: time.Millisecond, Max: time.Millisecond},
+			Reply: sim.Latency{Min: time.Millisecond, Max: time.Millisecond}, Timeout: 5 * time.Second})
+		cfg.NewLocker = func(int) sim.Locker { return l }
+		if _, err := sim.Run(cfg); err != nil {
 			t.Fatal(err)
 		}
 		if reply != "$-1\r\n" && reply != "*-1\r\n" {
@@ -270,7 +239,7 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var woke, timedOut time.Time
 			var readErr error
-			l := libraryLock(func(lib *Library) Lease {
+			l := libraryLock(func(lib *Library) sim.Lease {
 				c0, _ := lib.Dial(0)
 				c1, _ := lib.Dial(0)
 				done := make(chan struct{})
@@ -288,15 +257,15 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 				fmt.Fprintf(c0, "*3\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n")
 				bufio.NewReader(c0).ReadString('\n')
 				<-done
-				return Lease{}
+				return sim.Lease{}
 			})
-			cfg := rawConfig(rawLock{}, Network{Request: Latency{Min: lat, Max: lat}, Reply: Latency{Min: lat, Max: lat}})
-			cfg.NewLocker = func(int) Locker { return l }
-			res, err := Run(cfg)
+			cfg := rawConfig(rawLock{}, sim.Network{Request: sim.Latency{Min: lat, Max: lat}, Reply: sim.Latency{Min: lat, Max: lat}})
+			cfg.NewLocker = func(int) sim.Locker { return l }
+			res, err := sim.Run(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := Epoch.Add(lat); !woke.Equal(want) {
+			if want := sim.Epoch.Add(lat); !woke.Equal(want) {
 				t.Fatalf("the timer woke at %s, want the SET's arrival %s", woke, want)
 			}
 			if d, ok := digests[write]; ok && d != res.History.Digest() {
@@ -304,13 +273,13 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 			}
 			digests[write] = res.History.Digest()
 			if write {
-				var get *Event
+				var get *sim.Event
 				for i, e := range res.History.Events {
-					if e.Kind == KindCommand && e.Args[0] == "GET" {
+					if e.Kind == sim.KindCommand && e.Args[0] == "GET" {
 						get = &res.History.Events[i]
 					}
 				}
-				if get == nil || get.Sent != Time(lat) {
+				if get == nil || get.Sent != sim.Time(lat) {
 					t.Fatalf("the GET written at the arrival: %+v, want it sent then (%s)", get, lat)
 				}
 				return // its reply comes before the deadline
@@ -330,7 +299,7 @@ func TestLibraryTimerAtAnArrivalIsTaken(t *testing.T) {
 // write, sleep on timers and time reads out between arrivals and replies:
 // three clients, random latencies, lost replies.
 func TestLibraryArrivalsNeedNoWake(t *testing.T) {
-	l := libraryLock(func(lib *Library) Lease {
+	l := libraryLock(func(lib *Library) sim.Lease {
 		var held bool
 		c, _ := lib.Dial(0)
 		other, _ := lib.Dial(0)
@@ -351,20 +320,20 @@ func TestLibraryArrivalsNeedNoWake(t *testing.T) {
 			}
 			time.Sleep(time.Duration(1+try) * time.Millisecond)
 		}
-		return Lease{Held: held, Token: "t"}
+		return sim.Lease{Held: held, Token: "t"}
 	})
 	run := func(seed uint64) string {
 		var digest string
 		synctest.Test(t, func(t *testing.T) {
-			cfg := Config{Seed: seed, Duration: time.Second, Nodes: []NodeSpec{{}},
-				Procs: []ProcSpec{{Name: "c1", Iterations: 2}, {Name: "c2", Iterations: 2, Start: time.Millisecond},
+			cfg := sim.Config{Seed: seed, Duration: time.Second, Nodes: []sim.NodeSpec{{}},
+				Procs: []sim.ProcSpec{{Name: "c1", Iterations: 2}, {Name: "c2", Iterations: 2, Start: time.Millisecond},
 					{Name: "c3", Iterations: 2, Start: 2 * time.Millisecond}},
-				Network: Network{Request: Latency{Min: time.Millisecond, Max: 5 * time.Millisecond},
-					Reply: Latency{Min: time.Millisecond, Max: 5 * time.Millisecond}, LossReply: 0.2},
-				NewLocker: func(int) Locker { return l },
+				Network: sim.Network{Request: sim.Latency{Min: time.Millisecond, Max: 5 * time.Millisecond},
+					Reply: sim.Latency{Min: time.Millisecond, Max: 5 * time.Millisecond}, LossReply: 0.2},
+				NewLocker: func(int) sim.Locker { return l },
 				WatchKey:  "lock",
 			}
-			res, err := Run(cfg)
+			res, err := sim.Run(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -394,7 +363,7 @@ type renewingLibLock struct {
 	released *int
 }
 
-func (l renewingLibLock) call(p Proc, f func(ctx context.Context)) error {
+func (l renewingLibLock) call(p sim.Proc, f func(ctx context.Context)) error {
 	if *l.lib == nil {
 		lib, err := LibraryFor(p, synctest.Wait)
 		if err != nil {
@@ -406,19 +375,19 @@ func (l renewingLibLock) call(p Proc, f func(ctx context.Context)) error {
 	return nil
 }
 
-func (l renewingLibLock) Acquire(p Proc) (Lease, error) {
-	return Lease{Held: true, Token: "t"}, l.call(p, func(context.Context) {})
+func (l renewingLibLock) Acquire(p sim.Proc) (sim.Lease, error) {
+	return sim.Lease{Held: true, Token: "t"}, l.call(p, func(context.Context) {})
 }
 
-func (l renewingLibLock) Release(p Proc, _ Lease) error {
+func (l renewingLibLock) Release(p sim.Proc, _ sim.Lease) error {
 	return l.call(p, func(context.Context) { *l.released++ })
 }
 
-func (l renewingLibLock) Extend(p Proc, _ Lease) (bool, error) {
+func (l renewingLibLock) Extend(p sim.Proc, _ sim.Lease) (bool, error) {
 	err := l.call(p, func(ctx context.Context) {
 		select {
 		case <-ctx.Done():
-			*l.extended = append(*l.extended, "cancelled at "+time.Duration(time.Now().Sub(Epoch)).String())
+			*l.extended = append(*l.extended, "cancelled at "+time.Duration(time.Now().Sub(sim.Epoch)).String())
 		case <-time.After(l.wait):
 			*l.extended = append(*l.extended, "done")
 		}
@@ -439,10 +408,10 @@ func TestStoppedWatchdogEndsOnlyItsLibraryCall(t *testing.T) {
 		released := 0
 		var lib *Library
 		l := renewingLibLock{lib: &lib, wait: 500 * time.Millisecond, extended: &extended, released: &released}
-		cfg := Config{Seed: 1, Duration: 10 * time.Second, Nodes: []NodeSpec{{}},
-			Procs:     []ProcSpec{{Name: "c1", Iterations: 1, Work: 720 * time.Millisecond, RenewEvery: 720 * time.Millisecond}},
-			NewLocker: func(int) Locker { return l }, WatchKey: "lock"}
-		res, err := Run(cfg)
+		cfg := sim.Config{Seed: 1, Duration: 10 * time.Second, Nodes: []sim.NodeSpec{{}},
+			Procs:     []sim.ProcSpec{{Name: "c1", Iterations: 1, Work: 720 * time.Millisecond, RenewEvery: 720 * time.Millisecond}},
+			NewLocker: func(int) sim.Locker { return l }, WatchKey: "lock"}
+		res, err := sim.Run(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -452,7 +421,7 @@ func TestStoppedWatchdogEndsOnlyItsLibraryCall(t *testing.T) {
 		if len(extended) != 1 || extended[0] != "cancelled at 720ms" {
 			t.Errorf("the Extend: %q, want it cancelled at the stop, 720ms", extended)
 		}
-		if len(eventsOf(res.History, KindExtendInvoke)) != 1 || len(eventsOf(res.History, KindReleaseReturn)) != 1 {
+		if len(eventsOf(res.History, sim.KindExtendInvoke)) != 1 || len(eventsOf(res.History, sim.KindReleaseReturn)) != 1 {
 			t.Errorf("want one extend invoked and one release returned:\n%v", res.History.Events)
 		}
 	})
@@ -469,19 +438,19 @@ func stuckInLibrary(ctx context.Context) { <-ctx.Done() }
 // goroutine waits.
 func TestHangNamesTheCallAndWhereItWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		res, err := oneProc(func(p Proc) (Lease, error) {
+		res, err := oneProc(func(p sim.Proc) (sim.Lease, error) {
 			lib, err := LibraryFor(p, synctest.Wait)
 			if err != nil {
-				return Lease{}, err
+				return sim.Lease{}, err
 			}
 			lib.Call(p, stuckInLibrary)
-			return Lease{}, nil
-		}, func(c *Config) { c.Duration = 5 * time.Second })
+			return sim.Lease{}, nil
+		}, func(c *sim.Config) { c.Duration = 5 * time.Second })
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := "duration limit 5s reached; c1's Acquire has not returned: its goroutine waits (chan receive) in "
-		if !strings.HasPrefix(res.Cut, want) || !strings.Contains(res.Cut, "sim.stuckInLibrary") {
+		if !strings.HasPrefix(res.Cut, want) || !strings.Contains(res.Cut, "bubble.stuckInLibrary") {
 			t.Fatalf("cut %q, want it to start %q and name stuckInLibrary", res.Cut, want)
 		}
 		t.Log(res.Cut)
@@ -494,7 +463,7 @@ func TestHangNamesTheCallAndWhereItWaits(t *testing.T) {
 // nothing due, did not.
 func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	tenMs := Network{Request: Latency{Min: ms(10), Max: ms(10)}, Reply: Latency{Min: ms(10), Max: ms(10)}}
+	tenMs := sim.Network{Request: sim.Latency{Min: ms(10), Max: ms(10)}, Reply: sim.Latency{Min: ms(10), Max: ms(10)}}
 	for _, c := range []struct {
 		name  string
 		sleep time.Duration // the library's, before it sends
@@ -511,8 +480,8 @@ func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
 			var err error
 			cfg := rawConfig(rawLock{sleep: c.sleep, before: &before, after: &after, err: &err}, tenMs)
 			cfg.Procs[0].Work = c.work
-			cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, At: c.at, Dur: ms(100)}}
-			res, rerr := Run(cfg)
+			cfg.Faults = []sim.Fault{{Kind: sim.FaultPause, Proc: 0, At: c.at, Dur: ms(100)}}
+			res, rerr := sim.Run(cfg)
 			if rerr != nil || err != nil {
 				t.Fatal(rerr, err)
 			}
@@ -521,4 +490,41 @@ func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scriptLock runs test code as the acquire step: the engine's workload then
+// records it like any algorithm.
+type scriptLock struct {
+	acquire func(p sim.Proc) (sim.Lease, error)
+}
+
+func (l scriptLock) Acquire(p sim.Proc) (sim.Lease, error) { return l.acquire(p) }
+func (l scriptLock) Release(sim.Proc, sim.Lease) error     { return nil }
+
+// oneProc runs body once in a single process on one node, with mod's
+// changes to the configuration.
+func oneProc(body func(p sim.Proc) (sim.Lease, error), mod func(*sim.Config)) (*sim.Result, error) {
+	cfg := sim.Config{
+		Seed:      7,
+		Duration:  time.Hour,
+		Nodes:     []sim.NodeSpec{{}},
+		Procs:     []sim.ProcSpec{{Name: "c1", Iterations: 1}},
+		Network:   sim.Network{Timeout: time.Second},
+		NewLocker: func(int) sim.Locker { return scriptLock{acquire: body} },
+		WatchKey:  "k",
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	return sim.Run(cfg)
+}
+
+func eventsOf(h sim.History, k sim.Kind) []sim.Event {
+	var out []sim.Event
+	for _, e := range h.Events {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -1,12 +1,12 @@
-package judge_test
+package realtime_test
 
 import (
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/realtime"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -14,7 +14,7 @@ import (
 )
 
 // memWire is a engine.Wire over in-process nodes on the wall clock, enough to
-// drive Real without a server.
+// drive Judge without a server.
 type memWire struct {
 	mu    sync.Mutex
 	nodes []*node.Node
@@ -66,7 +66,7 @@ func TestRealCutIsIncomplete(t *testing.T) {
 	for i := range p.Config.Nodes {
 		w.nodes = append(w.nodes, node.New(int64(i)))
 	}
-	o, err := judge.Real(s, p, w, "mem", model.Options{})
+	o, err := realtime.Judge(s, p, w, "mem", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
