@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // TestWriteQueuesWholeCommandsWhateverTheCuts: what the library writes, in
