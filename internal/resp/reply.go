@@ -183,3 +183,17 @@ func cutLine(b []byte) (line, rest []byte, ok bool) {
 	}
 	return nil, b, false
 }
+
+// Equal says two replies are the same, element by element, a nil and an
+// empty element list alike.
+func (r Reply) Equal(o Reply) bool {
+	if r.Kind != o.Kind || r.Str != o.Str || r.Int != o.Int || len(r.Elems) != len(o.Elems) {
+		return false
+	}
+	for i := range r.Elems {
+		if !r.Elems[i].Equal(o.Elems[i]) {
+			return false
+		}
+	}
+	return true
+}

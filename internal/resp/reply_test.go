@@ -48,7 +48,7 @@ func TestParseReply(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || !sameReply(got, tt.want) || string(rest) != tt.rest {
+		if err != nil || !got.Equal(tt.want) || string(rest) != tt.rest {
 			t.Errorf("ParseReply(%q) = %s, %q, %v; want %s, %q", tt.in, got, rest, err, tt.want, tt.rest)
 		}
 	}
@@ -77,20 +77,6 @@ func FuzzParseReply(f *testing.F) {
 	})
 }
 
-// sameReply compares replies exactly, treating a nil and an empty element
-// list alike.
-func sameReply(a, b Reply) bool {
-	if a.Kind != b.Kind || a.Str != b.Str || a.Int != b.Int || len(a.Elems) != len(b.Elems) {
-		return false
-	}
-	for i := range a.Elems {
-		if !sameReply(a.Elems[i], b.Elems[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func bulk(s string) Reply    { return Reply{Kind: Bulk, Str: s} }
 func status(s string) Reply  { return Reply{Kind: Status, Str: s} }
 func integer(i int64) Reply  { return Reply{Kind: Int, Int: i} }
@@ -107,7 +93,7 @@ func TestAppendReplyReadsBack(t *testing.T) {
 		array(), array(integer(1), array(bulk("x"), nilReply), status("s")),
 	} {
 		got, rest, err := ParseReply(AppendReply(nil, r))
-		if err != nil || len(rest) != 0 || !sameReply(got, r) {
+		if err != nil || len(rest) != 0 || !got.Equal(r) {
 			t.Errorf("%s: read back %s, rest %q, %v", r, got, rest, err)
 		}
 	}
@@ -149,5 +135,17 @@ func TestCommandsReadBack(t *testing.T) {
 	got, n, err := ParseCommand(AppendCommand(nil, args...))
 	if err != nil || n != len(AppendCommand(nil, args...)) || strings.Join(got, "|") != strings.Join(args, "|") {
 		t.Errorf("read back %q, %d bytes, %v", got, n, err)
+	}
+}
+
+func TestReplyEqual(t *testing.T) {
+	a := Reply{Kind: Array, Elems: []Reply{bulk("x"), integer(1)}}
+	if !a.Equal(Reply{Kind: Array, Elems: []Reply{bulk("x"), integer(1)}}) || !(Reply{Kind: Array}).Equal(Reply{Kind: Array, Elems: []Reply{}}) {
+		t.Error("equal replies differ")
+	}
+	for _, b := range []Reply{{Kind: Array, Elems: []Reply{bulk("x"), integer(2)}}, {Kind: Array, Elems: []Reply{bulk("x")}}, bulk("x")} {
+		if a.Equal(b) {
+			t.Errorf("%v equals %v", a, b)
+		}
 	}
 }

@@ -57,20 +57,6 @@ func (s *stock) exec(tb testing.TB, now time.Time, args []string) Reply {
 	return r
 }
 
-// sameReply compares replies exactly, treating a nil and an empty element
-// list alike.
-func sameReply(a, b Reply) bool {
-	if a.Kind != b.Kind || a.Str != b.Str || a.Int != b.Int || len(a.Elems) != len(b.Elems) {
-		return false
-	}
-	for i := range a.Elems {
-		if !sameReply(a.Elems[i], b.Elems[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func eval(script string, keys []string, args ...string) []string {
 	cmd := []string{"EVAL", script, strconv.Itoa(len(keys))}
 	cmd = append(cmd, keys...)
@@ -92,7 +78,7 @@ var nilReply = Reply{Kind: Nil}
 // mustExec runs one command on n and checks its reply.
 func mustExec(t *testing.T, n *Node, now time.Time, args []string, want Reply) {
 	t.Helper()
-	if got := n.Exec(0, now, args); !sameReply(got, want) {
+	if got := n.Exec(0, now, args); !got.Equal(want) {
 		t.Errorf("%q\n got %s\nwant %s", args, got, want)
 	}
 }
@@ -101,7 +87,7 @@ func mustExec(t *testing.T, n *Node, now time.Time, args []string, want Reply) {
 // wrong reply: the commands after it depend on it.
 func mustExecOn(t *testing.T, n *Node, conn int, now time.Time, args []string, want Reply) {
 	t.Helper()
-	if got := n.Exec(conn, now, args); !sameReply(got, want) {
+	if got := n.Exec(conn, now, args); !got.Equal(want) {
 		t.Fatalf("connection %d %q: got %v, want %v", conn, args, got, want)
 	}
 }

@@ -144,7 +144,7 @@ func TestScriptParity(t *testing.T) {
 			for i, args := range tt.cmds {
 				now := t0.Add(time.Duration(i) * time.Millisecond)
 				got, want := n.Exec(0, now, args), s.exec(t, now, args)
-				if !sameReply(got, want) {
+				if !got.Equal(want) {
 					t.Errorf("%q\n node %s\nstock %s", args, got, want)
 				}
 			}

@@ -150,7 +150,7 @@ func TestRestartReplayIsExact(t *testing.T) {
 		}
 		twin, restarted := run(false), run(true)
 		for i := range twin {
-			if !sameReply(twin[i], restarted[i]) {
+			if !twin[i].Equal(restarted[i]) {
 				t.Errorf("%s: reply %d: %s after restarts, %s without", mode, i, restarted[i], twin[i])
 			}
 		}

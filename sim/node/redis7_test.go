@@ -54,7 +54,7 @@ func TestRedis7Answers(t *testing.T) {
 		if tt.setup != nil {
 			n.Exec(0, t0, tt.setup)
 		}
-		if got := n.Exec(0, t0, tt.args); !sameReply(got, tt.want) {
+		if got := n.Exec(0, t0, tt.args); !got.Equal(tt.want) {
 			t.Errorf("%q\n got %s\nwant %s", tt.args, got, tt.want)
 		}
 	}

@@ -195,7 +195,7 @@ func TestScriptErrors(t *testing.T) {
 			if !returned[tt.script] {
 				want = raised(tt.script, want)
 			}
-			if !sameReply(got, want) {
+			if !got.Equal(want) {
 				t.Errorf("got %s, want %s", got, want)
 			}
 		})
@@ -246,18 +246,18 @@ func TestMathRandomDeterministic(t *testing.T) {
 	if ra.Kind != Array || len(ra.Elems) != 4 {
 		t.Fatalf("got %s", ra)
 	}
-	if rb := b.Exec(0, t0, eval(script, nil)); !sameReply(ra, rb) {
+	if rb := b.Exec(0, t0, eval(script, nil)); !ra.Equal(rb) {
 		t.Errorf("same seed: %s vs %s", ra, rb)
 	}
 	// Redis restarts the sequence for every script.
-	if again := a.Exec(0, t0, eval(script, nil)); !sameReply(ra, again) {
+	if again := a.Exec(0, t0, eval(script, nil)); !ra.Equal(again) {
 		t.Errorf("second run: %s vs %s", ra, again)
 	}
-	if rc := c.Exec(0, t0, eval(script, nil)); sameReply(ra, rc) {
+	if rc := c.Exec(0, t0, eval(script, nil)); ra.Equal(rc) {
 		t.Errorf("seeds 7 and 8 both gave %s", ra)
 	}
 	seeded := "math.randomseed(42) return math.random(1000000)"
-	if ra, rc := a.Exec(0, t0, eval(seeded, nil)), c.Exec(0, t0, eval(seeded, nil)); !sameReply(ra, rc) {
+	if ra, rc := a.Exec(0, t0, eval(seeded, nil)), c.Exec(0, t0, eval(seeded, nil)); !ra.Equal(rc) {
 		t.Errorf("randomseed(42): %s vs %s", ra, rc)
 	}
 	mustExec(t, a, t0, eval("return math.random(0)", nil), raised("return math.random(0)", errr("ERR user_script:1: bad argument #1 to random (interval is empty)")))
@@ -269,7 +269,7 @@ func TestScriptConnection(t *testing.T) {
 	n := New(1)
 	n.Exec(1, t0, cmd("SELECT", "3"))
 	n.Exec(1, t0, cmd("SET", "k", "db3"))
-	if got := n.Exec(1, t0, eval("return redis.call('GET', KEYS[1])", []string{"k"})); !sameReply(got, bulk("db3")) {
+	if got := n.Exec(1, t0, eval("return redis.call('GET', KEYS[1])", []string{"k"})); !got.Equal(bulk("db3")) {
 		t.Errorf("conn 1 sees %s, want \"db3\"", got)
 	}
 	if got := n.Exec(0, t0, eval("return redis.call('GET', KEYS[1])", []string{"k"})); got.Kind != Nil {
@@ -277,7 +277,7 @@ func TestScriptConnection(t *testing.T) {
 	}
 	sel := "redis.call('SELECT', 5) return redis.call('SET', KEYS[1], 'db5')"
 	mustExec(t, n, t0, eval(sel, []string{"k"}), raised(sel, errr("ERR locksim: SELECT inside a script is not simulated")))
-	if got := n.Exec(1, t0, cmd("GET", "k")); !sameReply(got, bulk("db3")) {
+	if got := n.Exec(1, t0, cmd("GET", "k")); !got.Equal(bulk("db3")) {
 		t.Errorf("conn 1 after the refused script sees %s, want its own DB 3", got)
 	}
 }
@@ -367,7 +367,7 @@ func FuzzEval(f *testing.F) {
 		n.Reset(1)
 		n.ScriptBudget = 10_000
 		n.Exec(0, t0, eval(script, []string{"k"}, "v"))
-		if got := n.Exec(0, t0, probe); !sameReply(got, want) {
+		if got := n.Exec(0, t0, probe); !got.Equal(want) {
 			t.Fatalf("after %q the probe gives %s", script, got)
 		}
 	})
@@ -402,10 +402,10 @@ return {tostring(a), tostring(b), tostring(a), string.format("%s|%s|%d", a, "x",
 	}}
 	for run := 0; run < 2; run++ { // ids start again with every script
 		n := New(1)
-		if got := n.Exec(0, t0, eval(script, nil)); !sameReply(got, want) {
+		if got := n.Exec(0, t0, eval(script, nil)); !got.Equal(want) {
 			t.Fatalf("run %d: got %s, want %s", run, got, want)
 		}
-		if got := n.Exec(0, t0, eval(script, nil)); !sameReply(got, want) {
+		if got := n.Exec(0, t0, eval(script, nil)); !got.Equal(want) {
 			t.Fatalf("second script on one node: got %s, want %s", got, want)
 		}
 	}
