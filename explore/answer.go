@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"time"
@@ -315,9 +316,9 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 		return knob{kind: "clock-jump", sizes: []func(*scenarios.Scenario) *scenarios.Duration{
 			func(s *scenarios.Scenario) *scenarios.Duration { return &s.Faults[i].By }}}
 	case scenarios.AssumeRestart:
-		return knob{kind: scenarios.FaultNodeRestart}
+		return knob{kind: fault.NodeRestart.File()}
 	case scenarios.AssumeFailover:
-		return knob{kind: scenarios.FaultFailover}
+		return knob{kind: fault.Failover.File()}
 	case scenarios.AssumeTimeout:
 		return knob{kind: "timeout"}
 	}
@@ -327,7 +328,7 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 		k.sizes = faults(pauseLength)
 	case scenarios.TermClocks:
 		k.sizes = faults(func(f *scenarios.Fault) *scenarios.Duration {
-			if f.Kind == scenarios.FaultClockJump && f.Node == nil {
+			if f.EngineKind() == fault.ClientJump {
 				return &f.By
 			}
 			return nil
@@ -355,7 +356,7 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 }
 
 func pauseLength(f *scenarios.Fault) *scenarios.Duration {
-	if f.Kind == scenarios.FaultPause {
+	if f.Kind == fault.Pause.File() {
 		return &f.For
 	}
 	return nil
@@ -443,9 +444,9 @@ func breakingWords(algo locks.Algorithm, s *scenarios.Scenario, bp *BreakingPoin
 		what = fmt.Sprintf("clock drift of %d ppm", scenarios.LargestDrift(s.Nodes, clientClocks(s)))
 	case "clock-jump":
 		what = fmt.Sprintf("a node clock jump of %s", bp.Size)
-	case scenarios.FaultNodeRestart:
+	case fault.NodeRestart.File():
 		what = "a node restart that loses the lock"
-	case scenarios.FaultFailover:
+	case fault.Failover.File():
 		what = "a failover that loses the lock"
 	case "timeout":
 		what = fmt.Sprintf("a client timeout of %s", s.Network.Timeout.D())

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"errors"
+	"github.com/locksim/locksim/fault"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func TestAnswerBreakingPoint(t *testing.T) {
 	}
 	less := cloneScenario(bp.Counterexample)
 	for i := range less.Faults {
-		if less.Faults[i].Kind == scenarios.FaultPause && less.Faults[i].For.D() == bp.Size {
+		if less.Faults[i].Kind == fault.Pause.File() && less.Faults[i].For.D() == bp.Size {
 			less.Faults[i].For = scenarios.Duration(bp.Below)
 		}
 	}

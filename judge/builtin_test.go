@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"sync"
@@ -487,7 +488,7 @@ func replicaHadKey(want bool) func(*testing.T, *judge.Outcome) {
 			if e.Kind == sim.KindReplicate {
 				had = e.Key.Exists
 			}
-			if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+			if e.Kind == sim.KindFault && e.Fault == fault.Failover {
 				promoted = e.Value == int64(h.Nodes)
 				break
 			}

@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestFaultNotesNameTheFileKind(t *testing.T) {
 	s = s.Clone()
 	// c1 has released by 5.1 s, c2 is still running: a pause of c1 then
 	// finds it finished.
-	s.Faults = append(s.Faults, scenarios.Fault{Kind: scenarios.FaultPause, Client: "c1",
+	s.Faults = append(s.Faults, scenarios.Fault{Kind: fault.Pause.File(), Client: "c1",
 		At: scenarios.Duration(5500 * time.Millisecond), For: scenarios.Duration(time.Second)})
 	o, err := judge.Run(s, "set-nx-px-token", model.Options{})
 	if err != nil {

@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func nodeRestart(t *testing.T, h sim.History, n int) sim.Event {
 	t.Helper()
 	var out *sim.Event
 	for i := range h.Events {
-		if e := &h.Events[i]; e.Kind == sim.KindFault && e.Fault == sim.FaultNodeRestart && e.Node == n {
+		if e := &h.Events[i]; e.Kind == sim.KindFault && e.Fault == fault.NodeRestart && e.Node == n {
 			out = e
 		}
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
 )
@@ -98,7 +99,7 @@ func TestBlockingPopGivenUp(t *testing.T) {
 			left, _ = p.Do(0, "LLEN", "sig")
 		},
 	}, func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: time.Second}}
+		c.Faults = []Fault{{Kind: fault.Crash, Proc: 0, At: time.Second}}
 	})
 	if left.Int != 1 {
 		t.Errorf("a crashed waiter popped: LLEN %v", left)

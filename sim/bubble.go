@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"io"
 	"net"
 	"os"
@@ -118,7 +119,7 @@ func LibraryFor(p Proc, wait func()) (l *Library, err error) {
 		return nil, fmt.Errorf("%s: clock offset or drift: a client library reads the run's one clock (time.Now); client clock skew cannot reach it", h.spec.Name)
 	}
 	for _, f := range r.cfg.Faults {
-		if f.Kind == FaultProcJump && f.Proc == h.id {
+		if f.Kind == fault.ClientJump && f.Proc == h.id {
 			return nil, fmt.Errorf("%s: %s: a client library reads the run's one clock (time.Now); a client clock jump cannot reach it", h.spec.Name, f.Kind)
 		}
 	}

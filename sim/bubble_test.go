@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"net"
 	"strings"
 	"testing"
@@ -511,7 +512,7 @@ func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
 			var err error
 			cfg := rawConfig(rawLock{sleep: c.sleep, before: &before, after: &after, err: &err}, tenMs)
 			cfg.Procs[0].Work = c.work
-			cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, At: c.at, Dur: ms(100)}}
+			cfg.Faults = []Fault{{Kind: fault.Pause, Proc: 0, At: c.at, Dur: ms(100)}}
 			res, rerr := Run(cfg)
 			if rerr != nil || err != nil {
 				t.Fatal(rerr, err)

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"github.com/locksim/locksim/fault"
+	"time"
+)
 
 // Config is everything one run depends on.
 type Config struct {
@@ -108,7 +111,7 @@ type Trigger struct {
 
 // Fault is one planned fault.
 type Fault struct {
-	Kind FaultKind
+	Kind fault.Kind
 	Proc int // target of pause, crash, proc clock jump
 	Node int // target of node clock jump, node restart
 	// At is the true time it fires, unless On says an event triggers it.

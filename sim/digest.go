@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"github.com/locksim/locksim/fault"
 	"hash"
 )
 
@@ -141,7 +142,7 @@ func keyLane(e *Event) (int, bool) {
 		return e.Node, true
 	case e.Kind != KindFault:
 		return 0, false
-	case e.Fault == FaultNodeRestart, e.Fault == FaultFailover && e.Value != 0:
+	case e.Fault == fault.NodeRestart, e.Fault == fault.Failover && e.Value != 0:
 		return e.Node, true
 	}
 	return 0, false

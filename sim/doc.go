@@ -43,9 +43,9 @@
 //   - ClockSpec.At and Latency.Draw: a process's clock and the network's
 //     latencies, read as Run reads them.
 //
-// How each fault kind fires there is that package's column of the fault
-// table (realtime/engine/faultkinds.go); this package's table says how Run
-// applies it. The backend's own seam to the servers (Wire, Conn) is its own:
+// What a fault kind is lives in the fault package's table; how it fires
+// there is that package's column (realtime/engine/faultkinds.go), and this
+// package's (faultapply.go) says how Run applies it. The backend's own seam to the servers (Wire, Conn) is its own:
 // this package knows nothing of sockets.
 //
 // # A third backend

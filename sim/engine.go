@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -365,7 +366,7 @@ func (r *runner) startProc(p *process) {
 		return // one coroutine per process, whatever the fault plan says
 	}
 	if p.inc > 0 {
-		r.record(Event{Kind: KindFault, Fault: FaultRestart, Proc: p.id, Node: -1})
+		r.record(Event{Kind: KindFault, Fault: fault.Respawn, Proc: p.id, Node: -1})
 	}
 	p.rngSrc = rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc))
 	p.rng = rand.New(p.rngSrc)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"sort"
 	"time"
@@ -90,9 +91,9 @@ func (l *Ledger) Fire(i int) (ev Event, ok bool) {
 	f := &l.cfg.Faults[i]
 	ev = Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
 	switch f.Kind.Target() {
-	case TargetProc:
+	case fault.OnClient:
 		ev.Proc = f.Proc
-	case TargetNode:
+	case fault.OnNode:
 		ev.Node, ev.Dur = f.Node, l.cfg.downFor(f)
 	}
 	return ev, true

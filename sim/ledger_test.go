@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -15,9 +16,9 @@ func TestLedgerKeepsRunsBooks(t *testing.T) {
 	cfg.MaxEvents = 3
 	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
 	cfg.Faults = []Fault{
-		{Kind: FaultPause, Proc: 1, Dur: time.Second, On: Trigger{Point: PointSend, Proc: 1, N: 2, Cmd: "set"}},
-		{Kind: FaultNodeRestart, Node: 0, At: 2 * time.Second, Dur: 20 * time.Millisecond},
-		{Kind: FaultCrash, Proc: 0, At: time.Second},
+		{Kind: fault.Pause, Proc: 1, Dur: time.Second, On: Trigger{Point: PointSend, Proc: 1, N: 2, Cmd: "set"}},
+		{Kind: fault.NodeRestart, Node: 0, At: 2 * time.Second, Dur: 20 * time.Millisecond},
+		{Kind: fault.Crash, Proc: 0, At: time.Second},
 	}
 	l, err := NewLedger(cfg)
 	if err != nil {

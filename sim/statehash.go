@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/locksim/locksim/fault"
 	"slices"
 	"time"
 )
@@ -114,7 +115,7 @@ func (r *runner) note(e *Event) {
 	case KindFault:
 		if e.Proc >= 0 {
 			pa.faulted[e.Proc] = e.At + 1
-			if e.Fault == FaultCrash {
+			if e.Fault == fault.Crash {
 				pa.trying[e.Proc] = 0
 				endHold(e.Proc)
 			}

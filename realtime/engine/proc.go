@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"time"
 
@@ -192,8 +193,8 @@ func (p *proc) Do(n int, args ...string) (sim.Reply, error) {
 		deadline = sent + sim.Time(nw.Timeout)
 	}
 	if lose.kind != 0 {
-		lostReq = lostReq || lose.kind == sim.FaultLoseRequest
-		lostReply = lostReply || lose.kind == sim.FaultLoseReply
+		lostReq = lostReq || lose.kind == fault.LoseRequest
+		lostReply = lostReply || lose.kind == fault.LoseReply
 		if lose.timeout > 0 {
 			deadline = sent + sim.Time(lose.timeout)
 		}
