@@ -1,7 +1,6 @@
 package model
 
 import (
-	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -102,7 +101,7 @@ func (w *versionWalk) writer(e *sim.Event) int32 {
 	case sim.KindReplicate:
 		return w.ran.proc(e.Req)
 	case sim.KindFault:
-		if e.Fault == fault.Failover && e.Value > 0 && int(e.Value) < len(w.lanes) {
+		if e.Fault.Promotes() && e.Value > 0 && int(e.Value) < len(w.lanes) {
 			if r := &w.lanes[e.Value]; r.version >= 0 && r.key.Type == e.Key.Type && r.key.Value == e.Key.Value {
 				return r.writer
 			}
