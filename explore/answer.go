@@ -8,11 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"

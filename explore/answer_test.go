@@ -3,12 +3,12 @@ package explore
 import (
 	"context"
 	"errors"
-	"github.com/locksim/locksim/fault"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"

@@ -2,8 +2,8 @@ package judge
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"

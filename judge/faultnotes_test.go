@@ -1,12 +1,12 @@
 package judge_test
 
 import (
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"

@@ -1,13 +1,13 @@
 package model
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/strictyaml"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"

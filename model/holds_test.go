@@ -1,9 +1,9 @@
 package model
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

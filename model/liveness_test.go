@@ -1,13 +1,13 @@
 package model
 
 import (
-	"github.com/locksim/locksim/fault"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

@@ -1,10 +1,10 @@
 package model
 
 import (
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

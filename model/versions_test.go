@@ -1,11 +1,11 @@
 package model
 
 import (
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )

@@ -2,11 +2,11 @@ package model
 
 import (
 	"bytes"
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

@@ -2,11 +2,11 @@ package prove
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"hash/fnv"
 	"slices"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"

@@ -1,12 +1,12 @@
 package prove
 
 import (
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )

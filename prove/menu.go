@@ -2,11 +2,11 @@ package prove
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/scenarios"
 )
 

@@ -2,12 +2,12 @@ package prove
 
 import (
 	"context"
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"

@@ -1,9 +1,9 @@
 package reports
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

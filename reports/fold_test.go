@@ -1,11 +1,11 @@
 package reports
 
 import (
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"

@@ -2,12 +2,12 @@ package reports
 
 import (
 	"flag"
-	"github.com/locksim/locksim/fault"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"

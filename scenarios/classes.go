@@ -2,9 +2,10 @@ package scenarios
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strings"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The fault classes are the one vocabulary of --faults: explore, the

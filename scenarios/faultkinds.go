@@ -2,10 +2,10 @@ package scenarios
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 )
 

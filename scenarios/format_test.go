@@ -1,12 +1,12 @@
 package scenarios
 
 import (
-	"github.com/locksim/locksim/fault"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/fuzzing"
 )
 

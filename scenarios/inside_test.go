@@ -2,10 +2,11 @@ package scenarios
 
 import (
 	"errors"
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 func TestInsideTTL(t *testing.T) {

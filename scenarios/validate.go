@@ -2,11 +2,11 @@ package scenarios
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )

@@ -1,7 +1,6 @@
 package shrink
 
 import (
-	"github.com/locksim/locksim/fault"
 	"math"
 	"reflect"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore/gen"
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"

@@ -2,9 +2,10 @@ package sim
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // procsRun runs one body per process, each once, on one node with 1 ms

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"net"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 

@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // Config is everything one run depends on.

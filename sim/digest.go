@@ -4,8 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"github.com/locksim/locksim/fault"
 	"hash"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // Digest is a sha256 over a canonical encoding of the history: every field of

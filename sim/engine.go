@@ -2,12 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 

@@ -2,11 +2,12 @@ package sim
 
 import (
 	"errors"
-	"github.com/locksim/locksim/fault"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // faultyConfig exercises every mechanism that draws randomness or reorders

@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // triggers is what both backends (Run, and another through Ledger) keep of

@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // TestFaultUse classes each kind of fault, acted and not, from the run's own

@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 

@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 const hashAcquire = `redis.call('HINCRBY', KEYS[1], ARGV[1], 1); redis.call('PEXPIRE', KEYS[1], ARGV[2]); return 1`

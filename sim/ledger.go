@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The seam to a backend that lives outside this package (realtime/engine

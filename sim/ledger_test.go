@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The Ledger keeps a run's books as Run does: a trigger fires on its Nth

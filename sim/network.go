@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 

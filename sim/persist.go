@@ -2,9 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 

@@ -2,11 +2,11 @@ package sim
 
 import (
 	"errors"
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 

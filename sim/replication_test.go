@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // withReplica gives node 0 one replica with a fixed lag.

@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // A coroutine that runs the events up to its own resumption (runOwn) must

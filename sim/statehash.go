@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The state key: at a trigger point, a hash of everything the rest of the

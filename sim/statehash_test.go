@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // keyedPoint is one trigger point with the state key there.

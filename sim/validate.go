@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+
 	"github.com/locksim/locksim/fault"
 )
 

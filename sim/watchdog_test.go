@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"github.com/locksim/locksim/fault"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // extendLock is tokenLock with a compare-and-PEXPIRE renewal.

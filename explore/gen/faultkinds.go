@@ -1,9 +1,9 @@
 package gen
 
 import (
-	"github.com/locksim/locksim/fault"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"pgregory.net/rapid"

@@ -7,12 +7,12 @@
 package gen
 
 import (
-	"github.com/locksim/locksim/fault"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"

@@ -1,10 +1,10 @@
 package gen
 
 import (
-	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"

@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

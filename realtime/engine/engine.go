@@ -11,13 +11,13 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

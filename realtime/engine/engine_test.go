@@ -2,12 +2,12 @@ package engine
 
 import (
 	"errors"
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )

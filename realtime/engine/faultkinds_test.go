@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"github.com/locksim/locksim/fault"
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 

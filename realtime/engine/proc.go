@@ -3,10 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"math/rand/v2"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"

@@ -1,7 +1,6 @@
 package realredis
 
 import (
-	"github.com/locksim/locksim/fault"
 	"os"
 	"os/exec"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/redistest"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"

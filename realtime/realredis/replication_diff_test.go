@@ -2,13 +2,13 @@ package realredis_test
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/sim"

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/locksim/locksim/fault"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/resp"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
