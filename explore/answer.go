@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
@@ -328,9 +329,9 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 		return knob{kind: "clock-jump", sizes: []func(*scenarios.Scenario) *scenarios.Duration{
 			func(s *scenarios.Scenario) *scenarios.Duration { return &s.Faults[i].By }}}
 	case scenarios.AssumeRestart:
-		return knob{kind: scenarios.FaultNodeRestart}
+		return knob{kind: fault.NodeRestart.File()}
 	case scenarios.AssumeFailover:
-		return knob{kind: scenarios.FaultFailover}
+		return knob{kind: fault.Failover.File()}
 	case scenarios.AssumeTimeout:
 		return knob{kind: "timeout"}
 	case scenarios.AssumeRenewal:
@@ -342,7 +343,7 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 		k.sizes = faults(pauseLength)
 	case scenarios.TermClocks:
 		k.sizes = faults(func(f *scenarios.Fault) *scenarios.Duration {
-			if f.Kind == scenarios.FaultClockJump && f.Node == nil {
+			if f.EngineKind() == fault.ClientJump {
 				return &f.By
 			}
 			return nil
@@ -370,7 +371,7 @@ func knobsFor(c *scenarios.Scenario, out *scenarios.Outside) knob {
 }
 
 func pauseLength(f *scenarios.Fault) *scenarios.Duration {
-	if f.Kind == scenarios.FaultPause {
+	if f.Kind == fault.Pause.File() {
 		return &f.For
 	}
 	return nil
@@ -458,9 +459,9 @@ func breakingWords(algo locks.Algorithm, s *scenarios.Scenario, bp *BreakingPoin
 		what = fmt.Sprintf("clock drift of %d ppm", scenarios.LargestDrift(s.Nodes, clientClocks(s)))
 	case "clock-jump":
 		what = fmt.Sprintf("a node clock jump of %s", bp.Size)
-	case scenarios.FaultNodeRestart:
+	case fault.NodeRestart.File():
 		what = "a node restart that loses the lock"
-	case scenarios.FaultFailover:
+	case fault.Failover.File():
 		what = "a failover that loses the lock"
 	case "timeout":
 		what = fmt.Sprintf("a client timeout of %s", s.Network.Timeout.D())

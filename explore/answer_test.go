@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -50,7 +51,7 @@ func TestAnswerBreakingPoint(t *testing.T) {
 	}
 	less := cloneScenario(bp.Counterexample)
 	for i := range less.Faults {
-		if less.Faults[i].Kind == scenarios.FaultPause && less.Faults[i].For.D() == bp.Size {
+		if less.Faults[i].Kind == fault.Pause.File() && less.Faults[i].For.D() == bp.Size {
 			less.Faults[i].For = scenarios.Duration(bp.Below)
 		}
 	}

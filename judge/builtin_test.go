@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -465,7 +466,7 @@ func replicaHadKey(want bool) func(*testing.T, *judge.Outcome) {
 			if e.Kind == sim.KindReplicate {
 				had = e.Key.Exists
 			}
-			if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+			if e.Kind == sim.KindFault && e.Fault == fault.Failover {
 				promoted = e.Value == int64(h.Nodes)
 				break
 			}

@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -24,9 +25,9 @@ func faultNotes(p *scenarios.Prepared, res *sim.Result) []model.Note {
 		var target string
 		var procs []string
 		switch f.Kind.Target() {
-		case sim.TargetNode:
+		case fault.OnNode:
 			target = fmt.Sprintf("node%d", f.Node)
-		case sim.TargetProc:
+		case fault.OnClient:
 			target = procLabel(&res.History, f.Proc)
 			procs = []string{target}
 		}

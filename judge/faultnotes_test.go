@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -80,7 +81,7 @@ func TestFaultNotesNameTheFileKind(t *testing.T) {
 	s = s.Clone()
 	// c1 has released by 5.1 s, c2 is still running: a pause of c1 then
 	// finds it finished.
-	s.Faults = append(s.Faults, scenarios.Fault{Kind: scenarios.FaultPause, Client: "c1",
+	s.Faults = append(s.Faults, scenarios.Fault{Kind: fault.Pause.File(), Client: "c1",
 		At: scenarios.Duration(5500 * time.Millisecond), For: scenarios.Duration(time.Second)})
 	o, err := judge.Run(s, "set-nx-px-token", model.Options{})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -58,7 +59,7 @@ func nodeRestart(t *testing.T, h sim.History, n int) sim.Event {
 	t.Helper()
 	var out *sim.Event
 	for i := range h.Events {
-		if e := &h.Events[i]; e.Kind == sim.KindFault && e.Fault == sim.FaultNodeRestart && e.Node == n {
+		if e := &h.Events[i]; e.Kind == sim.KindFault && e.Fault == fault.NodeRestart && e.Node == n {
 			out = e
 		}
 	}

@@ -107,7 +107,7 @@ const NoInsideRuns = "no inside runs: every fault of this class breaks the lock'
 // has them, as does one with a kind the inside generator draws for it.
 func noInside(algo locks.Algorithm, class string) string {
 	c := scenarios.ClassOf(class)
-	if c == nil || len(c.Kinds) == 0 || gen.DrawsInside(algo, class) {
+	if c == nil || len(c.Kinds()) == 0 || gen.DrawsInside(algo, class) {
 		return ""
 	}
 	return NoInsideRuns

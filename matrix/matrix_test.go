@@ -192,7 +192,7 @@ func noInsideRuns(t *testing.T, algo locks.Algorithm) {
 		for i := range 50 {
 			faults += len(e.Scenario(i).Faults)
 		}
-		plans := len(scenarios.ClassOf(class).Kinds) > 0 && class != scenarios.ClassNet // net loses commands at random, planning none
+		plans := len(scenarios.ClassOf(class).Kinds()) > 0 && class != scenarios.ClassNet // net loses commands at random, planning none
 		switch {
 		case noInside(algo, class) != "" && faults > 0:
 			t.Errorf("%s %s: no inside runs, yet the inside generator drew %d faults in 50 runs", algo.Name, class, faults)

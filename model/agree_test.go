@@ -7,6 +7,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
@@ -41,12 +42,12 @@ func genLives(rt *rapid.T, strays bool) sim.History {
 					if rapid.IntRange(0, 5).Draw(rt, "release returns") > 0 {
 						ev(step(&t), sim.KindReleaseReturn)
 					} else {
-						ev(step(&t), sim.KindFault).Fault = sim.FaultCrash
+						ev(step(&t), sim.KindFault).Fault = fault.Crash
 					}
 				case 2:
-					ev(step(&t), sim.KindFault).Fault = sim.FaultCrash
+					ev(step(&t), sim.KindFault).Fault = fault.Crash
 					if rapid.Bool().Draw(rt, "restart") {
-						ev(step(&t), sim.KindFault).Fault = sim.FaultRestart
+						ev(step(&t), sim.KindFault).Fault = fault.Respawn
 					}
 				case 3:
 					if !strays {
@@ -54,7 +55,7 @@ func genLives(rt *rapid.T, strays bool) sim.History {
 					}
 					holding = false // and acquire again while holding
 				}
-				if holding = false; out[len(out)-1].Fault == sim.FaultCrash && rapid.IntRange(0, 2).Draw(rt, "stays down") == 0 {
+				if holding = false; out[len(out)-1].Fault == fault.Crash && rapid.IntRange(0, 2).Draw(rt, "stays down") == 0 {
 					goto done
 				}
 			}
@@ -65,7 +66,7 @@ func genLives(rt *rapid.T, strays bool) sim.History {
 			ev(step(&t), sim.KindLockInvoke)
 			switch rapid.IntRange(0, 5).Draw(rt, "acquire") {
 			case 0:
-				ev(step(&t), sim.KindFault).Fault = sim.FaultCrash
+				ev(step(&t), sim.KindFault).Fault = fault.Crash
 				goto done
 			case 1, 2:
 				ev(step(&t), sim.KindLockReturn)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/strictyaml"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
@@ -113,7 +114,7 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 		e.Kind = sim.KindFault
 		switch what {
 		case "restart":
-			e.Fault = sim.FaultNodeRestart
+			e.Fault = fault.NodeRestart
 			if len(args) > 0 { // down for DUR
 				e.Dur = dur(args[0])
 			}
@@ -121,7 +122,7 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 			if err := need(1); err != nil {
 				return e, err
 			}
-			e.Fault, e.Dur = sim.FaultNodeJump, dur(args[0])
+			e.Fault, e.Dur = fault.NodeJump, dur(args[0])
 		default:
 			return e, fmt.Errorf("unknown node event %q", what)
 		}
@@ -203,16 +204,16 @@ func parseEvent(line string, procs []string) (sim.Event, error) {
 	case "reexit":
 		e.Kind = sim.KindReexit
 	case "crash":
-		e.Kind, e.Fault = sim.KindFault, sim.FaultCrash
+		e.Kind, e.Fault = sim.KindFault, fault.Crash
 	case "restart":
-		e.Kind, e.Fault = sim.KindFault, sim.FaultRestart
+		e.Kind, e.Fault = sim.KindFault, fault.Respawn
 	case "pause", "jump":
 		if err := need(1); err != nil {
 			return e, err
 		}
-		e.Kind, e.Fault, e.Dur = sim.KindFault, sim.FaultPause, dur(args[0])
+		e.Kind, e.Fault, e.Dur = sim.KindFault, fault.Pause, dur(args[0])
 		if what == "jump" {
-			e.Fault = sim.FaultProcJump
+			e.Fault = fault.ClientJump
 		}
 	case "end":
 		e.Kind = sim.KindProcEnd

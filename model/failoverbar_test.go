@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -14,7 +15,7 @@ func TestFailoverBarSaysWhetherAReplicaWasPromoted(t *testing.T) {
 		0: "failover: no replica to promote, down 1s",
 		1: "failover: primary lost, replica promoted after 1s",
 	} {
-		e := sim.Event{Kind: sim.KindFault, Fault: sim.FaultFailover, Value: value, Dur: time.Second}
+		e := sim.Event{Kind: sim.KindFault, Fault: fault.Failover, Value: value, Dur: time.Second}
 		if desc, _, _ := faultBar(e); desc != want {
 			t.Errorf("failover promoting lane %d: %q, want %q", value, desc, want)
 		}

@@ -6,40 +6,40 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// faultWords is the model's part of each fault kind (sim/faultkinds.go says
-// what a kind is): how the timeline names it, where its bar ends, and its
-// colour. What a kind means to the checkers is not here: they read the
-// kind's facts (EndsLife, Pauses, LosesData), so a new kind with the same
-// effect as an old one needs no checker change.
-var faultWords = map[sim.FaultKind]func(e sim.Event) (desc string, to sim.Time, color string){
-	sim.FaultPause: func(e sim.Event) (string, sim.Time, string) {
-		return fmt.Sprintf("pause %v", e.Dur), e.At + sim.Time(e.Dur), colorPause
-	},
-	sim.FaultCrash: func(e sim.Event) (string, sim.Time, string) { return "crash", e.At, colorCrash },
-	sim.FaultRestart: func(e sim.Event) (string, sim.Time, string) {
-		return fmt.Sprintf("restart (life %d)", e.Incarnation), e.At, colorCrash
-	},
-	sim.FaultProcJump: func(e sim.Event) (string, sim.Time, string) { return "clock " + signed(e.Dur), e.At, colorJump },
-	sim.FaultNodeJump: func(e sim.Event) (string, sim.Time, string) { return "clock " + signed(e.Dur), e.At, colorJump },
-	sim.FaultNodeRestart: func(e sim.Event) (string, sim.Time, string) {
-		return "restart, " + RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
-	},
-	sim.FaultFailover: func(e sim.Event) (string, sim.Time, string) {
-		if e.Value == 0 { // no replica: an outage only, the key stays
-			return fmt.Sprintf("failover: no replica to promote, down %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
-		}
-		return fmt.Sprintf("failover: primary lost, replica promoted after %v", e.Dur), e.At + sim.Time(e.Dur), colorCrash
-	},
-	// The timeout shows on the command's own result; the bar is the mark.
-	sim.FaultLoseRequest: func(e sim.Event) (string, sim.Time, string) {
-		return "its next request is lost" + lossWait(e), e.At, colorJump
-	},
-	sim.FaultLoseReply: func(e sim.Event) (string, sim.Time, string) {
-		return "its next reply is lost" + lossWait(e), e.At, colorJump
-	},
-	sim.FaultDogPause: func(e sim.Event) (string, sim.Time, string) {
-		return fmt.Sprintf("watchdog paused %v", e.Dur), e.At + sim.Time(e.Dur), colorPause
-	},
+// faultBar is how the timeline shows fault event e: its words, where its
+// bar ends, its colour. It reads the kind's words (fault.Kind.Bar) and
+// facts, never its name, so a new kind with the facts of an old one needs
+// no change here; the checkers read the facts too (EndsLife, Pauses,
+// LosesData).
+func faultBar(e sim.Event) (desc string, to sim.Time, color string) {
+	k, words := e.Fault, e.Fault.Bar()
+	end := e.At + sim.Time(e.Dur)
+	switch {
+	case words == "":
+		return k.String(), e.At, colorJump
+	case k.Pauses() || k.StopsWatchdog():
+		return fmt.Sprintf("%s %v", words, e.Dur), end, colorPause
+	case k.Crashes():
+		return words, e.At, colorCrash
+	case k.EndsLife():
+		return fmt.Sprintf("%s (life %d)", words, e.Incarnation), e.At, colorCrash
+	case k.ShiftsClock():
+		return words + " " + signed(e.Dur), e.At, colorJump
+	case k.Promotes() && e.Value == 0: // no replica: an outage only, the key stays
+		return fmt.Sprintf("%s: no replica to promote, down %v", words, e.Dur), end, colorCrash
+	case k.Promotes():
+		return fmt.Sprintf("%s: primary lost, replica promoted after %v", words, e.Dur), end, colorCrash
+	case k.LosesData():
+		return words + ", " + RestartLoss(e) + fmt.Sprintf(", down %v", e.Dur), end, colorCrash
+	case k.LosesCommand():
+		// The timeout shows on the command's own result; the bar is the mark.
+		return words + lossWait(e), e.At, colorJump
+	}
+	// Words and no drawn fact: a plain bar, with its length.
+	if e.Dur > 0 {
+		return fmt.Sprintf("%s %v", words, e.Dur), end, colorJump
+	}
+	return words, e.At, colorJump
 }
 
 // lossWait is how long a lost command's client waits, when the fault says.
@@ -48,12 +48,4 @@ func lossWait(e sim.Event) string {
 		return fmt.Sprintf(" (times out after %v)", e.Dur)
 	}
 	return ""
-}
-
-// faultBar is how the timeline shows fault event e.
-func faultBar(e sim.Event) (desc string, to sim.Time, color string) {
-	if words, ok := faultWords[e.Fault]; ok {
-		return words(e)
-	}
-	return e.Fault.String(), e.At, colorJump
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -70,14 +71,14 @@ func (b *hist) readOnly(p int, at sim.Time, v int64) *hist {
 	return b.add(e)
 }
 
-func (b *hist) fault(p int, at sim.Time, f sim.FaultKind, d time.Duration) *hist {
+func (b *hist) fault(p int, at sim.Time, f fault.Kind, d time.Duration) *hist {
 	e := b.proc(p, at, sim.KindFault)
 	e.Fault, e.Dur = f, d
 	return b.add(e)
 }
 
 func (b *hist) nodeRestart(n int, at sim.Time) *hist {
-	return b.add(sim.Event{At: at, Kind: sim.KindFault, Proc: -1, Node: n, Fault: sim.FaultNodeRestart})
+	return b.add(sim.Event{At: at, Kind: sim.KindFault, Proc: -1, Node: n, Fault: fault.NodeRestart})
 }
 
 func (b *hist) end(p int, at sim.Time, err string) *hist {

@@ -3,6 +3,7 @@ package model
 import (
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -12,7 +13,7 @@ import (
 func TestHolds(t *testing.T) {
 	h := newHist("a", "b", "c", "d").
 		acquire(0, ms(0), ms(1), 1).release(0, ms(5), ms(6)).
-		acquire(1, ms(2), ms(3), 2).fault(1, ms(7), sim.FaultCrash, 0).
+		acquire(1, ms(2), ms(3), 2).fault(1, ms(7), fault.Crash, 0).
 		acquire(2, ms(8), ms(9), 3).acquire(2, ms(10), ms(11), 4).end(2, ms(12), "boom").
 		acquire(3, ms(13), ms(14), 5).tick(ms(20)).build()
 	got := Holds(&h)

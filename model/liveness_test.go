@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -20,7 +21,7 @@ func (b *hist) retries(p int, from, to sim.Time) *hist {
 
 // crashedHolder: c1 takes the lock and crashes holding it at 100ms.
 func crashedHolder() *hist {
-	return newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(100), sim.FaultCrash, 0)
+	return newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(100), fault.Crash, 0)
 }
 
 func TestStuck(t *testing.T) {
@@ -47,8 +48,8 @@ func TestStuck(t *testing.T) {
 			// c2 holds and crashes, its lease runs out at 1.1s; c3 takes it
 			// and crashes too; c1 waits from 0 to 2.2s: the leases explain it.
 			name: "ttl: holders crashing one after another", ttl: time.Second,
-			h: newHist("c1", "c2", "c3").acquire(1, ms(0), ms(1), 0).fault(1, ms(100), sim.FaultCrash, 0).
-				acquire(2, ms(1100), ms(1101), 0).fault(2, ms(1200), sim.FaultCrash, 0).
+			h: newHist("c1", "c2", "c3").acquire(1, ms(0), ms(1), 0).fault(1, ms(100), fault.Crash, 0).
+				acquire(2, ms(1100), ms(1101), 0).fault(2, ms(1200), fault.Crash, 0).
 				retries(0, ms(0), ms(2200)).acquire(0, ms(2200), ms(2201), 0).release(0, ms(2300), ms(2301)).build(),
 			verdict: VerdictSafe,
 		},
@@ -56,7 +57,7 @@ func TestStuck(t *testing.T) {
 			// c2 is paused for 2.5s while it waits: it is not trying then.
 			name: "ttl: a paused waiter is not trying", ttl: time.Second,
 			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).release(0, ms(50), ms(51)).
-				invoke(1, ms(100)).fault(1, ms(100), sim.FaultPause, 2500*time.Millisecond).
+				invoke(1, ms(100)).fault(1, ms(100), fault.Pause, 2500*time.Millisecond).
 				add(sim.Event{At: ms(2610), Kind: sim.KindLockReturn, Proc: 1, Node: -1, Held: true, Token: "tok-c2"}).
 				release(1, ms(2700), ms(2701)).build(),
 			verdict: VerdictSafe,
@@ -227,7 +228,7 @@ func TestStaleIgnoresAnotherClientsEqualValue(t *testing.T) {
 	b.cmd(0, 0, ms(10), noKey, "DEL", "lock").
 		cmd(1, 0, ms(10)+ms(1)/2, keyVal("tok-c1", -1), "SETNX", "lock", "tok-c1")
 	b.add(b.proc(0, ms(11), sim.KindReleaseReturn)).
-		fault(1, ms(12), sim.FaultCrash, 0).
+		fault(1, ms(12), fault.Crash, 0).
 		retries(2, ms(20), ms(3000))
 	v := Check(b.build(), Options{})
 	if slices.Contains(kinds(v), KindStale) {

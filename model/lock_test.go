@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -33,19 +34,19 @@ func TestLockHistories(t *testing.T) {
 		},
 		{
 			name: "crash while holding, then another acquires",
-			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(5), sim.FaultCrash, 0).
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(5), fault.Crash, 0).
 				acquire(1, ms(2), ms(5), 0).release(1, ms(8), ms(9)).build(),
 			verdict: VerdictSafe, lin: Yes,
 		},
 		{
 			name: "crash while holding, after another acquired",
-			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).acquire(1, ms(2), ms(4), 0).fault(0, ms(5), sim.FaultCrash, 0).
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).acquire(1, ms(2), ms(4), 0).fault(0, ms(5), fault.Crash, 0).
 				release(1, ms(8), ms(9)).build(),
 			verdict: VerdictUnsafe, lin: No, kinds: []string{KindOverlap}, procs: []string{"c1", "c2"}, from: ms(4), to: ms(5),
 		},
 		{
 			name: "crash, restart, hold again",
-			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(2), sim.FaultCrash, 0).fault(0, ms(3), sim.FaultRestart, 0).
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).fault(0, ms(2), fault.Crash, 0).fault(0, ms(3), fault.Respawn, 0).
 				acquire(0, ms(4), ms(5), 0).release(0, ms(6), ms(7)).build(),
 			verdict: VerdictSafe, lin: Yes,
 		},
@@ -57,7 +58,7 @@ func TestLockHistories(t *testing.T) {
 		},
 		{
 			name: "an acquire still in flight when its process crashes",
-			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).invoke(1, ms(2)).fault(1, ms(3), sim.FaultCrash, 0).
+			h: newHist("c1", "c2").acquire(0, ms(0), ms(1), 0).invoke(1, ms(2)).fault(1, ms(3), fault.Crash, 0).
 				release(0, ms(10), ms(11)).build(),
 			verdict: VerdictSafe, lin: Yes,
 		},

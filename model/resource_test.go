@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -66,7 +67,7 @@ func TestResourceHistories(t *testing.T) {
 		{
 			name: "a section cut by a crash is left out",
 			h: newHist("c1", "c2").
-				acquire(0, ms(0), ms(1), 0).readOnly(0, ms(1), 0).fault(0, ms(2), sim.FaultCrash, 0).
+				acquire(0, ms(0), ms(1), 0).readOnly(0, ms(1), 0).fault(0, ms(2), fault.Crash, 0).
 				acquire(1, ms(3), ms(4), 0).cs(1, ms(4), ms(5), 0, 0, true).release(1, ms(5), ms(6)).build(),
 			verdict: VerdictSafe, lin: Yes, res: Yes,
 		},

@@ -4,13 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
 // persistedRestart: node n restarts at at with persistence mode and the
 // watched key k as the reload left it.
 func (b *hist) persistedRestart(n int, at sim.Time, mode sim.Persistence, k sim.KeyState) *hist {
-	return b.add(sim.Event{At: at, Kind: sim.KindFault, Proc: -1, Node: n, Fault: sim.FaultNodeRestart,
+	return b.add(sim.Event{At: at, Kind: sim.KindFault, Proc: -1, Node: n, Fault: fault.NodeRestart,
 		Value: int64(mode), Key: k})
 }
 
@@ -41,11 +42,11 @@ func TestRestartLossWords(t *testing.T) {
 		e    sim.Event
 		want string
 	}{
-		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultNodeRestart}, "data lost"},
-		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultNodeRestart, Value: int64(sim.PersistEverysec)}, "aof-everysec reload, no key"},
-		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultNodeRestart, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "aof-always reload, key kept"},
+		{sim.Event{Kind: sim.KindFault, Fault: fault.NodeRestart}, "data lost"},
+		{sim.Event{Kind: sim.KindFault, Fault: fault.NodeRestart, Value: int64(sim.PersistEverysec)}, "aof-everysec reload, no key"},
+		{sim.Event{Kind: sim.KindFault, Fault: fault.NodeRestart, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "aof-always reload, key kept"},
 		// A failover's Value is the lane it promoted, not a persistence.
-		{sim.Event{Kind: sim.KindFault, Fault: sim.FaultFailover, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "data lost"},
+		{sim.Event{Kind: sim.KindFault, Fault: fault.Failover, Value: int64(sim.PersistAlways), Key: keyVal("t", -1)}, "data lost"},
 	} {
 		if got := RestartLoss(c.e); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.e, got, c.want)

@@ -1,6 +1,8 @@
 package model
 
-import "github.com/locksim/locksim/sim"
+import (
+	"github.com/locksim/locksim/sim"
+)
 
 // Versions of the watched key. A lease is a version of the key, and a
 // version belongs to the process whose command wrote it, whatever the value
@@ -99,7 +101,7 @@ func (w *versionWalk) writer(e *sim.Event) int32 {
 	case sim.KindReplicate:
 		return w.ran.proc(e.Req)
 	case sim.KindFault:
-		if e.Fault == sim.FaultFailover && e.Value > 0 && int(e.Value) < len(w.lanes) {
+		if e.Fault.Promotes() && e.Value > 0 && int(e.Value) < len(w.lanes) {
 			if r := &w.lanes[e.Value]; r.version >= 0 && r.key.Type == e.Key.Type && r.key.Value == e.Key.Value {
 				return r.writer
 			}

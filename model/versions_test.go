@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
@@ -22,16 +23,16 @@ func TestKeyVersions(t *testing.T) {
 	cmd := func(p int, at sim.Time, req uint64, k sim.KeyState) {
 		b.add(sim.Event{At: at, Kind: sim.KindCommand, Proc: p, Node: 0, Req: req, Sent: at, Key: k})
 	}
-	cmd(0, ms(1), 1, t1)                                                                                      // 0: c1 writes t1: version 0, c1's
-	cmd(1, ms(2), 2, t1)                                                                                      // 1: c2 refused: same version
-	b.add(sim.Event{At: ms(3), Kind: sim.KindReplicate, Proc: -1, Node: 1, Req: 1, Key: t1})                  // 2: the replica applies c1's write: version 1, c1's
-	cmd(1, ms(4), 3, fresh(t1))                                                                               // 3: c2 writes t1 again, marked: version 2, c2's
-	cmd(0, ms(5), 4, hash("t1"))                                                                              // 4: same content, another type: version 3, c1's
-	cmd(0, ms(6), 5, noKey)                                                                                   // 5: deleted
-	b.add(sim.Event{At: ms(7), Kind: sim.KindFault, Proc: -1, Node: 0, Fault: sim.FaultNodeRestart, Key: t1}) // 6: a reload: version 4, nobody's
-	b.add(sim.Event{At: ms(8), Kind: sim.KindFault, Proc: -1, Node: 0, Fault: sim.FaultFailover, Value: 1,
+	cmd(0, ms(1), 1, t1)                                                                                   // 0: c1 writes t1: version 0, c1's
+	cmd(1, ms(2), 2, t1)                                                                                   // 1: c2 refused: same version
+	b.add(sim.Event{At: ms(3), Kind: sim.KindReplicate, Proc: -1, Node: 1, Req: 1, Key: t1})               // 2: the replica applies c1's write: version 1, c1's
+	cmd(1, ms(4), 3, fresh(t1))                                                                            // 3: c2 writes t1 again, marked: version 2, c2's
+	cmd(0, ms(5), 4, hash("t1"))                                                                           // 4: same content, another type: version 3, c1's
+	cmd(0, ms(6), 5, noKey)                                                                                // 5: deleted
+	b.add(sim.Event{At: ms(7), Kind: sim.KindFault, Proc: -1, Node: 0, Fault: fault.NodeRestart, Key: t1}) // 6: a reload: version 4, nobody's
+	b.add(sim.Event{At: ms(8), Kind: sim.KindFault, Proc: -1, Node: 0, Fault: fault.Failover, Value: 1,
 		Key: keyVal("t1", 500*time.Millisecond)}) // 7: promotes the replica's t1: no new version (same content)
-	b.add(sim.Event{At: ms(9), Kind: sim.KindFault, Proc: -1, Node: 0, Fault: sim.FaultFailover, Value: 1,
+	b.add(sim.Event{At: ms(9), Kind: sim.KindFault, Proc: -1, Node: 0, Fault: fault.Failover, Value: 1,
 		Key: fresh(t1)}) // 8: marked: version 5, the replica's writer, c1
 	b.add(sim.Event{At: ms(10), Kind: sim.KindReplicate, Proc: -1, Node: 1, Req: 99, Key: hash("x")}) // 9: an entry of no known command: version 6, nobody's
 	b.tick(ms(11))                                                                                    // 10: carries no key

@@ -6,15 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
 func TestWritePorcupineHTML(t *testing.T) {
 	h := newHist("c1", "c2").
-		acquire(0, ms(0), ms(1), 7).fault(0, ms(2), sim.FaultPause, 3*time.Second).
-		fault(1, ms(3), sim.FaultProcJump, -time.Second).
+		acquire(0, ms(0), ms(1), 7).fault(0, ms(2), fault.Pause, 3*time.Second).
+		fault(1, ms(3), fault.ClientJump, -time.Second).
 		failAcquire(1, ms(4), ms(5)).acquire(1, ms(6), ms(8), 8).
-		fault(0, ms(3010), sim.FaultCrash, 0).release(1, ms(3020), ms(3021)).
+		fault(0, ms(3010), fault.Crash, 0).release(1, ms(3020), ms(3021)).
 		nodeRestart(0, ms(3030)).build()
 	var buf bytes.Buffer
 	if err := WritePorcupineHTML(h, Options{}, &buf); err != nil {

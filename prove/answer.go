@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -79,10 +80,10 @@ func (p *Prover) shortPause(z sizes, maxDelays int) (time.Duration, string) {
 	inside := func(d time.Duration) bool {
 		var fs []scenarios.Fault
 		for range k {
-			fs = append(fs, scenarios.Fault{Kind: scenarios.FaultPause, Client: p.names[0], For: scenarios.Duration(d)})
+			fs = append(fs, scenarios.Fault{Kind: fault.Pause.File(), Client: p.names[0], For: scenarios.Duration(d)})
 		}
 		for range maxDelays {
-			fs = append(fs, scenarios.Fault{Kind: scenarios.FaultPause, Client: p.names[0], For: scenarios.Duration(z.longestDelay())})
+			fs = append(fs, scenarios.Fault{Kind: fault.Pause.File(), Client: p.names[0], For: scenarios.Duration(z.longestDelay())})
 		}
 		return p.outsideOf(fs) == ""
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 
@@ -87,9 +88,9 @@ func TestShortPauseFollowsWork(t *testing.T) {
 		with := func(d time.Duration) string {
 			var fs []scenarios.Fault
 			for range o.MaxFaults {
-				fs = append(fs, scenarios.Fault{Kind: scenarios.FaultPause, Client: "c1", For: scenarios.Duration(d)})
+				fs = append(fs, scenarios.Fault{Kind: fault.Pause.File(), Client: "c1", For: scenarios.Duration(d)})
 			}
-			fs = append(fs, scenarios.Fault{Kind: scenarios.FaultPause, Client: "c1", For: scenarios.Duration(2 * lat)})
+			fs = append(fs, scenarios.Fault{Kind: fault.Pause.File(), Client: "c1", For: scenarios.Duration(2 * lat)})
 			return p.outsideOf(fs)
 		}
 		if why := with(short); why != "" {

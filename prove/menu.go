@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -102,30 +103,30 @@ type menuEntry struct {
 
 var menu = []menuEntry{
 	{ClassShortPause, "pause TTL/2K", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(z.short)}
+		return scenarios.Fault{Kind: fault.Pause.File(), For: scenarios.Duration(z.short)}
 	}},
 	{ClassLongPause, "pause 3·TTL/2", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(z.ttl + z.ttl/2)}
+		return scenarios.Fault{Kind: fault.Pause.File(), For: scenarios.Duration(z.ttl + z.ttl/2)}
 	}},
 	{ClassCrash, "crash", func(sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultCrash}
+		return scenarios.Fault{Kind: fault.Crash.File()}
 	}},
 	{ClassClientJump, "clock +TTL/2", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(z.ttl / 2)}
+		return scenarios.Fault{Kind: fault.ClientJump.File(), By: scenarios.Duration(z.ttl / 2)}
 	}},
 	{ClassClientJump, "clock -TTL/2", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultClockJump, By: scenarios.Duration(-z.ttl / 2)}
+		return scenarios.Fault{Kind: fault.ClientJump.File(), By: scenarios.Duration(-z.ttl / 2)}
 	}},
 	{ClassNet, "lost request", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultLoseRequest, For: scenarios.Duration(z.lossTimeout())}
+		return scenarios.Fault{Kind: fault.LoseRequest.File(), For: scenarios.Duration(z.lossTimeout())}
 	}},
 	{ClassNet, "lost reply", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultLoseReply, For: scenarios.Duration(z.lossTimeout())}
+		return scenarios.Fault{Kind: fault.LoseReply.File(), For: scenarios.Duration(z.lossTimeout())}
 	}},
 	// Last, so that the choices above keep their order. Long enough that a
 	// renewal due in it comes after the lease has lapsed.
 	{ClassDogPause, "watchdog pause 3·TTL/2", func(z sizes) scenarios.Fault {
-		return scenarios.Fault{Kind: scenarios.FaultDogPause, For: scenarios.Duration(z.ttl + z.ttl/2)}
+		return scenarios.Fault{Kind: fault.WatchdogPause.File(), For: scenarios.Duration(z.ttl + z.ttl/2)}
 	}},
 }
 
@@ -139,7 +140,7 @@ var menu = []menuEntry{
 func delayChoices(z sizes) []choice {
 	var out []choice
 	for _, d := range []time.Duration{time.Nanosecond, z.latency, z.longestDelay()} {
-		out = append(out, choice{"", "delay " + d.String(), scenarios.Fault{Kind: scenarios.FaultPause, For: scenarios.Duration(d)}})
+		out = append(out, choice{"", "delay " + d.String(), scenarios.Fault{Kind: fault.Pause.File(), For: scenarios.Duration(d)}})
 	}
 	return out
 }
@@ -201,7 +202,7 @@ func restartChoices(nodes int) []choice {
 	out := make([]choice, nodes)
 	for i := range nodes {
 		n := i
-		out[i] = choice{ClassRestart, fmt.Sprintf("restart node%d", i), scenarios.Fault{Kind: scenarios.FaultNodeRestart, Node: &n}}
+		out[i] = choice{ClassRestart, fmt.Sprintf("restart node%d", i), scenarios.Fault{Kind: fault.NodeRestart.File(), Node: &n}}
 	}
 	return out
 }
@@ -217,7 +218,7 @@ func nodeJumpChoices(nodes int, z sizes) []choice {
 	out := make([]choice, nodes)
 	for i := range nodes {
 		n := i
-		out[i] = choice{ClassNodeJump, fmt.Sprintf("node%d clock +TTL", i), scenarios.Fault{Kind: scenarios.FaultClockJump, Node: &n, By: scenarios.Duration(z.ttl)}}
+		out[i] = choice{ClassNodeJump, fmt.Sprintf("node%d clock +TTL", i), scenarios.Fault{Kind: fault.NodeJump.File(), Node: &n, By: scenarios.Duration(z.ttl)}}
 	}
 	return out
 }

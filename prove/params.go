@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/locks"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // Parameters are what every schedule of a space holds fixed: a result
@@ -41,12 +40,13 @@ func (p *Prover) Menu() []MenuChoice {
 	out := make([]MenuChoice, len(p.menu))
 	for i, c := range p.menu {
 		out[i] = MenuChoice{Class: c.class, Choice: c.name, Fault: c.fault.Kind}
-		switch f := c.fault; {
-		case f.Kind == scenarios.FaultClockJump && f.By > 0:
+		f := c.fault
+		switch k := f.EngineKind(); {
+		case k.ShiftsClock() && f.By > 0:
 			out[i].Size = "+" + f.By.D().String()
-		case f.Kind == scenarios.FaultClockJump:
+		case k.ShiftsClock():
 			out[i].Size = f.By.D().String()
-		case f.Kind == scenarios.FaultPause || f.Kind == scenarios.FaultDogPause:
+		case k.Pauses() || k.StopsWatchdog():
 			out[i].Size = f.For.D().String()
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -143,7 +144,7 @@ func TestRestartMenu(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if f := s.Faults[0]; f.Kind != scenarios.FaultNodeRestart || f.Node == nil || *f.Node != 3 || f.Client != "" || f.On.Client != "c2" {
+	if f := s.Faults[0]; f.Kind != fault.NodeRestart.File() || f.Node == nil || *f.Node != 3 || f.Client != "" || f.On.Client != "c2" {
 		t.Fatalf("fault %+v", f)
 	}
 }
@@ -347,7 +348,7 @@ func TestClassesAreTheVocabulary(t *testing.T) {
 	// client-jump steps a client's clock, a node-jump a node's.
 	for _, c := range menuOf(Classes, 0, 3, sizes{ttl: time.Second, k: 1, latency: defaultLatency, short: time.Second / 2}) {
 		f := c.fault
-		if k := scenarios.ClassOf(c.class); k == nil || !slices.Contains(k.Kinds, f.Kind) {
+		if k := scenarios.ClassOf(c.class); k == nil || !slices.Contains(k.Kinds(), f.EngineKind()) {
 			t.Errorf("%s (%s) plans %s, which its class does not", c.name, c.class, f.Kind)
 		}
 		if (c.class == ClassNodeJump || c.class == ClassRestart) != (f.Node != nil) {

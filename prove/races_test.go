@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -49,8 +50,8 @@ func TestNeeds(t *testing.T) {
 		{"c2's command on the node 2.5 ms after", []sim.Event{c2Command(13.5, 0)}, noRace},
 		{"c2's command on another node", []sim.Event{c2Command(11.5, 1)}, noRace},
 		{"c2's command at the same instant, after", []sim.Event{{At: ms(11), Kind: sim.KindCommand, Proc: 1, Node: 0}}, ns},
-		{"c2's pause (its own)", []sim.Event{{At: ms(11.5), Kind: sim.KindFault, Fault: sim.FaultPause, Proc: 1, Node: -1}}, noRace},
-		{"a node's restart", []sim.Event{{At: ms(11.5), Kind: sim.KindFault, Fault: sim.FaultNodeRestart, Proc: -1, Node: 0}}, 500 * time.Microsecond},
+		{"c2's pause (its own)", []sim.Event{{At: ms(11.5), Kind: sim.KindFault, Fault: fault.Pause, Proc: 1, Node: -1}}, noRace},
+		{"a node's restart", []sim.Event{{At: ms(11.5), Kind: sim.KindFault, Fault: fault.NodeRestart, Proc: -1, Node: 0}}, 500 * time.Microsecond},
 		{"c2's acquire returning", []sim.Event{{At: ms(12), Kind: sim.KindLockReturn, Proc: 1, Node: -1}}, time.Millisecond},
 		{"the watched key expiring 0.25 ms after", []sim.Event{
 			{At: ms(5), Kind: sim.KindCommand, Proc: 1, Node: 0, Key: sim.KeyState{Exists: true, TTL: 6250 * time.Microsecond}},

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -48,8 +49,8 @@ func TestWatchdogPauseStopsTheWatchdogAlone(t *testing.T) {
 		return o, end
 	}
 	calm, calmEnd := run("")
-	dog, dogEnd := run(scenarios.FaultDogPause)
-	_, wholeEnd := run(scenarios.FaultPause)
+	dog, dogEnd := run(fault.WatchdogPause.File())
+	_, wholeEnd := run(fault.Pause.File())
 	if calm.Verdict.Verdict != model.VerdictSafe {
 		t.Fatalf("no fault: %s, want safe (the watchdog keeps the lease)", calm.Verdict.Verdict)
 	}
@@ -64,7 +65,7 @@ func TestWatchdogPauseStopsTheWatchdogAlone(t *testing.T) {
 	}
 	var marked bool
 	for _, e := range dog.Result.History.Events {
-		marked = marked || e.Kind == sim.KindFault && e.Fault == sim.FaultDogPause && e.Dur == 12*time.Second
+		marked = marked || e.Kind == sim.KindFault && e.Fault == fault.WatchdogPause && e.Dur == 12*time.Second
 	}
 	if !marked {
 		t.Fatal("the history records no watchdog-pause of 12s")
@@ -77,7 +78,7 @@ func TestWatchdogPauseStopsTheWatchdogAlone(t *testing.T) {
 	s := &scenarios.Scenario{Name: "no-watchdog", Algorithm: "set-nx-px-token", Seed: 1,
 		Duration: scenarios.Duration(time.Minute),
 		Clients:  []scenarios.Client{{Name: "c1", Iterations: 1, Work: scenarios.Duration(time.Second)}},
-		Faults: []scenarios.Fault{{Kind: scenarios.FaultDogPause, Client: "c1", For: scenarios.Duration(12 * time.Second),
+		Faults: []scenarios.Fault{{Kind: fault.WatchdogPause.File(), Client: "c1", For: scenarios.Duration(12 * time.Second),
 			On: &scenarios.Trigger{Client: "c1", Point: scenarios.PointAcquired, N: 1}}}}
 	o, err := judge.Run(s, "", model.Options{SkipPorcupine: true})
 	if err != nil {

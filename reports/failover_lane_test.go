@@ -3,6 +3,7 @@ package reports
 import (
 	"testing"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
@@ -39,7 +40,7 @@ faults:
 	p := newPicture(o)
 	copied := false
 	for _, e := range o.Result.History.Events {
-		if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+		if e.Kind == sim.KindFault && e.Fault == fault.Failover {
 			copied = e.Value > 0 && e.Key.Exists
 		}
 	}
@@ -83,7 +84,7 @@ faults:
 `, model.Options{SkipPorcupine: true})
 	var failAt, back sim.Time = -1, -1
 	for _, e := range o.Result.History.Events {
-		if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+		if e.Kind == sim.KindFault && e.Fault == fault.Failover {
 			if e.Value != 0 {
 				t.Fatalf("failover promoted lane %d: the test needs a node with no replica", e.Value)
 			}

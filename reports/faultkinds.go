@@ -7,8 +7,9 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// The reports draw a fault by the kind's facts (sim/faultkinds.go: Crashes,
-// Pauses, LosesData, ShiftsClock, Promotes, Mark...), never by its name, so
+// The reports draw a fault by the kind's facts and words (the fault
+// package's table: Crashes, Pauses, LosesData, ShiftsClock, Promotes,
+// Mark...), never by its name, so
 // a new kind with the facts of an old one draws with no change here. A
 // process lane draws life, mark and pauses; a node lane draws down (the
 // key gone and the node down for Dur: LosesData), clock shifts and mark.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -82,7 +83,7 @@ func TestMarkerKeepsVersion(t *testing.T) {
 	b := newHist("lock", 1, "c1")
 	b.proc(0, sim.KindProcStart, 0)
 	b.proc(0, sim.KindLockInvoke, 0)
-	b.fault(1*ms, sim.FaultNodeJump, -1, 0, 5*time.Millisecond)
+	b.fault(1*ms, fault.NodeJump, -1, 0, 5*time.Millisecond)
 	r := b.ran(1*ms, 0, 0, ok, key("t1", time.Second), "SET", "lock", "t1", "NX", "PX", "1000")
 	b.result(2*ms, 0, 0, r, ok, "")
 	b.proc(2*ms, sim.KindLockReturn, 0, held("t1"))

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	goldenfile "github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
@@ -72,7 +73,7 @@ func (b *hist) proc(at sim.Time, k sim.Kind, p int, f ...func(*sim.Event)) {
 	b.h.Events = append(b.h.Events, e)
 }
 
-func (b *hist) fault(at sim.Time, fk sim.FaultKind, p, n int, d time.Duration) {
+func (b *hist) fault(at sim.Time, fk fault.Kind, p, n int, d time.Duration) {
 	b.h.Events = append(b.h.Events, sim.Event{At: at, Kind: sim.KindFault, Fault: fk, Proc: p, Node: n, Dur: d})
 }
 
@@ -148,9 +149,9 @@ func crashHolding(t *testing.T) *judge.Outcome {
 	b.result(2*ms, 0, 0, r, ok, "")
 	b.proc(2*ms, sim.KindLockReturn, 0, held("t1"))
 	b.proc(2*ms, sim.KindResourceRead, 0)
-	b.fault(100*ms, sim.FaultCrash, 0, -1, 500*time.Millisecond)
+	b.fault(100*ms, fault.Crash, 0, -1, 500*time.Millisecond)
 	b.ran(100*ms+500_000, 0, 0, sim.Reply{Kind: node.Bulk, Str: "t1"}, key("t1", 900*time.Millisecond), "GET", "lock")
-	b.proc(600*ms, sim.KindFault, 0, func(e *sim.Event) { e.Fault = sim.FaultRestart }, life(1))
+	b.proc(600*ms, sim.KindFault, 0, func(e *sim.Event) { e.Fault = fault.Respawn }, life(1))
 	b.proc(600*ms, sim.KindProcStart, 0, life(1))
 	b.proc(600*ms, sim.KindLockInvoke, 0, life(1))
 	r = b.ran(601*ms, 0, 0, nilR, key("t1", 400*time.Millisecond), "SET", "lock", "t9", "NX", "PX", "1000")
@@ -183,8 +184,8 @@ func pauseHolding(t *testing.T) *judge.Outcome {
 	b.result(2*ms, 0, 0, r, ok, "")
 	b.proc(2*ms, sim.KindLockReturn, 0, held("t1"))
 	b.proc(2*ms, sim.KindResourceRead, 0)
-	b.fault(10*ms, sim.FaultPause, 0, -1, 2*time.Second)
-	b.fault(500*ms, sim.FaultNodeJump, -1, 0, 200*time.Millisecond)
+	b.fault(10*ms, fault.Pause, 0, -1, 2*time.Second)
+	b.fault(500*ms, fault.NodeJump, -1, 0, 200*time.Millisecond)
 	b.proc(1100*ms, sim.KindProcStart, 1)
 	b.proc(1100*ms, sim.KindLockInvoke, 1)
 	r = b.ran(1101*ms, 1, 0, ok, key("t2", time.Second), "SET", "lock", "t2", "NX", "PX", "1000")
@@ -219,8 +220,8 @@ func nodeRestart(t *testing.T) *judge.Outcome {
 	b.proc(2*ms, sim.KindResourceRead, 0)
 	b.proc(100*ms, sim.KindProcStart, 1)
 	b.proc(100*ms, sim.KindLockInvoke, 1)
-	b.fault(200*ms, sim.FaultProcJump, 0, -1, -50*time.Millisecond)
-	b.fault(1000*ms, sim.FaultNodeRestart, -1, 0, 500*time.Millisecond)
+	b.fault(200*ms, fault.ClientJump, 0, -1, -50*time.Millisecond)
+	b.fault(1000*ms, fault.NodeRestart, -1, 0, 500*time.Millisecond)
 	b.lost(1100*ms, 1, 0, "timeout: request lost", "SET", "lock", "t2", "NX", "PX", "10000")
 	b.lost(2100*ms, 1, 0, "timeout: node down", "SET", "lock", "t2", "NX", "PX", "10000")
 	r = b.ran(2101*ms, 1, 0, ok, key("t2", 10*time.Second), "SET", "lock", "t2", "NX", "PX", "10000")

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The fault classes are the one vocabulary of --faults: explore, the
 // matrix's columns, simtest and prove take the same words meaning the same
-// faults. A class is a named set of fault kinds (as files write them); how
+// faults. A class is a named set of fault kinds (the fault table's Classes); how
 // large each fault is, each command decides (explore draws sizes at random,
 // prove offers a few fixed ones scaled to the TTL). A command that cannot
 // offer a class refuses it, saying why. They live with the scenario so
@@ -39,10 +41,6 @@ const ClassDogPause = "watchdog-pause"
 type FaultClass struct {
 	Name   string
 	Faults string // what the class brings, as simrun list says it
-	// Kinds are the fault kinds (as files write them) a command may plan
-	// under the class; none for a class that is all configuration (skew's
-	// drift; net's random latency and loss in explore).
-	Kinds []string
 	// Parts, when set, are the classes this one is made of: a command
 	// that offers the parts but not the whole takes the whole as its parts.
 	Parts []string
@@ -57,32 +55,33 @@ type FaultClass struct {
 var Vocabulary = []FaultClass{
 	{Name: ClassNone, Faults: "no faults: contention only",
 		NotProved: "prove always enumerates the delays; with --max-faults 0 it runs no fault"},
-	{Name: ClassCrash, Faults: "clients crash; in explore some come back as fresh processes",
-		Kinds: []string{FaultCrash}},
+	{Name: ClassCrash, Faults: "clients crash; in explore some come back as fresh processes"},
 	{Name: ClassPause, Faults: "clients stop, for less or more than the TTL (a GC pause, a VM migration)",
-		Kinds: []string{FaultPause}, Parts: []string{ClassShortPause, ClassLongPause}},
-	{Name: ClassShortPause, Faults: "a client stops for less than the TTL", Kinds: []string{FaultPause},
+		Parts: []string{ClassShortPause, ClassLongPause}},
+	{Name: ClassShortPause, Faults: "a client stops for less than the TTL",
 		NotExplored: "explore's pause draws pauses of every length: use pause"},
-	{Name: ClassLongPause, Faults: "a client stops for longer than the TTL", Kinds: []string{FaultPause},
+	{Name: ClassLongPause, Faults: "a client stops for longer than the TTL",
 		NotExplored: "explore's pause draws pauses of every length: use pause"},
 	{Name: ClassSkew, Faults: "client and node clocks start apart and drift",
 		NotProved: "clock drift is not a fault at one instant; prove's clock faults are client-jump and node-jump"},
 	{Name: ClassJump, Faults: "client and node clocks jump forwards or backwards",
-		Kinds: []string{FaultClockJump}, Parts: []string{ClassClientJump, ClassNodeJump}},
-	{Name: ClassClientJump, Faults: "a client's clock jumps", Kinds: []string{FaultClockJump},
+		Parts: []string{ClassClientJump, ClassNodeJump}},
+	{Name: ClassClientJump, Faults: "a client's clock jumps",
 		NotExplored: "explore's jump draws client and node clock jumps together: use jump"},
-	{Name: ClassNodeJump, Faults: "a node's clock jumps", Kinds: []string{FaultClockJump},
+	{Name: ClassNodeJump, Faults: "a node's clock jumps",
 		NotExplored: "explore's jump draws client and node clock jumps together: use jump"},
-	{Name: ClassNet, Faults: "requests and replies are lost and the client times out; in explore latency varies too",
-		Kinds: []string{FaultLoseRequest, FaultLoseReply}},
-	{Name: ClassRestart, Faults: "nodes restart and lose their data", Kinds: []string{FaultNodeRestart}},
+	{Name: ClassNet, Faults: "requests and replies are lost and the client times out; in explore latency varies too"},
+	{Name: ClassRestart, Faults: "nodes restart and lose their data"},
 	{Name: ClassFailover, Faults: "nodes have replicas; a primary is lost and a replica promoted",
-		Kinds:     []string{FaultFailover},
 		NotProved: "prove's nodes have no replicas; a node that loses its data is restart"},
 	{Name: ClassDogPause, Faults: "a client's watchdog alone stops for longer than the TTL; the holder works on",
-		Kinds:       []string{FaultDogPause},
 		NotExplored: "explore's pause stops the whole client, its watchdog with it; prove plans a watchdog's own pause"},
 }
+
+// Kinds are the fault kinds a command may plan under the class, as the
+// fault table's classes say; none for a class that is all configuration
+// (skew's drift; net's random latency and loss in explore).
+func (c *FaultClass) Kinds() []fault.Kind { return fault.OfClass(c.Name) }
 
 // ClassNames lists the names of the Vocabulary, in its order.
 func ClassNames() []string {

@@ -5,104 +5,32 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
-	"github.com/locksim/locksim/sim"
 )
 
-// Fault kinds as written in files.
-const (
-	FaultPause       = "pause"
-	FaultCrash       = "crash"
-	FaultClockJump   = "clock-jump"
-	FaultNodeRestart = "node-restart"
-	FaultFailover    = "failover"
-	FaultLoseRequest = "lose-request"
-	FaultLoseReply   = "lose-reply"
-	FaultDogPause    = "watchdog-pause"
-)
-
-// fileFault is the scenarios' part of a fault kind (sim/faultkinds.go says
-// what the engine does with it, explore/gen/faultkinds.go how the random
-// generator draws it): the kind as written in a file, which fields it
-// takes, the sim.Fault it builds, and what it does to the TTL's
-// assumptions. Validation, Prepare and InsideOf read this table and name
-// no kind themselves.
+// fileFault is a fault kind as a scenario file writes it (kind:): the
+// fault package's rows with that file name, one per target it takes (a
+// clock-jump names a client or a node). Everything about it (its target,
+// its length field, the sim.Fault it builds) is read from those rows;
+// validation, Prepare and InsideOf name no kind themselves.
 type fileFault struct {
-	name   string
-	target fileTarget
-	// The length fields it takes; validation refuses the others.
-	hasFor, hasRestartAfter, hasBy bool
-	// lost: a lost request or reply, which needs on: (the command it
-	// loses is the client's next one) and a timeout to end the client's
-	// wait: for:, or the network's.
-	lost bool
-	// build is the engine's kind and Dur for f (f.Node set when it names one).
-	build func(f *Fault) (sim.FaultKind, time.Duration)
-	// outside, when set, says which of a lock's assumptions f breaks and
-	// why ("" if it does not), for a lock whose lease is sure to last
-	// lease (0: no expiry). A kind that pauses (sim.FaultKind.Pauses) or
-	// jumps a client's clock counts against the lease instead (InsideOf).
-	outside func(s *Scenario, algo locks.Algorithm, lease time.Duration, f *Fault) (what, why string)
+	name string
+	// client and node are the kinds it builds aimed at a client or at a
+	// node; 0 for a target it does not take.
+	client, node fault.Kind
 }
 
-// fileTarget is what a file's fault names.
-type fileTarget uint8
+// fileFaults lists the kinds a file may write, in the fault table's order
+// (validation names them in it).
+var fileFaults = fileFaultsOf()
 
-const (
-	targetClient fileTarget = iota + 1
-	targetNode
-	targetEither // a node when the fault names one, else a client
-)
-
-// fileFaults lists the kinds in the order validation names them; a new
-// kind goes last.
-var fileFaults = []fileFault{
-	{name: FaultPause, target: targetClient, hasFor: true,
-		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultPause, f.For.D() },
-	},
-	{name: FaultCrash, target: targetClient, hasRestartAfter: true,
-		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultCrash, f.RestartAfter.D() },
-	},
-	{name: FaultClockJump, target: targetEither, hasBy: true,
-		build: func(f *Fault) (sim.FaultKind, time.Duration) {
-			if f.Node != nil {
-				return sim.FaultNodeJump, f.By.D()
-			}
-			return sim.FaultProcJump, f.By.D()
-		},
-		outside: func(_ *Scenario, algo locks.Algorithm, _ time.Duration, f *Fault) (string, string) {
-			if f.Node != nil && algo.Assumes.Expiry.UsesNodeTTL() {
-				return AssumeNodeClock, "a node's clock jump moves the lock's expiry"
-			}
-			return "", ""
-		},
-	},
-	{name: FaultNodeRestart, target: targetNode, hasFor: true,
-		build:   func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultNodeRestart, f.For.D() },
-		outside: restartOutside,
-	},
-	// For is the detection delay: the node answers nothing until a replica
-	// is promoted.
-	{name: FaultFailover, target: targetNode, hasFor: true,
-		build:   func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultFailover, f.For.D() },
-		outside: failoverOutside,
-	},
-	// For is how long the client waits for the lost command's reply before
-	// it times out (0: network.timeout). What a timeout does to a lock is
-	// the lock's own business, as for the network's random losses: no
-	// assumption of the TTL is broken.
-	{name: FaultLoseRequest, target: targetClient, hasFor: true, lost: true,
-		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultLoseRequest, f.For.D() },
-	},
-	{name: FaultLoseReply, target: targetClient, hasFor: true, lost: true,
-		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultLoseReply, f.For.D() },
-	},
-	// The client's watchdog alone stops for For; the holder works on. A
-	// lock without a watchdog is not touched: no assumption of the TTL is
-	// broken.
-	{name: FaultDogPause, target: targetClient, hasFor: true,
-		build: func(f *Fault) (sim.FaultKind, time.Duration) { return sim.FaultDogPause, f.For.D() },
-	},
+func fileFaultsOf() []fileFault {
+	var out []fileFault
+	for _, name := range fault.Files() {
+		out = append(out, fileFault{name: name, client: fault.OfFile(name, false), node: fault.OfFile(name, true)})
+	}
+	return out
 }
 
 // fileFaultOf is the kind named name, or nil.
@@ -115,36 +43,69 @@ func fileFaultOf(name string) *fileFault {
 	return nil
 }
 
-// onNode reports whether f names a node as its target.
+// onNode reports whether f names a node as its target: always for a kind
+// only a node takes, when it names one for a kind both take.
 func (k *fileFault) onNode(f *Fault) bool {
-	return k.target == targetNode || (k.target == targetEither && f.Node != nil)
+	return k.client == 0 || (k.node != 0 && f.Node != nil)
+}
+
+// kindOf is the engine's kind for f.
+func (k *fileFault) kindOf(f *Fault) fault.Kind {
+	if k.onNode(f) {
+		return k.node
+	}
+	return k.client
+}
+
+// field is the length field the kind takes (its targets take the same).
+func (k *fileFault) field() fault.Field { return max(k.client, k.node).Field() }
+
+// lost says the kind loses a command: it needs on: (the command it loses
+// is the client's next one) and a timeout to end the client's wait (for:,
+// or the network's).
+func (k *fileFault) lost() bool { return max(k.client, k.node).LosesCommand() }
+
+// build is the engine's kind and Dur for f (f.Node set when it names one).
+func (k *fileFault) build(f *Fault) (fault.Kind, time.Duration) {
+	kind := k.kindOf(f)
+	switch kind.Field() {
+	case fault.FieldFor:
+		return kind, f.For.D()
+	case fault.FieldRestartAfter:
+		return kind, f.RestartAfter.D()
+	case fault.FieldBy:
+		return kind, f.By.D()
+	}
+	return kind, 0
+}
+
+// EngineKind is the engine's kind for f, as validation resolves its file
+// kind and target; 0 for a kind no file writes.
+func (f *Fault) EngineKind() fault.Kind {
+	if k := fileFaultOf(f.Kind); k != nil {
+		return k.kindOf(f)
+	}
+	return 0
 }
 
 // FaultKinds lists the kinds a file may write, in order: validation names
-// them, and explore/gen checks that it draws each one.
-func FaultKinds() []string {
-	out := make([]string, len(fileFaults))
-	for i, k := range fileFaults {
-		out[i] = k.name
-	}
-	return out
-}
+// them.
+func FaultKinds() []string { return fault.Files() }
 
-// OutsideTTL reports whether a fault of this kind, aimed at a node or at a
-// client, breaks the assumptions of a plain TTL lock (set-nx-px-token's:
-// a lease on the node's TTL, no fsync, no WAIT) whatever its lengths:
-// InsideOf refuses it outright.
-func OutsideTTL(kind string, onNode bool) bool {
-	k := fileFaultOf(kind)
-	if k == nil || k.outside == nil {
-		return false
-	}
-	f := Fault{Kind: kind}
-	if onNode {
-		f.Node = new(int)
-	}
-	_, why := k.outside(&Scenario{}, locks.Algorithm{Assumes: locks.Assumptions{Expiry: locks.ExpiryTTL}}, 0, &f)
-	return why != ""
+// outsides says, for a kind whose fault may break a lock's assumptions,
+// which and why ("" if it does not), for a lock whose lease is sure to
+// last lease (0: no expiry). A kind that breaks a plain TTL lock's
+// assumptions (fault.Kind.BreaksTTL) needs an entry; a kind that pauses
+// or jumps a client's clock counts against the lease instead (InsideOf).
+var outsides = map[fault.Kind]func(s *Scenario, algo locks.Algorithm, lease time.Duration, f *Fault) (what, why string){
+	fault.NodeJump: func(_ *Scenario, algo locks.Algorithm, _ time.Duration, _ *Fault) (string, string) {
+		if algo.Assumes.Expiry.UsesNodeTTL() {
+			return AssumeNodeClock, fault.NodeJump.BreaksTTL()
+		}
+		return "", ""
+	},
+	fault.NodeRestart: restartOutside,
+	fault.Failover:    failoverOutside,
 }
 
 // restartOutside: a node restart keeps a lock's assumptions when the
@@ -207,11 +168,11 @@ func (s *Scenario) reenters() bool {
 	return false
 }
 
-// takersOf names the kinds that take a field, for "only a … has …".
-func takersOf(has func(k *fileFault) bool) string {
+// takersOf names the kinds that take field, for "only a … has …".
+func takersOf(field fault.Field) string {
 	var out []string
 	for i := range fileFaults {
-		if has(&fileFaults[i]) {
+		if fileFaults[i].field() == field {
 			out = append(out, fileFaults[i].name)
 		}
 	}

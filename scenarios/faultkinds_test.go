@@ -2,27 +2,20 @@ package scenarios
 
 import (
 	"testing"
+	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/fault"
+	"github.com/locksim/locksim/locks"
 )
 
-// TestFaultKindsComplete fails when a fault kind is missing a part of its
-// scenarios entry: every kind the engine can plan is written some way in a
-// file, and every file kind builds, aimed at its own target. That the
-// generator draws each kind is explore/gen's TestFaultKindsComplete.
-func TestFaultKindsComplete(t *testing.T) {
-	built := map[sim.FaultKind]bool{}
-	seen := map[string]bool{}
+// TestFileKindsBuild fails when a file's kind, aimed at a target it takes,
+// builds a kind of another target, or when a kind a plan may hold is
+// built by no file kind; and when a kind that breaks a plain TTL lock has
+// no outsides entry saying so for one (InsideOf would let it in).
+func TestFileKindsBuild(t *testing.T) {
+	built := map[fault.Kind]bool{}
 	for i := range fileFaults {
 		k := &fileFaults[i]
-		if k.name == "" || seen[k.name] {
-			t.Errorf("fileFaults[%d]: name %q is empty or repeated", i, k.name)
-		}
-		seen[k.name] = true
-		if k.build == nil {
-			t.Errorf("%s: needs build", k.name)
-			continue
-		}
 		node := 0
 		for _, f := range []Fault{{Kind: k.name, Client: "c1"}, {Kind: k.name, Node: &node}} {
 			if k.onNode(&f) != (f.Node != nil) {
@@ -30,39 +23,35 @@ func TestFaultKindsComplete(t *testing.T) {
 			}
 			sk, _ := k.build(&f)
 			built[sk] = true
-			want := sim.TargetProc
+			want := fault.OnClient
 			if f.Node != nil {
-				want = sim.TargetNode
+				want = fault.OnNode
 			}
-			if sk.Target() != want {
-				t.Errorf("%s aimed at node %v builds %s, which targets %d", k.name, f.Node != nil, sk, sk.Target())
+			if sk.Target() != want || sk.File() != k.name {
+				t.Errorf("%s aimed at node %v builds %s, which targets %d", k.name, f.Node != nil, sk.Name(), sk.Target())
 			}
 		}
 	}
-	for _, sk := range sim.FaultKinds() {
+	ttl := locks.Algorithm{Assumes: locks.Assumptions{Expiry: locks.ExpiryTTL}}
+	for _, sk := range fault.Kinds() {
 		if sk.Planned() && !built[sk] {
-			t.Errorf("%s: the engine can plan it, but no file kind builds it (scenarios/faultkinds.go)", sk)
+			t.Errorf("%s: a plan may hold it, but no file kind builds it", sk.Name())
+		}
+		outside := outsides[sk]
+		if (sk.BreaksTTL() != "") != (outside != nil) {
+			t.Errorf("%s: breaks a TTL lock %q, but outsides has an entry %v", sk.Name(), sk.BreaksTTL(), outside != nil)
+			continue
+		}
+		if outside == nil {
+			continue
+		}
+		node := 0
+		f := Fault{Kind: sk.File(), Node: &node}
+		if _, why := outside(&Scenario{}, ttl, 0, &f); why == "" {
+			t.Errorf("%s: breaks a TTL lock, but outsides says it does not for one", sk.Name())
 		}
 	}
-}
-
-// OutsideTTL names exactly the kinds and targets InsideTTL refuses outright.
-func TestOutsideTTL(t *testing.T) {
-	for _, c := range []struct {
-		kind   string
-		onNode bool
-		want   bool
-	}{
-		{FaultPause, false, false}, // counted against the TTL, not refused
-		{FaultCrash, false, false},
-		{FaultClockJump, false, false},
-		{FaultClockJump, true, true},
-		{FaultNodeRestart, true, true},
-		{FaultFailover, true, true},
-		{"no-such-kind", true, false},
-	} {
-		if got := OutsideTTL(c.kind, c.onNode); got != c.want {
-			t.Errorf("OutsideTTL(%s, node %v) = %v, want %v", c.kind, c.onNode, got, c.want)
-		}
+	if _, why := outsides[fault.NodeJump](&Scenario{}, ttl, time.Second, nil); why != fault.NodeJump.BreaksTTL() {
+		t.Errorf("a node's clock jump under a TTL lock: %q", why)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/fuzzing"
-	"github.com/locksim/locksim/sim"
 )
 
 const minimal = `
@@ -129,7 +129,7 @@ func TestFaultValidation(t *testing.T) {
 	dog := minimal + "faults:\n  - {kind: watchdog-pause, client: a, for: 12s, on: {client: a, point: acquired, n: 1}}\n"
 	if s, err := Parse("t.yaml", []byte(dog)); err != nil {
 		t.Errorf("a watchdog-pause: %v", err)
-	} else if p, err := s.Prepare(""); err != nil || p.Config.Faults[0].Kind != sim.FaultDogPause || p.Config.Faults[0].Dur != 12*time.Second {
+	} else if p, err := s.Prepare(""); err != nil || p.Config.Faults[0].Kind != fault.WatchdogPause || p.Config.Faults[0].Dur != 12*time.Second {
 		t.Errorf("a watchdog-pause prepares as %+v, %v", p, err)
 	}
 	for _, src := range []string{minimal + lost, noTimeout + strings.Replace(lost, "n: 2}", "n: 2}, for: 300ms", 1)} {

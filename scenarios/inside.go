@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )
@@ -102,7 +103,7 @@ func (s *Scenario) lossy() bool {
 		return true
 	}
 	for i := range s.Faults {
-		if k := fileFaultOf(s.Faults[i].Kind); k != nil && k.lost {
+		if k := fileFaultOf(s.Faults[i].Kind); k != nil && k.lost() {
 			return true
 		}
 	}
@@ -135,11 +136,11 @@ func (s *Scenario) InsideOf(algo locks.Algorithm) error {
 	rtt := s.Network.Request.Max.D() + s.Network.Reply.Max.D()
 	for i := range s.Faults {
 		f := &s.Faults[i]
-		kind := fileFaultOf(f.Kind) // faultkinds.go
-		if kind == nil || kind.outside == nil {
+		outside := outsides[f.EngineKind()] // faultkinds.go: which assumption, why
+		if outside == nil {
 			continue
 		}
-		if what, why := kind.outside(s, algo, lease, f); why != "" {
+		if what, why := outside(s, algo, lease, f); why != "" {
 			return &Outside{Assumption: what, Fault: i, Words: fmt.Sprintf("faults[%d] (%s): %s", i, f.Kind, why)}
 		}
 	}
@@ -165,9 +166,9 @@ func (s *Scenario) InsideOf(algo locks.Algorithm) error {
 		switch {
 		case sk.Pauses():
 			paused[c] += d
-		case sk == sim.FaultDogPause:
+		case sk.StopsWatchdog():
 			dogPaused[c] += d
-		case sk == sim.FaultProcJump:
+		case sk.ShiftsClock():
 			j := jumps[c]
 			if d < 0 {
 				j[0] += d
@@ -240,7 +241,7 @@ func (s *Scenario) LostReplyWait(algo locks.Algorithm) time.Duration {
 	}
 	wait := s.Network.Timeout.D()
 	for i := range s.Faults {
-		if k := fileFaultOf(s.Faults[i].Kind); k != nil && k.lost {
+		if k := fileFaultOf(s.Faults[i].Kind); k != nil && k.lost() {
 			wait = max(wait, s.Faults[i].For.D())
 		}
 	}
@@ -322,7 +323,7 @@ func (s *Scenario) nodeSpec(i int) Node {
 func (s *Scenario) crashesOnFirstAcquire(client string) bool {
 	for i := range s.Faults {
 		f := &s.Faults[i]
-		if f.Kind == FaultCrash && f.Client == client && f.RestartAfter == 0 && f.On != nil &&
+		if f.Kind == fault.Crash.File() && f.Client == client && f.RestartAfter == 0 && f.On != nil &&
 			f.On.Client == client && f.On.Point == PointAcquired && f.On.N <= 1 {
 			return true
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 func TestInsideTTL(t *testing.T) {
@@ -21,15 +23,15 @@ func TestInsideTTL(t *testing.T) {
 		inside bool
 	}{
 		{"plain", func(*Scenario) {}, true},
-		{"one pause fits", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(500e6)}} }, true},
+		{"one pause fits", func(s *Scenario) { s.Faults = []Fault{{Kind: fault.Pause.File(), Client: "a", For: Duration(500e6)}} }, true},
 		{"two pauses add up", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(300e6)}, {Kind: FaultPause, Client: "a", For: Duration(300e6)}}
+			s.Faults = []Fault{{Kind: fault.Pause.File(), Client: "a", For: Duration(300e6)}, {Kind: fault.Pause.File(), Client: "a", For: Duration(300e6)}}
 		}, false},
 		{"latency", func(s *Scenario) { s.Network.Reply = fixedLatency(300e6) }, false},
 		{"drift", func(s *Scenario) { s.Nodes = []Node{{Clock: Clock{DriftPPM: 600_000}}} }, false},
-		{"node restart", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero}} }, false},
-		{"node jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(1e6)}} }, false},
-		{"client jump", func(s *Scenario) { s.Faults = []Fault{{Kind: FaultClockJump, Client: "b", By: Duration(5e9)}} }, true},
+		{"node restart", func(s *Scenario) { s.Faults = []Fault{{Kind: fault.NodeRestart.File(), Node: &zero}} }, false},
+		{"node jump", func(s *Scenario) { s.Faults = []Fault{{Kind: fault.NodeJump.File(), Node: &zero, By: Duration(1e6)}} }, false},
+		{"client jump", func(s *Scenario) { s.Faults = []Fault{{Kind: fault.ClientJump.File(), Client: "b", By: Duration(5e9)}} }, true},
 	}
 	for _, c := range cases {
 		s := base()
@@ -52,7 +54,7 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 			Network: Network{Request: fixedLatency(1e6), Reply: fixedLatency(1e6), Timeout: Duration(1e9)}}
 	}
 	jump := func(client string, by time.Duration) Fault {
-		return Fault{Kind: FaultClockJump, Client: client, By: Duration(by)}
+		return Fault{Kind: fault.ClientJump.File(), Client: client, By: Duration(by)}
 	}
 	cases := []struct {
 		name, algo string
@@ -64,42 +66,42 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 		{"within the allowance", "setnx-getset", func(s *Scenario) { s.Faults = []Fault{jump("b", 1e9)} }, ""},
 		{"offsets count too", "java-getset", func(s *Scenario) { s.Clients[1].Clock.Offset = Duration(-2700e6) }, AssumeLease},
 		{"a timestamp lock ignores a node's clock", "setnx-getset", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(10e9)}}
+			s.Faults = []Fault{{Kind: fault.NodeJump.File(), Node: &zero, By: Duration(10e9)}}
 		}, ""},
 		{"both: the node's clock too", "php-eval", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultClockJump, Node: &zero, By: Duration(10e9)}}
+			s.Faults = []Fault{{Kind: fault.NodeJump.File(), Node: &zero, By: Duration(10e9)}}
 		}, AssumeNodeClock},
 		{"no expiry: pauses are free", "setnx-del", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(60e9)}, jump("b", 60e9)}
+			s.Faults = []Fault{{Kind: fault.Pause.File(), Client: "a", For: Duration(60e9)}, jump("b", 60e9)}
 		}, ""},
 		{"no expiry: a restart still loses the key", "setnx-del", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(60e9)}}
+			s.Faults = []Fault{{Kind: fault.NodeRestart.File(), Node: &zero, For: Duration(60e9)}}
 		}, AssumeRestart},
 		{"aof-always keeps it", "setnx-del", func(s *Scenario) {
 			s.Nodes = []Node{{Persistence: "aof-always"}}
-			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero}}
+			s.Faults = []Fault{{Kind: fault.NodeRestart.File(), Node: &zero}}
 		}, ""},
 		{"a delayed restart keeps a TTL lock", "set-nx-px-token", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(2e9)}}
+			s.Faults = []Fault{{Kind: fault.NodeRestart.File(), Node: &zero, For: Duration(2e9)}}
 			s.Nodes = []Node{{RestartDelay: Duration(1e9)}}
 		}, ""},
 		{"a short one does not", "set-nx-px-token", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(2e9)}}
+			s.Faults = []Fault{{Kind: fault.NodeRestart.File(), Node: &zero, For: Duration(2e9)}}
 		}, AssumeRestart},
 		{"nor under a watchdog", "token-extend", func(s *Scenario) {
-			s.Faults = []Fault{{Kind: FaultNodeRestart, Node: &zero, For: Duration(5e9)}}
+			s.Faults = []Fault{{Kind: fault.NodeRestart.File(), Node: &zero, For: Duration(5e9)}}
 		}, AssumeRestart},
 		{"a failover loses a plain lock", "set-nx-px-token", func(s *Scenario) {
 			s.Nodes = []Node{{Replicas: 1, ReplicationLag: fixedLatency(1e6)}}
-			s.Faults = []Fault{{Kind: FaultFailover, Node: &zero}}
+			s.Faults = []Fault{{Kind: fault.Failover.File(), Node: &zero}}
 		}, AssumeFailover},
 		{"WAIT keeps it while the replica keeps up", "set-nx-px-wait", func(s *Scenario) {
 			s.Nodes = []Node{{Replicas: 1, ReplicationLag: fixedLatency(10e6)}}
-			s.Faults = []Fault{{Kind: FaultFailover, Node: &zero}}
+			s.Faults = []Fault{{Kind: fault.Failover.File(), Node: &zero}}
 		}, ""},
 		{"not when it lags past the WAIT", "set-nx-px-wait", func(s *Scenario) {
 			s.Nodes = []Node{{Replicas: 1, ReplicationLag: fixedLatency(80e6)}}
-			s.Faults = []Fault{{Kind: FaultFailover, Node: &zero}}
+			s.Faults = []Fault{{Kind: fault.Failover.File(), Node: &zero}}
 		}, AssumeFailover},
 		{"a client timeout shorter than the WAIT", "set-nx-px-wait", func(s *Scenario) { s.Network.Timeout = Duration(30e6) }, AssumeTimeout},
 		{"a watchdog outlasts long work", "token-extend", func(s *Scenario) {
@@ -111,7 +113,7 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 			s.Params.TTL = Duration(8e9)
 			s.Clients[0].Work = Duration(20e9)
 			s.Clients[0].RenewEvery = Duration(2e9)
-			s.Faults = []Fault{{Kind: FaultPause, Client: "a", For: Duration(6500e6)}}
+			s.Faults = []Fault{{Kind: fault.Pause.File(), Client: "a", For: Duration(6500e6)}}
 		}, AssumeLease},
 		{"a renewal outlasts a lost reply its client gives up on in time", "token-extend", func(s *Scenario) {
 			s.Params.TTL = Duration(8e9)
@@ -123,7 +125,7 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 			s.Params.TTL = Duration(8e9)
 			s.Clients[0].Work = Duration(20e9)
 			s.Clients[0].RenewEvery = Duration(2e9)
-			s.Faults = []Fault{{Kind: FaultLoseReply, Client: "a", For: Duration(6500e6)}} // 2s + 6.5s
+			s.Faults = []Fault{{Kind: fault.LoseReply.File(), Client: "a", For: Duration(6500e6)}} // 2s + 6.5s
 		}, AssumeRenewal},
 		{"redlock counts its acquisition on every node", "redlock", func(s *Scenario) {
 			s.Params.TTL = Duration(1e9)
@@ -152,7 +154,7 @@ func TestInsideOfEachLocksAssumptions(t *testing.T) {
 func TestInsideTTLWords(t *testing.T) {
 	s := &Scenario{Name: "x", Algorithm: "set-nx-px-token", Params: Params{TTL: Duration(30e9)}, Seed: 1, Duration: Duration(100e9),
 		Clients: []Client{{Name: "c1", Iterations: 1, Work: Duration(10e6)}},
-		Faults:  []Fault{{Kind: FaultPause, Client: "c1", For: Duration(35e9)}}}
+		Faults:  []Fault{{Kind: fault.Pause.File(), Client: "c1", For: Duration(35e9)}}}
 	err := s.InsideTTL()
 	if err == nil || !strings.HasPrefix(err.Error(), "c1's pause of 35s exceeds what a 30s TTL allows: work 10ms + pauses 35s") {
 		t.Errorf("InsideTTL() = %v", err)

@@ -22,8 +22,8 @@ func TestDefaultDuration(t *testing.T) {
 	}
 }
 
-// docs/development.md's "Adding a fault kind" names the files a kind lives in: each
-// must exist and hold that layer's fault-kind table, and every table must
+// docs/development.md's "Adding a fault kind" names the files a kind lives
+// in: each must exist and hold its fault-kind table, and every table must
 // be named there.
 func TestREADMEFaultKindFiles(t *testing.T) {
 	data, err := os.ReadFile("../docs/development.md")
@@ -35,9 +35,9 @@ func TestREADMEFaultKindFiles(t *testing.T) {
 		t.Fatal(`README has no "Adding a fault kind" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n#")
-	for _, f := range []struct{ path, table string }{{"sim/faultkinds.go", "faultSpecs"},
-		{"scenarios/faultkinds.go", "fileFaults"}, {"explore/gen/faultkinds.go", "genFaults"},
-		{"model/faultkinds.go", "faultWords"}, {"realtime/engine/faultkinds.go", "realKinds"},
+	for _, f := range []struct{ path, table string }{{"fault/fault.go", "specs"},
+		{"sim/faultapply.go", "faultApplies"}, {"explore/gen/faultkinds.go", "genFaults"},
+		{"realtime/engine/faultkinds.go", "realKinds"}, {"scenarios/faultkinds.go", "outsides"},
 	} {
 		path := f.path
 		if !strings.Contains(section, "`"+path+"`") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )
@@ -253,19 +254,19 @@ func (s *Scenario) validateFault(i int) error {
 	if f.By.D() < -MaxDuration || f.By.D() > MaxDuration {
 		return fieldError(field+".by", "must be within ±%s", MaxDuration)
 	}
-	if !kind.hasBy && f.By != 0 {
-		return fieldError(field+".by", "only a %s has by", takersOf(func(k *fileFault) bool { return k.hasBy }))
+	if kind.field() != fault.FieldBy && f.By != 0 {
+		return fieldError(field+".by", "only a %s has by", takersOf(fault.FieldBy))
 	}
-	if !kind.hasRestartAfter && f.RestartAfter != 0 {
-		return fieldError(field+".restart_after", "only a %s has restart_after", takersOf(func(k *fileFault) bool { return k.hasRestartAfter }))
+	if kind.field() != fault.FieldRestartAfter && f.RestartAfter != 0 {
+		return fieldError(field+".restart_after", "only a %s has restart_after", takersOf(fault.FieldRestartAfter))
 	}
-	if !kind.hasFor && f.For != 0 {
+	if kind.field() != fault.FieldFor && f.For != 0 {
 		return fieldError(field+".for", "a %s has no length", f.Kind)
 	}
-	if kind.lost && f.On == nil {
+	if kind.lost() && f.On == nil {
 		return fieldError(field+".on", "a %s needs on: the client's next command after that event is the one lost", f.Kind)
 	}
-	if kind.lost && f.For == 0 && s.Network.Timeout == 0 {
+	if kind.lost() && f.For == 0 && s.Network.Timeout == 0 {
 		return fieldError(field+".for", "a %s needs for: (how long the client waits) or a network.timeout", f.Kind)
 	}
 	if f.On == nil {

@@ -1,6 +1,8 @@
 package shrink
 
-import "github.com/locksim/locksim/scenarios"
+import (
+	"github.com/locksim/locksim/scenarios"
+)
 
 // merges tries, for every two faults that merge (mergeable), the scenario
 // with the first made their sum and the second gone, and reports whether
@@ -33,7 +35,7 @@ func (sh *shrinker) merges() bool {
 // two lost requests or replies take two commands, which no one fault says;
 // a second failover is a second promotion.
 func mergeable(a, b *scenarios.Fault) bool {
-	if a.Kind != scenarios.FaultClockJump || b.Kind != a.Kind {
+	if !a.EngineKind().ShiftsClock() || b.Kind != a.Kind {
 		return false
 	}
 	if a.Client != b.Client || (a.Node == nil) != (b.Node == nil) || a.Node != nil && *a.Node != *b.Node {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/scenarios"
 
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
@@ -21,7 +22,7 @@ func jumps(faults ...scenarios.Fault) *scenarios.Scenario {
 }
 
 func nodeJump(node int, at, by time.Duration) scenarios.Fault {
-	return scenarios.Fault{Kind: scenarios.FaultClockJump, Node: &node, At: scenarios.Duration(at), By: scenarios.Duration(by)}
+	return scenarios.Fault{Kind: fault.NodeJump.File(), Node: &node, At: scenarios.Duration(at), By: scenarios.Duration(by)}
 }
 
 // jumpedAtLeast is a stand-in verdict: the clocks jump by d in all, and
@@ -31,7 +32,7 @@ func jumpedAtLeast(d time.Duration) func(*scenarios.Scenario) bool {
 	return func(s *scenarios.Scenario) bool {
 		var sum time.Duration
 		for _, f := range s.Faults {
-			if f.Kind == scenarios.FaultClockJump {
+			if f.EngineKind().ShiftsClock() {
 				sum += f.By.D()
 			}
 		}
@@ -48,7 +49,7 @@ func TestShrinkMergesClockJumps(t *testing.T) {
 		data, _ := scenarios.Marshal(got)
 		t.Fatalf("shrunk to %d faults (capped %v), want the two jumps merged:\n%s", len(got.Faults), capped, data)
 	}
-	if f := got.Faults[0]; f.Kind != scenarios.FaultClockJump || f.Node == nil || *f.Node != 0 || f.By.D() != 1340*time.Millisecond {
+	if f := got.Faults[0]; f.EngineKind() != fault.NodeJump || *f.Node != 0 || f.By.D() != 1340*time.Millisecond {
 		t.Errorf("merged fault %+v, want node 0's clock jumping by 1.34s", f)
 	}
 }
@@ -57,7 +58,7 @@ func TestShrinkMergesClockJumps(t *testing.T) {
 // keeps both, however small it makes the rest, and never tries them as one.
 func TestShrinkKeepsJumpsOfTwoClocks(t *testing.T) {
 	s := jumps(nodeJump(0, time.Second, 40*time.Millisecond),
-		scenarios.Fault{Kind: scenarios.FaultClockJump, Client: "c1", At: scenarios.Duration(time.Second), By: scenarios.Duration(1300 * time.Millisecond)})
+		scenarios.Fault{Kind: fault.ClientJump.File(), Client: "c1", At: scenarios.Duration(time.Second), By: scenarios.Duration(1300 * time.Millisecond)})
 	fails := jumpedAtLeast(1340 * time.Millisecond)
 	got, _, _ := Shrink(s, func(c *scenarios.Scenario) bool {
 		if len(c.Faults) == 1 && c.Faults[0].By.D() >= 1340*time.Millisecond {
@@ -85,8 +86,8 @@ func TestMergeable(t *testing.T) {
 		fn(&f)
 		return f
 	}
-	pause := scenarios.Fault{Kind: scenarios.FaultPause, Client: "c1", At: scenarios.Duration(time.Second), For: scenarios.Duration(time.Second)}
-	restart := scenarios.Fault{Kind: scenarios.FaultNodeRestart, Node: ptr(0), At: scenarios.Duration(time.Second)}
+	pause := scenarios.Fault{Kind: fault.Pause.File(), Client: "c1", At: scenarios.Duration(time.Second), For: scenarios.Duration(time.Second)}
+	restart := scenarios.Fault{Kind: fault.NodeRestart.File(), Node: ptr(0), At: scenarios.Duration(time.Second)}
 	for _, c := range []struct {
 		name string
 		a, b scenarios.Fault

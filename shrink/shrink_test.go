@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore/gen"
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
@@ -29,9 +30,9 @@ func big() *scenarios.Scenario {
 		},
 		Network: scenarios.Network{Request: QuietLatency, Reply: QuietLatency, LossReply: 0.1, Timeout: scenarios.Duration(500 * time.Millisecond)},
 		Faults: []scenarios.Fault{
-			{Kind: scenarios.FaultCrash, Client: "c1", At: scenarios.Duration(2 * time.Second)},
-			{Kind: scenarios.FaultPause, Client: "c3", On: &scenarios.Trigger{Client: "c3", Point: scenarios.PointSend, Command: "SET", N: 2}, For: scenarios.Duration(6 * time.Second)},
-			{Kind: scenarios.FaultClockJump, Node: &node, At: scenarios.Duration(time.Second), By: scenarios.Duration(-3 * time.Second)},
+			{Kind: fault.Crash.File(), Client: "c1", At: scenarios.Duration(2 * time.Second)},
+			{Kind: fault.Pause.File(), Client: "c3", On: &scenarios.Trigger{Client: "c3", Point: scenarios.PointSend, Command: "SET", N: 2}, For: scenarios.Duration(6 * time.Second)},
+			{Kind: fault.NodeJump.File(), Node: &node, At: scenarios.Duration(time.Second), By: scenarios.Duration(-3 * time.Second)},
 		},
 	}
 }
@@ -44,7 +45,7 @@ func pausedLong(s *scenarios.Scenario) bool {
 		return false
 	}
 	for _, f := range s.Faults {
-		if f.Kind == scenarios.FaultPause && f.For.D() >= time.Second {
+		if f.Kind == fault.Pause.File() && f.For.D() >= time.Second {
 			return true
 		}
 	}

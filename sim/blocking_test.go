@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // procsRun runs one body per process, each once, on one node with 1 ms
@@ -98,7 +100,7 @@ func TestBlockingPopGivenUp(t *testing.T) {
 			left, _ = p.Do(0, "LLEN", "sig")
 		},
 	}, func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: time.Second}}
+		c.Faults = []Fault{{Kind: fault.Crash, Proc: 0, At: time.Second}}
 	})
 	if left.Int != 1 {
 		t.Errorf("a crashed waiter popped: LLEN %v", left)

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/locksim/locksim/fault"
+)
 
 // Config is everything one run depends on.
 type Config struct {
@@ -108,7 +112,7 @@ type Trigger struct {
 
 // Fault is one planned fault.
 type Fault struct {
-	Kind FaultKind
+	Kind fault.Kind
 	Proc int // target of pause, crash, proc clock jump
 	Node int // target of node clock jump, node restart
 	// At is the true time it fires, unless On says an event triggers it.

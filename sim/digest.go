@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // Digest is a sha256 over a canonical encoding of the history: every field of
@@ -141,7 +143,7 @@ func keyLane(e *Event) (int, bool) {
 		return e.Node, true
 	case e.Kind != KindFault:
 		return 0, false
-	case e.Fault == FaultNodeRestart, e.Fault == FaultFailover && e.Value != 0:
+	case e.Fault == fault.NodeRestart, e.Fault == fault.Failover && e.Value != 0:
 		return e.Node, true
 	}
 	return 0, false

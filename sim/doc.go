@@ -71,8 +71,10 @@
 //   - ClockSpec.At and Latency.Draw: a process's clock and the network's
 //     latencies, read as Run reads them.
 //
-// The backend's own seam to the servers (Wire, Conn) is its own: this
-// package knows nothing of sockets.
+// What a fault kind is lives in the fault package's table; how each
+// backend applies it is that backend's column (faultapply.go here,
+// realtime/engine/faultkinds.go there). The backend's own seam to the
+// servers (Wire, Conn) is its own: this package knows nothing of sockets.
 //
 // # A foreign-process backend
 //

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -366,7 +367,7 @@ func (r *runner) startProc(p *process) {
 		return // one coroutine per process, whatever the fault plan says
 	}
 	if p.inc > 0 {
-		r.record(Event{Kind: KindFault, Fault: FaultRestart, Proc: p.id, Node: -1})
+		r.record(Event{Kind: KindFault, Fault: fault.Respawn, Proc: p.id, Node: -1})
 	}
 	p.rngSrc = rand.NewPCG(mix(r.cfg.Seed, uint64(p.id)+1), uint64(p.inc))
 	p.rng = rand.New(p.rngSrc)

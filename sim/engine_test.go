@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // faultyConfig exercises every mechanism that draws randomness or reorders
@@ -17,10 +19,10 @@ func faultyConfig(seed uint64) Config {
 	cfg.Procs[1].Clock = ClockSpec{Offset: 300 * time.Millisecond, DriftPPM: 200}
 	cfg.Nodes[0].Clock = ClockSpec{DriftPPM: -50}
 	cfg.Faults = []Fault{
-		{Kind: FaultPause, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 3}, Dur: 2 * time.Second},
-		{Kind: FaultCrash, Proc: 2, On: Trigger{Point: PointReply, Proc: 2, Cmd: "SET", N: 4}, Dur: 100 * time.Millisecond},
-		{Kind: FaultProcJump, Proc: 1, At: 50 * time.Millisecond, Dur: 2 * time.Second},
-		{Kind: FaultNodeRestart, Node: 0, At: 120 * time.Millisecond, Dur: 5 * time.Millisecond},
+		{Kind: fault.Pause, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 3}, Dur: 2 * time.Second},
+		{Kind: fault.Crash, Proc: 2, On: Trigger{Point: PointReply, Proc: 2, Cmd: "SET", N: 4}, Dur: 100 * time.Millisecond},
+		{Kind: fault.ClientJump, Proc: 1, At: 50 * time.Millisecond, Dur: 2 * time.Second},
+		{Kind: fault.NodeRestart, Node: 0, At: 120 * time.Millisecond, Dur: 5 * time.Millisecond},
 	}
 	return cfg
 }
@@ -200,7 +202,7 @@ func TestPauseDelaysTheProcess(t *testing.T) {
 		after = p.Now()
 		return Lease{}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, On: Trigger{Point: PointReply, Proc: 0, Cmd: "get", N: 1}, Dur: 3 * time.Second}}
+		cfg.Faults = []Fault{{Kind: fault.Pause, Proc: 0, On: Trigger{Point: PointReply, Proc: 0, Cmd: "get", N: 1}, Dur: 3 * time.Second}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +210,7 @@ func TestPauseDelaysTheProcess(t *testing.T) {
 	if d := after.Sub(before); d != 3*time.Second {
 		t.Fatalf("pause of 3s after the GET reply: the process resumed after %v", d)
 	}
-	if f := eventsOf(res.History, KindFault); len(f) != 1 || f[0].Fault != FaultPause {
+	if f := eventsOf(res.History, KindFault); len(f) != 1 || f[0].Fault != fault.Pause {
 		t.Fatalf("the pause should be in the history: %+v", f)
 	}
 }
@@ -219,7 +221,7 @@ func TestPauseAtSendDelaysTheCommand(t *testing.T) {
 		p.Do(0, "DEL", "k")
 		return Lease{}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultPause, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "DEL", N: 1}, Dur: time.Second}}
+		cfg.Faults = []Fault{{Kind: fault.Pause, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "DEL", N: 1}, Dur: time.Second}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +238,7 @@ func TestCrashAtSendNeverSends(t *testing.T) {
 		p.Do(0, "DEL", "k")
 		return Lease{}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultCrash, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "DEL", N: 1}}}
+		cfg.Faults = []Fault{{Kind: fault.Crash, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "DEL", N: 1}}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +259,7 @@ func TestCrashRestartsFreshProcess(t *testing.T) {
 		p.Do(0, "INCR", "k")
 		return Lease{Held: false}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultCrash, Proc: 0, On: Trigger{Point: PointReply, Proc: 0, Cmd: "INCR", N: 1}, Dur: time.Second}}
+		cfg.Faults = []Fault{{Kind: fault.Crash, Proc: 0, On: Trigger{Point: PointReply, Proc: 0, Cmd: "INCR", N: 1}, Dur: time.Second}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +279,7 @@ func TestNoGoroutineOutlivesARun(t *testing.T) {
 		cfg := faultyConfig(s)
 		// Also crash one process for good and cut the run short, so every
 		// way a coroutine can end is exercised.
-		cfg.Faults = append(cfg.Faults, Fault{Kind: FaultCrash, Proc: 1, At: 30 * time.Millisecond})
+		cfg.Faults = append(cfg.Faults, Fault{Kind: fault.Crash, Proc: 1, At: 30 * time.Millisecond})
 		cfg.Duration = 200 * time.Millisecond
 		if _, err := Run(cfg); err != nil {
 			t.Fatal(err)
@@ -296,7 +298,7 @@ func TestNodeRestartLosesData(t *testing.T) {
 		got, _ = p.Do(0, "GET", "k")
 		return Lease{}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: time.Second}}
+		cfg.Faults = []Fault{{Kind: fault.NodeRestart, Node: 0, At: time.Second}}
 	})
 	if err != nil || got.Kind != 0 {
 		t.Fatalf("GET after a node restart = %v (err %v), want (nil)", got, err)
@@ -310,7 +312,7 @@ func TestNodeDownTimesOut(t *testing.T) {
 		_, err1 = p.Do(0, "GET", "k")
 		return Lease{}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: time.Second, Dur: time.Minute}}
+		cfg.Faults = []Fault{{Kind: fault.NodeRestart, Node: 0, At: time.Second, Dur: time.Minute}}
 	})
 	if err != nil || !errors.Is(err1, ErrTimeout) {
 		t.Fatalf("a command to a node that is down must time out: %v %v", err, err1)
@@ -349,7 +351,7 @@ func TestRunStopsAtTheLimits(t *testing.T) {
 
 func TestInvalidConfig(t *testing.T) {
 	cfg := standardConfig(1)
-	cfg.Faults = []Fault{{Kind: FaultCrash, Proc: 9}}
+	cfg.Faults = []Fault{{Kind: fault.Crash, Proc: 9}}
 	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "faults[0]") {
 		t.Fatalf("a fault on a missing process must be rejected naming it, got %v", err)
 	}
@@ -377,7 +379,7 @@ func TestTwoCrashesOnOneEventRestartOnce(t *testing.T) {
 		p.Do(0, "INCR", "k")
 		return Lease{Held: true}, nil
 	}, func(cfg *Config) {
-		crash := Fault{Kind: FaultCrash, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}, Dur: 10 * time.Millisecond}
+		crash := Fault{Kind: fault.Crash, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}, Dur: 10 * time.Millisecond}
 		cfg.Faults = []Fault{crash, crash}
 	})
 	if err != nil {
@@ -388,7 +390,7 @@ func TestTwoCrashesOnOneEventRestartOnce(t *testing.T) {
 	}
 	crashes := 0
 	for _, e := range eventsOf(res.History, KindFault) {
-		if e.Fault == FaultCrash {
+		if e.Fault == fault.Crash {
 			crashes++
 		}
 	}
@@ -403,12 +405,12 @@ func TestTwoCrashesOnOneEventRestartOnce(t *testing.T) {
 // Dur, and the commands before and after are untouched.
 func TestPlannedLossLosesOneCommand(t *testing.T) {
 	for _, c := range []struct {
-		kind FaultKind
+		kind fault.Kind
 		ran  int // commands that ran on the node
 		why  string
 	}{
-		{FaultLoseRequest, 2, "request lost"},
-		{FaultLoseReply, 3, "reply lost"},
+		{fault.LoseRequest, 2, "request lost"},
+		{fault.LoseReply, 3, "reply lost"},
 	} {
 		errs := make([]error, 3)
 		res, err := oneProc(func(p Proc) (Lease, error) {
@@ -449,7 +451,7 @@ func TestPlannedLossDefaultsToTheNetworkTimeout(t *testing.T) {
 		p.Do(0, "GET", "k")
 		return Lease{}, nil
 	}, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultLoseReply, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 1}}}
+		cfg.Faults = []Fault{{Kind: fault.LoseReply, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 1}}}
 	})
 	if err != nil {
 		t.Fatal(err)

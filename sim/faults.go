@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/locksim/locksim/fault"
+)
 
 // triggers is what both backends (Run, and another through Ledger) keep of
 // a run's triggered faults: which have fired and how often each one's point
@@ -55,7 +59,7 @@ func (r *runner) trigger(point Point, p *process, cmd string) {
 	}
 }
 
-// fire applies fault i now, as its kind says (faultkinds.go). Faults on a
+// fire applies fault i now, as its kind's entry says (faultapply.go). Faults on a
 // process that is not alive do nothing.
 func (r *runner) fire(i int) {
 	if r.fired[i] {
@@ -63,17 +67,17 @@ func (r *runner) fire(i int) {
 	}
 	r.fired[i] = true
 	f := &r.cfg.Faults[i]
-	spec := f.Kind.spec()
+	spec := applyOf(f.Kind)
 	ev := Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
-	switch spec.target {
-	case TargetProc:
+	switch f.Kind.Target() {
+	case fault.OnClient:
 		p := r.procs[f.Proc]
 		if !p.live || p.crashPending {
 			r.faultOnDead(i, p)
 			return // dead, or dying at its next yield: a second crash must not restart it twice
 		}
 		ev.Proc = f.Proc
-	case TargetNode:
+	case fault.OnNode:
 		ev.Node = f.Node
 	}
 	if spec.before != nil {

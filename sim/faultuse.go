@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/locksim/locksim/fault"
+)
 
 // FaultUse says what one fault of a run's plan did: whether it fired before
 // the run ended, and whether it touched the lock. A fault that fired and
@@ -79,19 +83,19 @@ func (r *runner) faultFired(i int, f *Fault) {
 	}
 	u := &r.uses.use[i]
 	u.Fired, u.At = true, r.now
-	switch f.Kind.spec().target {
-	case TargetNode:
+	switch f.Kind.Target() {
+	case fault.OnNode:
 		r.uses.mark[i] = r.nodes[f.Node].served
-	case TargetProc:
+	case fault.OnClient:
 		p := r.procs[f.Proc]
-		switch f.Kind {
-		case FaultCrash:
+		switch k := f.Kind; {
+		case k.Crashes():
 			u.Acted = true
-		case FaultPause:
+		case k.Pauses():
 			p.pauses = append(p.pauses, i)
-		case FaultDogPause:
+		case k.StopsWatchdog():
 			p.dogPauses = append(p.dogPauses, i)
-		case FaultProcJump:
+		case k.ShiftsClock():
 			r.uses.mark[i] = p.clockReads
 		}
 	}
@@ -163,8 +167,10 @@ func (r *runner) faultUses() []FaultUse {
 		if u.Acted || u.Why != "" {
 			continue
 		}
-		switch f.Kind {
-		case FaultNodeRestart, FaultFailover, FaultNodeJump:
+		// By the kind's facts (the fault package), so that a new kind with
+		// the facts of an old one is classed with no change here.
+		switch k := f.Kind; {
+		case k.Target() == fault.OnNode:
 			n := &r.nodes[f.Node]
 			switch {
 			case n.served > r.uses.mark[i]:
@@ -174,17 +180,17 @@ func (r *runner) faultUses() []FaultUse {
 			default:
 				u.Why = fmt.Sprintf("node%d served no command after it", f.Node)
 			}
-		case FaultProcJump:
+		case k.ShiftsClock():
 			if p := r.procs[f.Proc]; p.clockReads > r.uses.mark[i] {
 				u.Acted = true
 			} else {
 				u.Why = p.label() + " never read its clock after it"
 			}
-		case FaultPause:
+		case k.Pauses():
 			u.Why = r.procs[f.Proc].label() + " had nothing to do while paused"
-		case FaultDogPause:
+		case k.StopsWatchdog():
 			u.Why = r.procs[f.Proc].label() + "'s watchdog had nothing to do while stopped"
-		case FaultLoseRequest, FaultLoseReply:
+		case k.LosesCommand():
 			u.Why = r.procs[f.Proc].label() + " sent no command after it"
 		default:
 			// A kind not classed here is never called idle: a note that

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // TestFaultUse classes each kind of fault, acted and not, from the run's own
@@ -38,24 +40,24 @@ func TestFaultUse(t *testing.T) {
 		why   string
 	}{
 		{name: "node restart of a node never used", body: getSleepGet, mod: twoNodes,
-			fault: Fault{Kind: FaultNodeRestart, Node: 1, At: ms(5), Dur: ms(1)},
+			fault: Fault{Kind: fault.NodeRestart, Node: 1, At: ms(5), Dur: ms(1)},
 			why:   "node1 never served this lock"},
 		{name: "node restart after the node's last command", body: getSleepGetIdle, mod: idler,
-			fault: Fault{Kind: FaultNodeRestart, Node: 0, At: ms(11), Dur: ms(1)},
+			fault: Fault{Kind: fault.NodeRestart, Node: 0, At: ms(11), Dur: ms(1)},
 			why:   "node0 served no command after it"},
 		{name: "node restart before a command", body: getSleepGet,
-			fault: Fault{Kind: FaultNodeRestart, Node: 0, At: ms(5), Dur: ms(1)}, acted: true},
+			fault: Fault{Kind: fault.NodeRestart, Node: 0, At: ms(5), Dur: ms(1)}, acted: true},
 		{name: "node restart whose outage drops a request", body: getSleepGet,
-			fault: Fault{Kind: FaultNodeRestart, Node: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "GET", N: 2}, Dur: ms(1)},
+			fault: Fault{Kind: fault.NodeRestart, Node: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "GET", N: 2}, Dur: ms(1)},
 			acted: true},
 		{name: "node clock jump of a node never used", body: getSleepGet, mod: twoNodes,
-			fault: Fault{Kind: FaultNodeJump, Node: 1, At: ms(5), Dur: time.Second},
+			fault: Fault{Kind: fault.NodeJump, Node: 1, At: ms(5), Dur: time.Second},
 			why:   "node1 never served this lock"},
 		{name: "node clock jump before a command", body: getSleepGet,
-			fault: Fault{Kind: FaultNodeJump, Node: 0, At: ms(5), Dur: time.Second}, acted: true},
+			fault: Fault{Kind: fault.NodeJump, Node: 0, At: ms(5), Dur: time.Second}, acted: true},
 		{name: "failover after the last command", body: getSleepGetIdle,
 			mod:   func(c *Config) { withReplica(ms(1))(c); idler(c) },
-			fault: Fault{Kind: FaultFailover, Node: 0, At: ms(20), Dur: ms(5)},
+			fault: Fault{Kind: fault.Failover, Node: 0, At: ms(20), Dur: ms(5)},
 			why:   "node0 served no command after it"},
 		{name: "failover that loses a reply in flight",
 			body: func(p Proc) (Lease, error) {
@@ -68,23 +70,23 @@ func TestFaultUse(t *testing.T) {
 				c.Network.Reply = c.Network.Request
 			},
 			// The SET ran at 10ms, before it; its reply, due at 20ms, is lost.
-			fault: Fault{Kind: FaultFailover, Node: 0, At: ms(15), Dur: ms(5)}, acted: true},
+			fault: Fault{Kind: fault.Failover, Node: 0, At: ms(15), Dur: ms(5)}, acted: true},
 		{name: "crash of a live process", body: getSleepGet,
-			fault: Fault{Kind: FaultCrash, Proc: 0, At: ms(5)}, acted: true},
+			fault: Fault{Kind: fault.Crash, Proc: 0, At: ms(5)}, acted: true},
 		{name: "crash of a finished process", body: getSleepGetIdle, mod: idler,
-			fault: Fault{Kind: FaultCrash, Proc: 0, At: ms(20)}, why: "c1 had finished"},
+			fault: Fault{Kind: fault.Crash, Proc: 0, At: ms(20)}, why: "c1 had finished"},
 		{name: "crash before the process starts", body: getSleepGet,
 			mod:   func(c *Config) { c.Procs[0].Start = time.Second },
-			fault: Fault{Kind: FaultCrash, Proc: 0, At: ms(5)}, why: "c1 had not started"},
+			fault: Fault{Kind: fault.Crash, Proc: 0, At: ms(5)}, why: "c1 had not started"},
 		{name: "pause of a finished process", body: getSleepGetIdle, mod: idler,
-			fault: Fault{Kind: FaultPause, Proc: 0, At: ms(20), Dur: time.Second}, why: "c1 had finished"},
+			fault: Fault{Kind: fault.Pause, Proc: 0, At: ms(20), Dur: time.Second}, why: "c1 had finished"},
 		{name: "pause over the end of a sleep", body: getSleepGet,
-			fault: Fault{Kind: FaultPause, Proc: 0, At: ms(5), Dur: ms(20)}, acted: true},
+			fault: Fault{Kind: fault.Pause, Proc: 0, At: ms(5), Dur: ms(20)}, acted: true},
 		{name: "pause inside a sleep", body: getSleepGet,
-			fault: Fault{Kind: FaultPause, Proc: 0, At: ms(2), Dur: ms(3)},
+			fault: Fault{Kind: fault.Pause, Proc: 0, At: ms(2), Dur: ms(3)},
 			why:   "c1 had nothing to do while paused"},
 		{name: "pause at a send", body: getSleepGet,
-			fault: Fault{Kind: FaultPause, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 2}, Dur: ms(1)},
+			fault: Fault{Kind: fault.Pause, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 2}, Dur: ms(1)},
 			acted: true},
 		{name: "pause while a reply is on its way",
 			body: getSleepGet,
@@ -93,7 +95,7 @@ func TestFaultUse(t *testing.T) {
 				c.Network.Reply = c.Network.Request
 			},
 			// The first GET's reply comes at 20ms, after the pause.
-			fault: Fault{Kind: FaultPause, Proc: 0, At: ms(5), Dur: ms(5)},
+			fault: Fault{Kind: fault.Pause, Proc: 0, At: ms(5), Dur: ms(5)},
 			why:   "c1 had nothing to do while paused"},
 		{name: "clock jump read after it",
 			body: func(p Proc) (Lease, error) {
@@ -102,7 +104,7 @@ func TestFaultUse(t *testing.T) {
 				p.Now()
 				return Lease{}, nil
 			},
-			fault: Fault{Kind: FaultProcJump, Proc: 0, At: ms(5), Dur: time.Second}, acted: true},
+			fault: Fault{Kind: fault.ClientJump, Proc: 0, At: ms(5), Dur: time.Second}, acted: true},
 		{name: "clock jump never read after it",
 			body: func(p Proc) (Lease, error) {
 				p.Now()
@@ -110,10 +112,10 @@ func TestFaultUse(t *testing.T) {
 				p.Do(0, "GET", "k")
 				return Lease{}, nil
 			},
-			fault: Fault{Kind: FaultProcJump, Proc: 0, At: ms(5), Dur: time.Second},
+			fault: Fault{Kind: fault.ClientJump, Proc: 0, At: ms(5), Dur: time.Second},
 			why:   "c1 never read its clock after it"},
 		{name: "lost request at a send", body: getSleepGet,
-			fault: Fault{Kind: FaultLoseRequest, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 2}, Dur: ms(5)},
+			fault: Fault{Kind: fault.LoseRequest, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, N: 2}, Dur: ms(5)},
 			acted: true},
 		{name: "lost reply with no command after it",
 			body: func(p Proc) (Lease, error) {
@@ -121,14 +123,14 @@ func TestFaultUse(t *testing.T) {
 				p.Sleep(ms(10))
 				return Lease{}, nil
 			},
-			fault: Fault{Kind: FaultLoseReply, Proc: 0, At: ms(5), Dur: ms(5)},
+			fault: Fault{Kind: fault.LoseReply, Proc: 0, At: ms(5), Dur: ms(5)},
 			why:   "c1 sent no command after it"},
 		{name: "lost reply undone by a crash",
 			body: getSleepGet,
 			mod: func(c *Config) {
-				c.Faults = append(c.Faults, Fault{Kind: FaultCrash, Proc: 0, At: ms(6)})
+				c.Faults = append(c.Faults, Fault{Kind: fault.Crash, Proc: 0, At: ms(6)})
 			},
-			fault: Fault{Kind: FaultLoseReply, Proc: 0, At: ms(5), Dur: ms(5)},
+			fault: Fault{Kind: fault.LoseReply, Proc: 0, At: ms(5), Dur: ms(5)},
 			why:   "c1 sent no command after it"},
 	}
 	for _, c := range cases {
@@ -163,7 +165,7 @@ func TestFaultUse(t *testing.T) {
 }
 
 // faultAt is the time of the first fault event of kind k in the history.
-func faultAt(res *Result, k FaultKind) Time {
+func faultAt(res *Result, k fault.Kind) Time {
 	for _, e := range eventsOf(res.History, KindFault) {
 		if e.Fault == k {
 			return e.At
@@ -180,9 +182,9 @@ func TestFaultUseDeadOrNeverFired(t *testing.T) {
 		return Lease{}, nil
 	}, func(cfg *Config) {
 		cfg.Faults = []Fault{
-			{Kind: FaultCrash, Proc: 0, At: time.Millisecond, Dur: 5 * time.Millisecond},
-			{Kind: FaultPause, Proc: 0, At: 3 * time.Millisecond, Dur: time.Second},
-			{Kind: FaultNodeRestart, Node: 0, At: 2 * time.Hour, Dur: time.Second},
+			{Kind: fault.Crash, Proc: 0, At: time.Millisecond, Dur: 5 * time.Millisecond},
+			{Kind: fault.Pause, Proc: 0, At: 3 * time.Millisecond, Dur: time.Second},
+			{Kind: fault.NodeRestart, Node: 0, At: 2 * time.Hour, Dur: time.Second},
 		}
 	})
 	if err != nil {
@@ -275,7 +277,7 @@ func TestUnansweredByNodeAndFailover(t *testing.T) {
 		return Lease{}, nil
 	}
 	down, err := oneProc(set, func(cfg *Config) {
-		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, Dur: time.Second}}
+		cfg.Faults = []Fault{{Kind: fault.NodeRestart, Node: 0, Dur: time.Second}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +286,7 @@ func TestUnansweredByNodeAndFailover(t *testing.T) {
 		withReplica(time.Millisecond)(c)
 		c.Network.Request = Latency{Min: 10 * time.Millisecond, Max: 10 * time.Millisecond}
 		c.Network.Reply = c.Network.Request
-		c.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 15 * time.Millisecond, Dur: 5 * time.Millisecond}}
+		c.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 15 * time.Millisecond, Dur: 5 * time.Millisecond}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -305,10 +307,10 @@ func TestPauseOfAnEarlierLife(t *testing.T) {
 		return Lease{}, nil
 	}, func(cfg *Config) {
 		cfg.Faults = []Fault{
-			{Kind: FaultPause, Proc: 0, At: ms(2), Dur: ms(20)},
-			{Kind: FaultCrash, Proc: 0, At: ms(3), Dur: ms(1)},
+			{Kind: fault.Pause, Proc: 0, At: ms(2), Dur: ms(20)},
+			{Kind: fault.Crash, Proc: 0, At: ms(3), Dur: ms(1)},
 			// The new life sleeps from 4ms to 14ms, inside this pause.
-			{Kind: FaultPause, Proc: 0, At: ms(6), Dur: ms(20)},
+			{Kind: fault.Pause, Proc: 0, At: ms(6), Dur: ms(20)},
 		}
 	})
 	if err != nil {

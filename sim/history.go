@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -52,8 +53,6 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// FaultKind names a fault; faultkinds.go says what each one is and does.
-
 // KeyState is a watched key on a node right after an event there (node's
 // keystate.go says what each field means, Fresh above all).
 type KeyState = node.KeyState
@@ -74,7 +73,7 @@ type Event struct {
 	// (SilentRenewal): the watchdog ended, the hold goes on.
 	Silent      bool
 	Accepted    bool
-	Fault       FaultKind
+	Fault       fault.Kind
 	Proc        int
 	Node        int
 	Incarnation int    // the process's life: 0, then +1 after each restart

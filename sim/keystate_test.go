@@ -4,6 +4,8 @@ import (
 	"github.com/locksim/locksim/sim/node"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 const hashAcquire = `redis.call('HINCRBY', KEYS[1], ARGV[1], 1); redis.call('PEXPIRE', KEYS[1], ARGV[2]); return 1`
@@ -98,13 +100,13 @@ func TestFaultEventsRecordVersions(t *testing.T) {
 		exists bool
 		fresh  bool
 	}{
-		{"AOF always reloads the same version", Fault{Kind: FaultNodeRestart, At: 500 * time.Millisecond},
+		{"AOF always reloads the same version", Fault{Kind: fault.NodeRestart, At: 500 * time.Millisecond},
 			func(c *Config) { c.Nodes[0].Persistence = PersistAlways }, false, true, false},
-		{"no persistence loses it", Fault{Kind: FaultNodeRestart, At: 500 * time.Millisecond}, nil, false, false, false},
-		{"a promoted replica with the same version", Fault{Kind: FaultFailover, At: 500 * time.Millisecond},
+		{"no persistence loses it", Fault{Kind: fault.NodeRestart, At: 500 * time.Millisecond}, nil, false, false, false},
+		{"a promoted replica with the same version", Fault{Kind: fault.Failover, At: 500 * time.Millisecond},
 			withReplica(100 * time.Millisecond), false, true, false},
 		// The replica has the first SET only: an older version comes back.
-		{"a promoted replica with an older version", Fault{Kind: FaultFailover, At: 210 * time.Millisecond},
+		{"a promoted replica with an older version", Fault{Kind: fault.Failover, At: 210 * time.Millisecond},
 			withReplica(100 * time.Millisecond), true, true, true},
 	}
 	for _, tt := range tests {
@@ -154,13 +156,13 @@ func TestDigestFreshFlag(t *testing.T) {
 		{"lanes apart", []Event{cmd(0, key("a", true)), cmd(1, key("a", true)), cmd(0, key("a", false))},
 			[]bool{false, false, false}},
 		{"a restart resets its lane", []Event{cmd(0, key("a", true)),
-			{Kind: KindFault, Fault: FaultNodeRestart, Node: 0}, cmd(0, key("a", true))},
+			{Kind: KindFault, Fault: fault.NodeRestart, Node: 0}, cmd(0, key("a", true))},
 			[]bool{false, false, false}},
 		{"a failover with no replica leaves it", []Event{cmd(0, key("a", true)),
-			{Kind: KindFault, Fault: FaultFailover, Node: 0}, cmd(0, key("a", true))},
+			{Kind: KindFault, Fault: fault.Failover, Node: 0}, cmd(0, key("a", true))},
 			[]bool{false, false, true}},
 		{"a failover's promoted key", []Event{cmd(0, key("a", true)),
-			{Kind: KindFault, Fault: FaultFailover, Node: 0, Value: 2, Key: key("b", true)}, cmd(0, key("b", false))},
+			{Kind: KindFault, Fault: fault.Failover, Node: 0, Value: 2, Key: key("b", true)}, cmd(0, key("b", false))},
 			[]bool{false, false, false}},
 		{"other events carry none", []Event{{Kind: KindLockInvoke, Proc: 0, Node: -1}, cmd(0, key("a", true))},
 			[]bool{false, false}},

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The seam to a backend that lives outside this package (realtime/engine
@@ -90,9 +92,9 @@ func (l *Ledger) Fire(i int) (ev Event, ok bool) {
 	f := &l.cfg.Faults[i]
 	ev = Event{Kind: KindFault, Fault: f.Kind, Proc: -1, Node: -1, Dur: f.Dur}
 	switch f.Kind.Target() {
-	case TargetProc:
+	case fault.OnClient:
 		ev.Proc = f.Proc
-	case TargetNode:
+	case fault.OnNode:
 		ev.Node, ev.Dur = f.Node, l.cfg.downFor(f)
 	}
 	return ev, true

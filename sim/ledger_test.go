@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The Ledger keeps a run's books as Run does: a trigger fires on its Nth
@@ -15,9 +17,9 @@ func TestLedgerKeepsRunsBooks(t *testing.T) {
 	cfg.MaxEvents = 3
 	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
 	cfg.Faults = []Fault{
-		{Kind: FaultPause, Proc: 1, Dur: time.Second, On: Trigger{Point: PointSend, Proc: 1, N: 2, Cmd: "set"}},
-		{Kind: FaultNodeRestart, Node: 0, At: 2 * time.Second, Dur: 20 * time.Millisecond},
-		{Kind: FaultCrash, Proc: 0, At: time.Second},
+		{Kind: fault.Pause, Proc: 1, Dur: time.Second, On: Trigger{Point: PointSend, Proc: 1, N: 2, Cmd: "set"}},
+		{Kind: fault.NodeRestart, Node: 0, At: 2 * time.Second, Dur: 20 * time.Millisecond},
+		{Kind: fault.Crash, Proc: 0, At: time.Second},
 	}
 	l, err := NewLedger(cfg)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -23,10 +24,10 @@ func (r *runner) send(p *process) *request {
 	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
 	replyAt := arrive + Time(latency(p.net, nw.Reply))
-	// A planned loss (faultkinds.go) after the draws, which stay the same.
+	// A planned loss (faultapply.go) after the draws, which stay the same.
 	if h := p.home(); h.lose.kind != 0 {
-		lostReq = lostReq || h.lose.kind == FaultLoseRequest
-		lostReply = lostReply || h.lose.kind == FaultLoseReply
+		lostReq = lostReq || h.lose.kind == fault.LoseRequest
+		lostReply = lostReply || h.lose.kind == fault.LoseReply
 		if h.lose.timeout > 0 {
 			q.deadline = r.now + Time(h.lose.timeout)
 		}

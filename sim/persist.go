@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -23,7 +24,7 @@ const (
 // Dur plus the node's RestartDelay (redis.io: a restarted Redlock node
 // should stay unavailable for at least the longest TTL); another fault's Dur.
 func (c *Config) downFor(f *Fault) time.Duration {
-	if f.Kind == FaultNodeRestart && f.Node >= 0 && f.Node < len(c.Nodes) {
+	if f.Kind == fault.NodeRestart && f.Node >= 0 && f.Node < len(c.Nodes) {
 		return f.Dur + c.Nodes[f.Node].RestartDelay
 	}
 	return f.Dur
@@ -62,7 +63,7 @@ func restartNode(r *runner, f *Fault, ev *Event) {
 // restarted, as the event records it; PersistNone for any other event (a
 // failover's Value is the lane it promoted).
 func (e *Event) RestartPersistence() Persistence {
-	if e.Kind != KindFault || e.Fault != FaultNodeRestart {
+	if e.Kind != KindFault || e.Fault != fault.NodeRestart {
 		return PersistNone
 	}
 	return Persistence(e.Value)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim/node"
 )
 
@@ -13,7 +14,7 @@ import (
 // node 0 restarts at restartAt, the process GETs both at 5 s. The node clock
 // runs offset ahead of true time, so whole seconds of node time are not
 // those of true time.
-func persistRun(t *testing.T, mode Persistence, offset, restartAt time.Duration) (k, k2 bool, fault Event) {
+func persistRun(t *testing.T, mode Persistence, offset, restartAt time.Duration) (k, k2 bool, ev Event) {
 	t.Helper()
 	var r1, r2 Reply
 	res, err := oneProc(func(p Proc) (Lease, error) {
@@ -27,7 +28,7 @@ func persistRun(t *testing.T, mode Persistence, offset, restartAt time.Duration)
 		return Lease{}, nil
 	}, func(cfg *Config) {
 		cfg.Nodes[0] = NodeSpec{Persistence: mode, Clock: ClockSpec{Offset: offset}}
-		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: restartAt, Dur: 100 * time.Millisecond}}
+		cfg.Faults = []Fault{{Kind: fault.NodeRestart, Node: 0, At: restartAt, Dur: 100 * time.Millisecond}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestRestartDelay(t *testing.T) {
 	}, func(cfg *Config) {
 		cfg.Network.Timeout = 50 * time.Millisecond
 		cfg.Nodes[0].RestartDelay = 2 * time.Second
-		cfg.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: 100 * time.Millisecond}}
+		cfg.Faults = []Fault{{Kind: fault.NodeRestart, Node: 0, At: 0, Dur: 100 * time.Millisecond}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestPooledNodesAreFreshWithPersistence(t *testing.T) {
 	for s := uint64(0); s < 10; s++ {
 		cfg := faultyConfig(s)
 		cfg.Nodes[0].Persistence = Persistence(s%2 + 1)
-		cfg.Faults = append(cfg.Faults, Fault{Kind: FaultNodeRestart, Node: 0, At: 1300 * time.Millisecond, Dur: time.Millisecond})
+		cfg.Faults = append(cfg.Faults, Fault{Kind: fault.NodeRestart, Node: 0, At: 1300 * time.Millisecond, Dur: time.Millisecond})
 		pooled := digestOf(t, cfg)
 		fresh := digestOnNewNodes(t, cfg)
 		if pooled != fresh {
@@ -154,7 +155,7 @@ func TestRestartReplayBounded(t *testing.T) {
 	}, func(cfg *Config) {
 		cfg.Nodes[0] = NodeSpec{Persistence: PersistEverysec}
 		for s := 1; s <= 9; s++ {
-			cfg.Faults = append(cfg.Faults, Fault{Kind: FaultNodeRestart, Node: 0, At: time.Duration(s)*time.Second + 500*time.Millisecond})
+			cfg.Faults = append(cfg.Faults, Fault{Kind: fault.NodeRestart, Node: 0, At: time.Duration(s)*time.Second + 500*time.Millisecond})
 		}
 	})
 	if err != nil {
@@ -189,8 +190,8 @@ func TestRestartInsideRestartKeepsTheLaterEnd(t *testing.T) {
 		return Lease{}, nil
 	}, func(c *Config) {
 		c.Faults = []Fault{
-			{Kind: FaultNodeRestart, Node: 0, At: 0, Dur: time.Second},
-			{Kind: FaultNodeRestart, Node: 0, At: 100 * time.Millisecond, Dur: 10 * time.Millisecond},
+			{Kind: fault.NodeRestart, Node: 0, At: 0, Dur: time.Second},
+			{Kind: fault.NodeRestart, Node: 0, At: 100 * time.Millisecond, Dur: 10 * time.Millisecond},
 		}
 	})
 	if runErr != nil {

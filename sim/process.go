@@ -57,7 +57,7 @@ type process struct {
 	pausedUntil  Time
 	pauses       []int    // the plan's pauses that have fired and not yet deferred anything (faultuse.go)
 	dogPauses    []int    // the same for its watchdog-pauses
-	lose         lossPlan // a planned lost request or reply for the next command (faultkinds.go)
+	lose         lossPlan // a planned lost request or reply for the next command (faultapply.go)
 	ended        bool     // the workload returned: the process has finished for good
 	clockReads   uint64   // calls of Now, by the process and its watchdog (faultuse.go)
 
@@ -74,7 +74,7 @@ type process struct {
 	// ends alone (Library.Call).
 	stopped bool
 
-	// dogPausedUntil holds back the watchdog alone (FaultDogPause): a main
+	// dogPausedUntil holds back the watchdog alone (fault.WatchdogPause): a main
 	// coroutine's field, as pausedUntil, which holds back both.
 	dogPausedUntil Time
 

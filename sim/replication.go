@@ -19,7 +19,7 @@ import (
 // acknowledges an entry the moment it applies it (Redis's WAIT asks for the
 // acknowledgement at once with REPLCONF GETACK).
 //
-// A failover (FaultFailover) loses the primary with every entry no replica
+// A failover (fault.Failover) loses the primary with every entry no replica
 // has applied, promotes the replica that applied the most, and points the
 // address at it once the detection delay is over; replies the old primary
 // had not delivered are lost. The other replicas follow the new primary

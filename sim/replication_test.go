@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // withReplica gives node 0 one replica with a fixed lag.
@@ -104,7 +106,7 @@ func TestFailoverLosesUnreplicatedWrite(t *testing.T) {
 		return Lease{}, nil
 	}, func(c *Config) {
 		withReplica(100 * time.Millisecond)(c)
-		c.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 210 * time.Millisecond, Dur: 500 * time.Millisecond}}
+		c.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 210 * time.Millisecond, Dur: 500 * time.Millisecond}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +135,7 @@ func TestFailoverInFlight(t *testing.T) {
 		c.Network.Reply = c.Network.Request
 		c.Network.Timeout = 100 * time.Millisecond
 		// The first SET ran at 10ms; its reply is due at 20ms.
-		c.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 15 * time.Millisecond, Dur: 150 * time.Millisecond}}
+		c.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 15 * time.Millisecond, Dur: 150 * time.Millisecond}}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +150,7 @@ func TestReplicationDeterministic(t *testing.T) {
 	cfg := standardConfig(3)
 	cfg.Nodes[0].Replicas = 2
 	cfg.Nodes[0].ReplicationLag = Latency{Min: time.Millisecond, Max: 40 * time.Millisecond}
-	cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 300 * time.Millisecond, Dur: 100 * time.Millisecond}}
+	cfg.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 300 * time.Millisecond, Dur: 100 * time.Millisecond}}
 	a, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +238,7 @@ func TestStreamTrimKeepsDigest(t *testing.T) {
 			return l, err
 		}}
 	}
-	cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 5 * time.Second, Dur: 100 * time.Millisecond}}
+	cfg.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 5 * time.Second, Dur: 100 * time.Millisecond}}
 	limit := 3 * trimAt
 	run := func() string {
 		res, err := Run(cfg)
@@ -278,13 +280,13 @@ func TestFailoverEventRecordsPromotedKey(t *testing.T) {
 			}, func(cfg *Config) {
 				withReplica(100 * time.Millisecond)(cfg)
 				cfg.WatchKey = "lock"
-				cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 210 * time.Millisecond, Dur: 50 * time.Millisecond}}
+				cfg.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 210 * time.Millisecond, Dur: 50 * time.Millisecond}}
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, e := range res.History.Events {
-				if e.Kind != KindFault || e.Fault != FaultFailover {
+				if e.Kind != KindFault || e.Fault != fault.Failover {
 					continue
 				}
 				if e.Key.Exists != c.exists || (c.exists && e.Key.Value != "tok") || e.RestartPersistence() != PersistNone {
@@ -329,8 +331,8 @@ func TestFailoverKeepsPersistence(t *testing.T) {
 			cfg.WatchKey = "lock"
 			// everysec: the SET replicated at 10 ms, synced at the second
 			// after; the restart at 2.5 s keeps it.
-			cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond},
-				{Kind: FaultNodeRestart, Node: 0, At: 2500 * time.Millisecond, Dur: 10 * time.Millisecond}}
+			cfg.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond},
+				{Kind: fault.NodeRestart, Node: 0, At: 2500 * time.Millisecond, Dur: 10 * time.Millisecond}}
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +342,7 @@ func TestFailoverKeepsPersistence(t *testing.T) {
 		}
 		restarts := 0
 		for _, e := range eventsOf(res.History, KindFault) {
-			if e.Fault != FaultNodeRestart {
+			if e.Fault != fault.NodeRestart {
 				continue
 			}
 			restarts++
@@ -375,8 +377,8 @@ func TestFailoverThenReplayKeepsTheNewConnection(t *testing.T) {
 	}, func(cfg *Config) {
 		withReplica(10 * time.Millisecond)(cfg)
 		cfg.Nodes[0].Persistence = PersistEverysec
-		cfg.Faults = []Fault{{Kind: FaultFailover, Node: 0, At: 50 * time.Millisecond, Dur: 10 * time.Millisecond},
-			{Kind: FaultNodeRestart, Node: 0, At: 1600 * time.Millisecond, Dur: 10 * time.Millisecond}}
+		cfg.Faults = []Fault{{Kind: fault.Failover, Node: 0, At: 50 * time.Millisecond, Dur: 10 * time.Millisecond},
+			{Kind: fault.NodeRestart, Node: 0, At: 1600 * time.Millisecond, Dur: 10 * time.Millisecond}}
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // A coroutine that runs the events up to its own resumption (runOwn) must
@@ -48,8 +50,8 @@ func TestCoroutinesRunTheirOwnEventsAsTheSchedulerWould(t *testing.T) {
 func sendFaultConfig(seed uint64) Config {
 	cfg := standardConfig(seed)
 	cfg.Faults = []Fault{
-		{Kind: FaultPause, Proc: 1, On: Trigger{Point: PointSend, Proc: 1, Cmd: "EVAL", N: 3}, Dur: 30 * time.Millisecond},
-		{Kind: FaultCrash, Proc: 2, On: Trigger{Point: PointReply, Proc: 2, Cmd: "SET", N: 5}, Dur: 20 * time.Millisecond},
+		{Kind: fault.Pause, Proc: 1, On: Trigger{Point: PointSend, Proc: 1, Cmd: "EVAL", N: 3}, Dur: 30 * time.Millisecond},
+		{Kind: fault.Crash, Proc: 2, On: Trigger{Point: PointReply, Proc: 2, Cmd: "SET", N: 5}, Dur: 20 * time.Millisecond},
 	}
 	return cfg
 }

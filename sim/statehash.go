@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // The state key: at a trigger point, a hash of everything the rest of the
@@ -114,7 +116,7 @@ func (r *runner) note(e *Event) {
 	case KindFault:
 		if e.Proc >= 0 {
 			pa.faulted[e.Proc] = e.At + 1
-			if e.Fault == FaultCrash {
+			if e.Fault == fault.Crash {
 				pa.trying[e.Proc] = 0
 				endHold(e.Proc)
 			}

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // keyedPoint is one trigger point with the state key there.
@@ -35,9 +37,9 @@ func TestStateKeyLeavesTheRunAlone(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		cfg := standardConfig(seed)
 		cfg.Faults = []Fault{
-			{Kind: FaultPause, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 3}, Dur: 2 * time.Second},
-			{Kind: FaultCrash, Proc: 1, On: Trigger{Point: PointReply, Proc: 1, N: 5}, Dur: 30 * time.Millisecond},
-			{Kind: FaultProcJump, Proc: 2, On: Trigger{Point: PointSend, Proc: 2, N: 4}, Dur: 500 * time.Millisecond},
+			{Kind: fault.Pause, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 3}, Dur: 2 * time.Second},
+			{Kind: fault.Crash, Proc: 1, On: Trigger{Point: PointReply, Proc: 1, N: 5}, Dur: 30 * time.Millisecond},
+			{Kind: fault.ClientJump, Proc: 2, On: Trigger{Point: PointSend, Proc: 2, N: 4}, Dur: 500 * time.Millisecond},
 		}
 		plain, err := Run(cfg)
 		if err != nil {
@@ -74,11 +76,11 @@ func TestStateKeyFoldsWhatLeftNoTrace(t *testing.T) {
 		return cfg
 	}
 	crashAt := func(n int) Fault {
-		return Fault{Kind: FaultCrash, Proc: 1, On: Trigger{Point: PointSend, Proc: 1, N: n}}
+		return Fault{Kind: fault.Crash, Proc: 1, On: Trigger{Point: PointSend, Proc: 1, N: n}}
 	}
 	_, a := keyedRun(t, base(crashAt(3)))
 	_, b := keyedRun(t, base(crashAt(5)))
-	_, c := keyedRun(t, base(Fault{Kind: FaultPause, Proc: 1, On: Trigger{Point: PointSend, Proc: 1, N: 3}, Dur: time.Hour}))
+	_, c := keyedRun(t, base(Fault{Kind: fault.Pause, Proc: 1, On: Trigger{Point: PointSend, Proc: 1, N: 3}, Dur: time.Hour}))
 	last := func(pts []keyedPoint) StateKey { return pts[len(pts)-1].key }
 	if last(a) != last(b) {
 		t.Fatalf("a waiter crashed at its 3rd or its 5th send: the last points differ (%x, %x)", last(a), last(b))

@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // validate rejects a configuration the engine cannot run. User-facing
@@ -57,16 +59,15 @@ func (c *Config) validate() error {
 }
 
 func (f *Fault) validate(procs, nodes int) error {
-	spec := f.Kind.spec()
-	switch {
-	case !spec.planned:
+	switch target := f.Kind.Target(); {
+	case !f.Kind.Planned() || !Applies(f.Kind):
 		return fmt.Errorf("fault kind %d cannot be planned", f.Kind)
-	case spec.target == TargetProc && (f.Proc < 0 || f.Proc >= procs):
+	case target == fault.OnClient && (f.Proc < 0 || f.Proc >= procs):
 		return fmt.Errorf("process %d does not exist", f.Proc)
-	case spec.target == TargetNode && (f.Node < 0 || f.Node >= nodes):
+	case target == fault.OnNode && (f.Node < 0 || f.Node >= nodes):
 		return fmt.Errorf("node %d does not exist", f.Node)
 	}
-	if !spec.signed && f.Dur < 0 {
+	if !f.Kind.Signed() && f.Dur < 0 {
 		return errors.New("duration must not be negative")
 	}
 	if f.At < 0 {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/fault"
 )
 
 // extendLock is tokenLock with a compare-and-PEXPIRE renewal.
@@ -67,7 +69,7 @@ func TestWatchdogKeepsLeaseAlive(t *testing.T) {
 // release.
 func TestWatchdogPausedWithItsProcess(t *testing.T) {
 	cfg := renewConfig(func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultPause, Proc: 0, Dur: 2 * time.Second, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
+		c.Faults = []Fault{{Kind: fault.Pause, Proc: 0, Dur: 2 * time.Second, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
 	})
 	res, err := Run(cfg)
 	if err != nil {
@@ -98,7 +100,7 @@ func TestWatchdogPausedWithItsProcess(t *testing.T) {
 // A crash ends the watchdog with its process: no renewal after the crash.
 func TestWatchdogCrashesWithItsProcess(t *testing.T) {
 	res, err := Run(renewConfig(func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: time.Second}}
+		c.Faults = []Fault{{Kind: fault.Crash, Proc: 0, At: time.Second}}
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +152,7 @@ func (silentExtendLock) RenewalFailsSilently() bool { return true }
 // holder of TestWatchdogPausedWithItsProcess.
 func TestWatchdogSilentFailure(t *testing.T) {
 	cfg := renewConfig(func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultPause, Proc: 0, Dur: 2 * time.Second, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
+		c.Faults = []Fault{{Kind: fault.Pause, Proc: 0, Dur: 2 * time.Second, On: Trigger{Point: PointAcquired, Proc: 0, N: 1}}}
 		c.NewLocker = func(int) Locker { return silentExtendLock{extendLock{tokenLock{ttl: time.Second}}} }
 	})
 	res, err := Run(cfg)

@@ -10,55 +10,50 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestFaultKindsComplete fails when a fault kind is missing its generator
-// entry: every kind a scenario file may write is drawn under some fault
-// class, and each way of drawing it draws that kind with only the fields it
-// takes, aimed at a target it takes, as scenarios.Validate judges.
-func TestFaultKindsComplete(t *testing.T) {
-	kinds := scenarios.FaultKinds()
-	for _, name := range kinds {
-		if !slices.ContainsFunc(genFaults, func(g genFault) bool { return g.kind == name }) {
-			t.Errorf("%s: a file may write it, but genFaults (explore/gen/faultkinds.go) has no way to draw it", name)
-		}
-	}
+// TestDrawsAreValid fails when a way of drawing a kind is not what its
+// entry says: a kind a file writes, drawn under one of the kind's classes
+// that the vocabulary plans it under, with only the fields it takes, aimed
+// at its target, as scenarios.Validate judges. That every kind has an
+// entry is fault's TestEveryKindComplete.
+func TestDrawsAreValid(t *testing.T) {
 	for j, g := range genFaults {
-		if !slices.Contains(kinds, g.kind) {
-			t.Errorf("genFaults[%d]: %q is not a fault kind of scenarios", j, g.kind)
+		if !g.kind.Planned() {
+			t.Errorf("genFaults[%d]: %s is not a kind a file may write", j, g.kind.Name())
 			continue
 		}
 		if g.notDrawn != "" {
 			// A kind the generator never draws: no class, no draw, or it
 			// would be drawn after all (faultKinds skips it by notDrawn).
-			if g.class != "" || g.draw != nil {
-				t.Errorf("%s genFaults[%d]: not drawn (%s), yet it has a class or a draw", g.kind, j, g.notDrawn)
+			if g.class != "" || g.draw != nil || g.inside != nil {
+				t.Errorf("%s genFaults[%d]: not drawn (%s), yet it has a class or a draw", g.kind.Name(), j, g.notDrawn)
 			}
 			continue
 		}
 		if !slices.Contains(scenarios.FaultClasses, g.class) || g.class == scenarios.ClassNone || g.draw == nil {
-			t.Errorf("%s genFaults[%d]: class %q is not a fault class, or no draw", g.kind, j, g.class)
+			t.Errorf("%s genFaults[%d]: class %q is not a fault class, or no draw", g.kind.Name(), j, g.class)
 			continue
 		}
 		// The class is the vocabulary's, and the vocabulary says it plans this kind.
-		if c := scenarios.ClassOf(g.class); c == nil || !slices.Contains(c.Kinds, g.kind) {
-			t.Errorf("%s genFaults[%d]: the vocabulary's class %q does not plan it (scenarios/classes.go)", g.kind, j, g.class)
+		if c := scenarios.ClassOf(g.class); c == nil || !slices.Contains(c.Kinds(), g.kind) {
+			t.Errorf("%s genFaults[%d]: the vocabulary's class %q does not plan it (the fault table's Classes)", g.kind.Name(), j, g.class)
 		}
 		fg := faultGen{ttl: time.Second, pauseMax: 3 * time.Second, clients: 2, nodes: 3}
 		rapid.Check(t, func(rt *rapid.T) {
 			f := g.draw(fg, rt)
-			if f.Kind != g.kind {
-				rt.Fatalf("%s genFaults[%d] drew kind %q", g.kind, j, f.Kind)
-			}
-			if g.onNode {
+			if g.onNode() {
 				n := 0
 				f.Node = &n
 			} else {
 				f.Client = "c1"
 			}
+			if f.EngineKind() != g.kind {
+				rt.Fatalf("%s genFaults[%d] drew kind %q", g.kind.Name(), j, f.Kind)
+			}
 			s := &scenarios.Scenario{Name: "kind", Algorithm: "set-nx-px-token", Seed: 1,
 				Duration: scenarios.Duration(10 * time.Second), Nodes: make([]scenarios.Node, 3),
 				Clients: []scenarios.Client{{Name: "c1", Iterations: 1}}, Faults: []scenarios.Fault{f}}
 			if err := s.Validate(); err != nil {
-				rt.Fatalf("%s genFaults[%d] (on a node %v) drew a fault a file may not hold: %v", g.kind, j, g.onNode, err)
+				rt.Fatalf("%s genFaults[%d] drew a fault a file may not hold: %v", g.kind.Name(), j, err)
 			}
 		})
 	}
@@ -89,8 +84,8 @@ func TestGeneratedKindOrder(t *testing.T) {
 	} {
 		var got []string
 		for _, g := range (&scenarioGen{inside: tc.inside, assumes: tc.assumes, renewal: renewalIf(tc.renews)}).faultKinds(all) {
-			name := g.kind
-			if g.onNode {
+			name := g.kind.File()
+			if g.onNode() {
 				name += "@node"
 			}
 			got = append(got, name)

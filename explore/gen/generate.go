@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -365,7 +366,7 @@ func (fg faultGen) draw(t *rapid.T) scenarios.Fault {
 	kind := fg.kinds[drawInt(t, "kind", 0, len(fg.kinds)-1)]
 	target := drawInt(t, "client", 0, fg.clients-1)
 	f := kind.draw(fg, t) // faultkinds.go
-	if kind.onNode {
+	if kind.onNode() {
 		n := drawInt(t, "node", 0, fg.nodes-1)
 		f.Node = &n
 	} else {
@@ -463,7 +464,7 @@ func probeCommands(algo locks.Algorithm, renewed bool) (cmds []string, extend st
 			{Name: "c3", Start: scenarios.Duration(3 * time.Second), Iterations: 2, Work: scenarios.Duration(100 * time.Millisecond)},
 		},
 		Network: scenarios.Network{Request: genBaseLatency, Reply: genBaseLatency, Timeout: scenarios.Duration(genTimeout)},
-		Faults:  []scenarios.Fault{{Kind: scenarios.FaultCrash, Client: "c1", On: &scenarios.Trigger{Client: "c1", Point: scenarios.PointAcquired, N: 1}}},
+		Faults:  []scenarios.Fault{{Kind: fault.Crash.File(), Client: "c1", On: &scenarios.Trigger{Client: "c1", Point: scenarios.PointAcquired, N: 1}}},
 	}
 	if renewed {
 		// A Renewable lock's clients renew in the probe, so that its

@@ -3,6 +3,7 @@ package gen
 import (
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -115,11 +116,11 @@ func (g *scenarioGen) renewalFaults(t *rapid.T, s *scenarios.Scenario, on classS
 		return
 	}
 	var kinds []string
-	if on[scenarios.ClassPause] && (!g.inside || !scenarios.OutsideTTL(scenarios.FaultPause, false)) {
-		kinds = append(kinds, scenarios.FaultPause)
+	if on[scenarios.ClassPause] && (!g.inside || fault.Pause.BreaksTTL() == "") {
+		kinds = append(kinds, fault.Pause.File())
 	}
-	if on[scenarios.ClassNet] && (!g.inside || !scenarios.OutsideTTL(scenarios.FaultLoseReply, false)) {
-		kinds = append(kinds, scenarios.FaultLoseReply)
+	if on[scenarios.ClassNet] && (!g.inside || fault.LoseReply.BreaksTTL() == "") {
+		kinds = append(kinds, fault.LoseReply.File())
 	}
 	if len(kinds) == 0 {
 		return
@@ -134,12 +135,12 @@ func (g *scenarioGen) renewalFaults(t *rapid.T, s *scenarios.Scenario, on classS
 		// pause there holds the command back, at its reply the reply.
 		point := scenarios.PointSend
 		switch f.Kind {
-		case scenarios.FaultPause:
+		case fault.Pause.File():
 			if !drawBool(t, "at the renewal's send") {
 				point = scenarios.PointReply
 			}
 			f.For = scenarios.Duration(pauseMax - drawDur(t, "renewal pause shorter by", 0, pauseMax, 10*time.Millisecond))
-		case scenarios.FaultLoseReply:
+		case fault.LoseReply.File():
 			f.For = s.Network.Timeout
 		}
 		f.On = &scenarios.Trigger{Client: c.Name, Point: point, Command: g.extendCommand, N: drawInt(t, "renewal n", 1, 3)}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -79,12 +80,12 @@ func TestWhatALockOffersIsDrawn(t *testing.T) {
 			}
 			for _, f := range s.Faults {
 				switch {
-				case f.Kind == scenarios.FaultLoseReply:
+				case f.Kind == fault.LoseReply.File():
 					lostReplies++ // the generator draws none otherwise
 					if f.On == nil || f.On.Command != extend || f.On.Point != scenarios.PointSend {
 						t.Fatalf("seed %d: a lost reply not aimed at a renewal's %s: %+v", seed, extend, f.On)
 					}
-				case f.Kind == scenarios.FaultPause && f.On != nil && f.On.Command == extend:
+				case f.Kind == fault.Pause.File() && f.On != nil && f.On.Command == extend:
 					aimedPauses++
 				}
 			}

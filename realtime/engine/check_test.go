@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
@@ -54,7 +55,7 @@ func TestCheckRefusesPersistence(t *testing.T) {
 // The real-time backend honours a restart delay: down 20 ms plus 200 ms, a
 // command at 100 ms finds the node down, and the event says 220 ms.
 func TestRunRestartDelay(t *testing.T) {
-	cfg := realOneSet(100*time.Millisecond, sim.Fault{Kind: sim.FaultNodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond})
+	cfg := realOneSet(100*time.Millisecond, sim.Fault{Kind: fault.NodeRestart, Node: 0, At: 0, Dur: 20 * time.Millisecond})
 	cfg.Nodes[0].RestartDelay = 200 * time.Millisecond
 	res, err := Run(cfg, newMemWire(1))
 	if err != nil {

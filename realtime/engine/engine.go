@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -113,10 +114,10 @@ func CheckWith(cfg *sim.Config, parts Parts) error {
 		if why := realKindOf(f.Kind).refusal; why != "" {
 			return fmt.Errorf("faults[%d]: %s", i, why)
 		}
-		if f.Kind == sim.FaultNodeJump && !parts.Clocks {
+		if f.Kind == fault.NodeJump && !parts.Clocks {
 			return fmt.Errorf("faults[%d]: a node clock jump needs a server whose clock locksim steps: --redis start (libfaketime)", i)
 		}
-		if f.Kind == sim.FaultNodeRestart && f.Node >= 0 && f.Node < len(cfg.Nodes) && cfg.Nodes[f.Node].Replicas > 0 {
+		if f.Kind == fault.NodeRestart && f.Node >= 0 && f.Node < len(cfg.Nodes) && cfg.Nodes[f.Node].Replicas > 0 {
 			return fmt.Errorf("faults[%d]: a restart of a node with replicas runs only in simulation (its replicas would resync from it)", i)
 		}
 	}
@@ -215,10 +216,10 @@ type slot struct {
 }
 
 // lossPlan is a planned loss waiting for its process's next command: kind
-// sim.FaultLoseRequest or sim.FaultLoseReply (0: none) and the client's
+// fault.LoseRequest or fault.LoseReply (0: none) and the client's
 // wait.
 type lossPlan struct {
-	kind    sim.FaultKind
+	kind    fault.Kind
 	timeout time.Duration
 }
 
@@ -303,7 +304,7 @@ func (r *runner) spawn(s *slot, at time.Duration) {
 		p := &proc{r: r, s: s, inc: s.inc, dead: make(chan struct{}), conns: make([]Conn, len(r.cfg.Nodes)),
 			rng: rand.New(rand.NewPCG(mix(r.cfg.Seed, uint64(s.id)+1), uint64(s.inc)))}
 		if s.inc > 0 {
-			r.recordLocked(sim.Event{Kind: sim.KindFault, Fault: sim.FaultRestart, Proc: s.id, Node: -1}, s.inc)
+			r.recordLocked(sim.Event{Kind: sim.KindFault, Fault: fault.Respawn, Proc: s.id, Node: -1}, s.inc)
 		}
 		s.cur = p
 		r.mu.Unlock()
@@ -378,14 +379,14 @@ func (r *runner) fire(i int) faultIO {
 	}
 	inc := 0
 	switch f.Kind.Target() {
-	case sim.TargetProc:
+	case fault.OnClient:
 		p := r.slots[f.Proc].cur
 		if p == nil || p.crashed {
 			return nil
 		}
 		inc = p.inc
-	case sim.TargetNode:
-		if mode := r.cfg.Nodes[f.Node].Persistence; f.Kind == sim.FaultNodeRestart && mode != sim.PersistNone && partsOf(r.wire).Processes {
+	case fault.OnNode:
+		if mode := r.cfg.Nodes[f.Node].Persistence; f.Kind == fault.NodeRestart && mode != sim.PersistNone && partsOf(r.wire).Processes {
 			ev.Value = int64(mode) // as sim records it; the reloaded key follows (reloaded)
 		}
 	}

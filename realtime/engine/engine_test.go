@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 )
@@ -131,10 +132,10 @@ func TestRunFaults(t *testing.T) {
 	cfg.Faults = []sim.Fault{
 		// c1 pauses 300 ms once it holds the lock, then crashes for good at
 		// 1 s; c2's clock jumps; the node restarts at 30 ms.
-		{Kind: sim.FaultPause, Proc: 0, Dur: 300 * time.Millisecond, On: sim.Trigger{Point: sim.PointAcquired, Proc: 0, N: 1}},
-		{Kind: sim.FaultProcJump, Proc: 1, At: 10 * time.Millisecond, Dur: time.Hour},
-		{Kind: sim.FaultNodeRestart, Node: 0, At: 30 * time.Millisecond, Dur: 10 * time.Millisecond},
-		{Kind: sim.FaultCrash, Proc: 0, At: 100 * time.Millisecond},
+		{Kind: fault.Pause, Proc: 0, Dur: 300 * time.Millisecond, On: sim.Trigger{Point: sim.PointAcquired, Proc: 0, N: 1}},
+		{Kind: fault.ClientJump, Proc: 1, At: 10 * time.Millisecond, Dur: time.Hour},
+		{Kind: fault.NodeRestart, Node: 0, At: 30 * time.Millisecond, Dur: 10 * time.Millisecond},
+		{Kind: fault.Crash, Proc: 0, At: 100 * time.Millisecond},
 	}
 	var jumpSeen time.Time
 	cfg.NewLocker = func(i int) sim.Locker {
@@ -234,7 +235,7 @@ func TestRunEndsAtDuration(t *testing.T) {
 // and drops the reply, lose-request never sends it; the client waits the
 // fault's Dur, and the command after it goes through.
 func TestRunChosenLoss(t *testing.T) {
-	for _, kind := range []sim.FaultKind{sim.FaultLoseReply, sim.FaultLoseRequest} {
+	for _, kind := range []fault.Kind{fault.LoseReply, fault.LoseRequest} {
 		cfg := realConfig()
 		cfg.Procs = cfg.Procs[:1]
 		cfg.Procs[0].Iterations = 1
@@ -257,7 +258,7 @@ func TestRunChosenLoss(t *testing.T) {
 		}
 		ran, results := eventsOf(res.History, sim.KindCommand), eventsOf(res.History, sim.KindCommandResult)
 		wantRan, why := 2, "timeout: reply lost"
-		if kind == sim.FaultLoseRequest {
+		if kind == fault.LoseRequest {
 			wantRan, why = 1, "timeout: request lost"
 		}
 		if len(ran) != wantRan || len(results) != 2 || len(got) != 2 {
@@ -281,7 +282,7 @@ func TestRunNodeClockJump(t *testing.T) {
 	cfg := realConfig()
 	cfg.Procs = cfg.Procs[:1]
 	cfg.Procs[0].Iterations = 1
-	cfg.Faults = []sim.Fault{{Kind: sim.FaultNodeJump, Node: 0, Dur: 10 * time.Second, On: sim.Trigger{Proc: 0, Point: sim.PointReply, N: 1}}}
+	cfg.Faults = []sim.Fault{{Kind: fault.NodeJump, Node: 0, Dur: 10 * time.Second, On: sim.Trigger{Proc: 0, Point: sim.PointReply, N: 1}}}
 	var replies []sim.Reply
 	cfg.NewLocker = func(int) sim.Locker {
 		return scriptLock{acquire: func(p sim.Proc) (sim.Lease, error) {
@@ -307,14 +308,14 @@ func TestRunNodeClockJump(t *testing.T) {
 	if w.jumped[0] != 10*time.Second {
 		t.Errorf("the wire's clock moved %v", w.jumped[0])
 	}
-	if fs := eventsOf(res.History, sim.KindFault); len(fs) != 1 || fs[0].Fault != sim.FaultNodeJump || fs[0].Node != 0 {
+	if fs := eventsOf(res.History, sim.KindFault); len(fs) != 1 || fs[0].Fault != fault.NodeJump || fs[0].Node != 0 {
 		t.Errorf("fault events %+v", fs)
 	}
 }
 
 func TestCheckRefusesNodeClocks(t *testing.T) {
 	cfg := realConfig()
-	cfg.Faults = []sim.Fault{{Kind: sim.FaultNodeJump, Node: 0, At: time.Millisecond, Dur: time.Second}}
+	cfg.Faults = []sim.Fault{{Kind: fault.NodeJump, Node: 0, At: time.Millisecond, Dur: time.Second}}
 	if _, err := Run(cfg, newMemWire(1)); err == nil || !strings.Contains(err.Error(), "faults[0]: a node clock jump") {
 		t.Errorf("node jump: %v", err)
 	}
@@ -348,7 +349,7 @@ func realOneSet(start time.Duration, faults ...sim.Fault) sim.Config {
 }
 
 func TestRunNodeDown(t *testing.T) {
-	cfg := realOneSet(20*time.Millisecond, sim.Fault{Kind: sim.FaultNodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond})
+	cfg := realOneSet(20*time.Millisecond, sim.Fault{Kind: fault.NodeRestart, Node: 0, At: 0, Dur: 200 * time.Millisecond})
 	res, err := Run(cfg, newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
@@ -466,7 +467,7 @@ func TestRunWatchdogKeepsLeaseAlive(t *testing.T) {
 // nor releases. A crash ends the watchdog: nothing of c1's after it.
 func TestRunWatchdogPausedAndCrashed(t *testing.T) {
 	res, err := Run(realRenewConfig(func(c *sim.Config) {
-		c.Faults = []sim.Fault{{Kind: sim.FaultPause, Proc: 0, Dur: 700 * time.Millisecond, On: sim.Trigger{Point: sim.PointAcquired, Proc: 0, N: 1}}}
+		c.Faults = []sim.Fault{{Kind: fault.Pause, Proc: 0, Dur: 700 * time.Millisecond, On: sim.Trigger{Point: sim.PointAcquired, Proc: 0, N: 1}}}
 	}), newMemWire(1))
 	if err != nil {
 		t.Fatal(err)
@@ -482,7 +483,7 @@ func TestRunWatchdogPausedAndCrashed(t *testing.T) {
 	}
 
 	res, err = Run(realRenewConfig(func(c *sim.Config) {
-		c.Faults = []sim.Fault{{Kind: sim.FaultCrash, Proc: 0, At: 500 * time.Millisecond}}
+		c.Faults = []sim.Fault{{Kind: fault.Crash, Proc: 0, At: 500 * time.Millisecond}}
 	}), newMemWire(1))
 	if err != nil {
 		t.Fatal(err)

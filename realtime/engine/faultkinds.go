@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 )
 
 // realKind is a fault kind as the real-time backend knows it: how it fires
-// (apply), or why it cannot (refusal). It is this layer's part of the fault
-// table (sim/faultkinds.go keeps the kinds and their facts);
-// TestFaultKindsComplete fails when a planned kind has neither.
+// (apply), or why it cannot (refusal). It is this backend's column of the
+// fault package's table (which keeps the kinds and their facts); fault's
+// TestEveryKindComplete fails when a planned kind has neither.
 type realKind struct {
 	// refusal, when set, is why Run cannot apply the kind (CheckWith says it).
 	refusal string
@@ -20,13 +21,13 @@ type realKind struct {
 	apply func(r *runner, f *sim.Fault) faultIO
 }
 
-var realKinds = map[sim.FaultKind]realKind{
-	sim.FaultPause: {apply: func(r *runner, f *sim.Fault) faultIO {
+var realKinds = map[fault.Kind]realKind{
+	fault.Pause: {apply: func(r *runner, f *sim.Fault) faultIO {
 		s := r.slots[f.Proc]
 		s.pausedUntil = max(s.pausedUntil, r.now()+sim.Time(f.Dur))
 		return nil
 	}},
-	sim.FaultCrash: {apply: func(r *runner, f *sim.Fault) faultIO {
+	fault.Crash: {apply: func(r *runner, f *sim.Fault) faultIO {
 		// The process is abandoned: it unwinds at its next effect, or at
 		// once if it is waiting; a command in flight still runs.
 		s := r.slots[f.Proc]
@@ -42,12 +43,12 @@ var realKinds = map[sim.FaultKind]realKind{
 		}
 		return nil
 	}},
-	sim.FaultProcJump: {apply: func(r *runner, f *sim.Fault) faultIO {
+	fault.ClientJump: {apply: func(r *runner, f *sim.Fault) faultIO {
 		r.slots[f.Proc].jumped.Add(int64(f.Dur))
 		return nil
 	}},
 	// Only a wire whose servers' clocks it steps takes it (CheckWith).
-	sim.FaultNodeJump: {apply: func(r *runner, f *sim.Fault) faultIO {
+	fault.NodeJump: {apply: func(r *runner, f *sim.Fault) faultIO {
 		n, by := f.Node, f.Dur
 		return func() error {
 			sw, ok := r.wire.(ServerWire) // CheckWith: it is one with Clocks
@@ -60,7 +61,7 @@ var realKinds = map[sim.FaultKind]realKind{
 			return nil
 		}
 	}},
-	sim.FaultNodeRestart: {apply: func(r *runner, f *sim.Fault) faultIO {
+	fault.NodeRestart: {apply: func(r *runner, f *sim.Fault) faultIO {
 		n, rec := f.Node, r.lastFault
 		if rec == nil {
 			return nil // fire recorded it: the run is live
@@ -81,7 +82,7 @@ var realKinds = map[sim.FaultKind]realKind{
 	// The node answers nothing for Dur, as in simulation; with replicas
 	// (CheckWith: on servers locksim started) its primary is killed and
 	// Sentinel promotes a replica, which clients find through it.
-	sim.FaultFailover: {apply: func(r *runner, f *sim.Fault) faultIO {
+	fault.Failover: {apply: func(r *runner, f *sim.Fault) faultIO {
 		r.downUntil[f.Node] = max(r.downUntil[f.Node], r.now()+sim.Time(f.Dur))
 		if r.cfg.Nodes[f.Node].Replicas == 0 {
 			return nil // nothing to promote: only unreachable for Dur
@@ -95,20 +96,27 @@ var realKinds = map[sim.FaultKind]realKind{
 		}
 	}},
 	// The client side of the connection loses it (proc.Do).
-	sim.FaultLoseRequest: {apply: func(r *runner, f *sim.Fault) faultIO {
-		r.slots[f.Proc].lose = lossPlan{kind: sim.FaultLoseRequest, timeout: f.Dur}
+	fault.LoseRequest: {apply: func(r *runner, f *sim.Fault) faultIO {
+		r.slots[f.Proc].lose = lossPlan{kind: fault.LoseRequest, timeout: f.Dur}
 		return nil
 	}},
-	sim.FaultLoseReply: {apply: func(r *runner, f *sim.Fault) faultIO {
-		r.slots[f.Proc].lose = lossPlan{kind: sim.FaultLoseReply, timeout: f.Dur}
+	fault.LoseReply: {apply: func(r *runner, f *sim.Fault) faultIO {
+		r.slots[f.Proc].lose = lossPlan{kind: fault.LoseReply, timeout: f.Dur}
 		return nil
 	}},
-	sim.FaultDogPause: {refusal: "a real-time run cannot hold back its watchdog goroutine alone"},
+	fault.WatchdogPause: {refusal: "a real-time run cannot hold back its watchdog goroutine alone"},
+}
+
+// Applies reports whether this backend's table fires kind k, and if not
+// why not; neither for a kind the table leaves out.
+func Applies(k fault.Kind) (ok bool, refusal string) {
+	rk := realKinds[k]
+	return rk.apply != nil, rk.refusal
 }
 
 // realKindOf is kind's entry; a planned kind this backend does not know is
 // refused, never silently skipped.
-func realKindOf(k sim.FaultKind) realKind {
+func realKindOf(k fault.Kind) realKind {
 	if rk, ok := realKinds[k]; ok {
 		return rk
 	}

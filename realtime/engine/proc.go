@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
@@ -192,8 +193,8 @@ func (p *proc) Do(n int, args ...string) (sim.Reply, error) {
 		deadline = sent + sim.Time(nw.Timeout)
 	}
 	if lose.kind != 0 {
-		lostReq = lostReq || lose.kind == sim.FaultLoseRequest
-		lostReply = lostReply || lose.kind == sim.FaultLoseReply
+		lostReq = lostReq || lose.kind == fault.LoseRequest
+		lostReply = lostReply || lose.kind == fault.LoseReply
 		if lose.timeout > 0 {
 			deadline = sent + sim.Time(lose.timeout)
 		}

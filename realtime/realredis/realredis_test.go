@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/redistest"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
@@ -450,10 +451,10 @@ func TestSpecsForBuiltins(t *testing.T) {
 	cfg := sim.Config{
 		Nodes: []sim.NodeSpec{{Replicas: 1, Persistence: sim.PersistAlways}, {}},
 		Faults: []sim.Fault{
-			{Kind: sim.FaultPause, Proc: 0, Node: -1},
-			{Kind: sim.FaultFailover, Node: 0, Dur: time.Second},
-			{Kind: sim.FaultNodeJump, Node: 1},
-			{Kind: sim.FaultFailover, Node: 0, Dur: 5 * time.Second}, // the first one sets Sentinel's delay
+			{Kind: fault.Pause, Proc: 0, Node: -1},
+			{Kind: fault.Failover, Node: 0, Dur: time.Second},
+			{Kind: fault.NodeJump, Node: 1},
+			{Kind: fault.Failover, Node: 0, Dur: 5 * time.Second}, // the first one sets Sentinel's delay
 		},
 	}
 	got := SpecsFor(&cfg)

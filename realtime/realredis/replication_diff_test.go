@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/realtime/realredis"
 	"github.com/locksim/locksim/sim"
@@ -97,7 +98,7 @@ func diffConfig(c diffCase, out *[]string) sim.Config {
 		},
 	}
 	if c.failAfter > 0 {
-		cfg.Faults = []sim.Fault{{Kind: sim.FaultFailover, Node: 0, Dur: 500 * time.Millisecond,
+		cfg.Faults = []sim.Fault{{Kind: fault.Failover, Node: 0, Dur: 500 * time.Millisecond,
 			On: sim.Trigger{Proc: 0, Point: sim.PointReply, N: c.failAfter}}}
 	}
 	return cfg
@@ -197,7 +198,7 @@ func TestReplicationDifferential(t *testing.T) {
 // and the watched key there.
 func failoverKey(res *sim.Result) string {
 	for _, e := range res.History.Events {
-		if e.Kind == sim.KindFault && e.Fault == sim.FaultFailover {
+		if e.Kind == sim.KindFault && e.Fault == fault.Failover {
 			return fmt.Sprintf("lane %d, key exists %v value %q", e.Value, e.Key.Exists, e.Key.Value)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/resp"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
@@ -88,7 +89,7 @@ func SpecsFor(cfg *sim.Config) []ServerSpec {
 	specs := make([]ServerSpec, len(cfg.Nodes))
 	clocks := map[int]bool{}
 	for _, f := range cfg.Faults {
-		if f.Kind == sim.FaultNodeJump {
+		if f.Kind == fault.NodeJump {
 			clocks[f.Node] = true
 		}
 	}
@@ -97,7 +98,7 @@ func SpecsFor(cfg *sim.Config) []ServerSpec {
 			Replicas: n.Replicas, Lag: n.ReplicationLag}
 	}
 	for _, f := range cfg.Faults {
-		if f.Kind != sim.FaultFailover || f.Node < 0 || f.Node >= len(specs) {
+		if f.Kind != fault.Failover || f.Node < 0 || f.Node >= len(specs) {
 			continue
 		}
 		if sp := &specs[f.Node]; sp.Replicas > 0 && !sp.Sentinel {

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/internal/resp"
 	"github.com/locksim/locksim/sim"
 )
@@ -136,7 +137,7 @@ func LibraryFor(p sim.Proc, wait func()) (l *Library, err error) {
 		return nil, fmt.Errorf("%s: clock offset or drift: a client library reads the run's one clock (time.Now); client clock skew cannot reach it", spec.Name)
 	}
 	for _, f := range r.Faults() {
-		if f.Kind == sim.FaultProcJump && f.Proc == id {
+		if f.Kind == fault.ClientJump && f.Proc == id {
 			return nil, fmt.Errorf("%s: %s: a client library reads the run's one clock (time.Now); a client clock jump cannot reach it", spec.Name, f.Kind)
 		}
 	}

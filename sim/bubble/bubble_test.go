@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/locksim/locksim/fault"
 	"github.com/locksim/locksim/sim"
 
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
@@ -482,7 +483,7 @@ func TestPauseOfALibraryActsWhenItHoldsSomething(t *testing.T) {
 			var err error
 			cfg := rawConfig(rawLock{sleep: c.sleep, before: &before, after: &after, err: &err}, tenMs)
 			cfg.Procs[0].Work = c.work
-			cfg.Faults = []sim.Fault{{Kind: sim.FaultPause, Proc: 0, At: c.at, Dur: ms(100)}}
+			cfg.Faults = []sim.Fault{{Kind: fault.Pause, Proc: 0, At: c.at, Dur: ms(100)}}
 			res, rerr := sim.Run(cfg)
 			if rerr != nil || err != nil {
 				t.Fatal(rerr, err)
