@@ -58,7 +58,7 @@ type Algorithm struct {
 	// file, or the step that runs it), so reports show a name, not code.
 	Scripts map[string]string
 	// New makes the algorithm for one process incarnation; zero fields of p
-	// take the registered defaults.
+	// take the defaults (Define makes it so).
 	New func(p Params) sim.Locker
 	// Assumes is what the lock assumes of the world: a run inside it that
 	// fails is a bug in the lock (assumptions.go).
@@ -192,9 +192,21 @@ func Lookup(name string) (Algorithm, error) {
 	return Algorithm{}, fmt.Errorf("unknown algorithm %q (valid: %s)", name, strings.Join(Names(), ", "))
 }
 
-// register fills in the parts every entry shares: New merges the defaults
-// first, so a caller passing raw overrides gets the document's constants.
+// register fills in the parts every entry shares: New (Define), with the
+// entry's name given to its constructor.
 func register(a Algorithm, mk func(name string, p Params) sim.Locker) Algorithm {
-	a.New = func(o Params) sim.Locker { return mk(a.Name, a.With(o)) }
+	name := a.Name
+	return Define(a, func(p Params) sim.Locker { return mk(name, p) })
+}
+
+// Define gives a its New: mk gets a's Defaults merged with the overrides
+// New is called with (With), so a caller passing raw overrides, as a
+// scenario does, gets the lock's own constants. It is the one place
+// defaults are merged into what a lock is built with: the registry's
+// entries, algorithm files (package locks/algofile) and Go locks (package
+// locks/resolve) all take their New from it.
+func Define(a Algorithm, mk func(p Params) sim.Locker) Algorithm {
+	defaults := a
+	a.New = func(o Params) sim.Locker { return mk(defaults.With(o)) }
 	return a
 }

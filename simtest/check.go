@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/resolve"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -129,20 +130,15 @@ func OutsideLine(a *explore.Answers) string {
 }
 
 // algorithm makes newLocker a locks.Algorithm that explore and scenarios
-// can run without registering it.
+// can run without registering it (resolve.Go: New gets the defaults merged).
 func algorithm(newLocker NewLocker, c config) locks.Algorithm {
-	a := locks.Algorithm{
+	return resolve.Go(locks.Algorithm{
 		Name:     c.name,
 		Source:   "Go code checked by simtest",
 		Summary:  "a Go lock under test",
 		Defaults: locks.Params{Key: c.key, TTL: cmp.Or(c.ttl, 30*time.Second), Resolution: c.resolution},
 		Assumes:  c.assumes,
-	}
-	a.New = func(o locks.Params) sim.Locker {
-		p := a.With(o) // New gets the scenario's overrides only
-		return newLocker(Params{Key: p.Key, TTL: p.TTL})
-	}
-	return a
+	}, func(p locks.Params) sim.Locker { return newLocker(Params{Key: p.Key, TTL: p.TTL}) }).Algorithm
 }
 
 // run explores; a counterexample is written to file, says it was found by

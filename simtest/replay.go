@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/judge"
+	"github.com/locksim/locksim/locks/resolve"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -54,7 +55,7 @@ func replay(newLocker NewLocker, c config, scenario string) (*judge.Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.PrepareWith(algorithm(newLocker, c))
+	p, err := resolve.Lock{Algorithm: algorithm(newLocker, c)}.Prepare(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scenario, err)
 	}

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
+	"github.com/locksim/locksim/locks/resolve"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -20,7 +24,7 @@ import (
 type algoFlags struct {
 	Name string // --algo
 	File string // --algo-file
-	sum  string // the file's, once resolve loaded it (algofile.LoadFileSum)
+	sum  string // the file's, once resolve loaded it (resolve.File)
 }
 
 // addAlgoFlags registers --algo (with its command's usage) and --algo-file.
@@ -37,45 +41,103 @@ var (
 )
 
 // resolve is the algorithm the flags name: looked up, or loaded from the
-// file. Neither flag is errAlgoNone; callers with a default check Given.
+// file (package resolve). Neither flag is errAlgoNone; callers with a
+// default check Given.
 func (f *algoFlags) resolve() (locks.Algorithm, error) {
 	switch {
 	case f.Name != "" && f.File != "":
 		return locks.Algorithm{}, errAlgoBoth
 	case f.File != "":
-		a, sum, err := loadAlgoFileSum(f.File)
-		f.sum = sum
-		return a, err
+		l, err := loadAlgoFile(f.File)
+		f.sum = l.SHA256
+		return l.Algorithm, err
 	case f.Name != "":
-		a, err := locks.Lookup(f.Name)
+		l, err := resolve.Name(f.Name)
 		if err != nil {
 			if isFile(f.Name) {
-				return a, fmt.Errorf("--algo takes a built-in algorithm's name; for the algorithm file %s use --algo-file", f.Name)
+				return l.Algorithm, fmt.Errorf("--algo takes a built-in algorithm's name; for the algorithm file %s use --algo-file", f.Name)
 			}
-			return a, fmt.Errorf("--algo: %w", err)
+			return l.Algorithm, fmt.Errorf("--algo: %w", err)
 		}
-		return a, nil
+		return l.Algorithm, nil
 	}
 	return locks.Algorithm{}, errAlgoNone
 }
 
-// loadAlgoFile loads an algorithm file; given a scenario file instead, it
-// says so.
-func loadAlgoFile(path string) (locks.Algorithm, error) {
-	a, _, err := loadAlgoFileSum(path)
-	return a, err
+// prepare prepares s, given on the command line as arg, with the lock the
+// flags name (looked up or loaded once), or else with the lock s names
+// itself (prepareOwn).
+func (f *algoFlags) prepare(s *scenarios.Scenario, arg string) (*scenarios.Prepared, error) {
+	if !f.Given() {
+		return prepareOwn(s, arg)
+	}
+	a, err := f.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return resolve.Lock{Algorithm: a}.Prepare(s)
 }
 
-// loadAlgoFileSum is loadAlgoFile with the file's sum (algofile.LoadFileSum).
-func loadAlgoFileSum(path string) (locks.Algorithm, string, error) {
-	a, sum, err := algofile.LoadFileSum(path)
+// executeOwn runs s, given on the command line as arg, against the lock it
+// names itself (no --algo or --algo-file).
+func executeOwn(s *scenarios.Scenario, arg string) (*judge.Outcome, error) {
+	p, err := prepareOwn(s, arg)
 	if err != nil {
-		if _, serr := scenarios.Load(path); serr == nil {
-			return a, sum, fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
-				"give it as the scenario ('simrun run %s'), and --algo-file an algorithm file (see examples/)", path, shellWord(path))
-		}
+		return nil, err
 	}
-	return a, sum, err
+	return judge.Prepared(s, p, model.Options{})
+}
+
+// prepareOwn prepares s, given on the command line as arg, with the lock it
+// names itself (resolve.Own): its registered algorithm, or the algorithm
+// file it records, found relative to the scenario file and checked against
+// its sha256: a missing file or one whose sum changed is an error, never a
+// run of some other lock. A Go lock, or no lock, is a one-line error saying
+// what to give instead.
+func prepareOwn(s *scenarios.Scenario, arg string) (*scenarios.Prepared, error) {
+	l, err := resolve.Own(s, filepath.Dir(arg))
+	var changed *resolve.ChangedError
+	var sf *resolve.ScenarioFileError
+	switch {
+	case errors.Is(err, resolve.ErrGoLock):
+		return nil, fmt.Errorf("%s: go_lock: %s: simtest found this for a Go lock, which only Go can build: "+
+			"replay it in that test with simtest.Replay(t, newLocker, %s), or give --algo NAME or --algo-file FILE to run its fault plan against another lock",
+			arg, s.GoLock, strconv.Quote(arg))
+	case errors.Is(err, resolve.ErrNoLock):
+		return nil, fmt.Errorf("%s %v: give --algo NAME (see 'simrun list') or --algo-file FILE", arg, err)
+	case errors.Is(err, resolve.ErrMoved):
+		return nil, fmt.Errorf("%s: %v: give the lock with --algo-file FILE", arg, err)
+	case errors.As(err, &changed):
+		return nil, fmt.Errorf("%s: %v: to replay it against the file as it is now, give --algo-file %s", arg, err, shellWord(changed.Path))
+	case errors.As(err, &sf):
+		return nil, fmt.Errorf("%s: algorithm_file: %w", arg, scenarioFileErr(sf))
+	case err != nil && s.AlgorithmFile != nil:
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	case err != nil:
+		return nil, err
+	}
+	p, err := l.Prepare(s)
+	if err != nil && l.File != "" {
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	}
+	return p, err
+}
+
+// loadAlgoFile loads an algorithm file (resolve.File); given a scenario
+// file instead, it says so.
+func loadAlgoFile(path string) (resolve.Lock, error) {
+	l, err := resolve.File(path)
+	if sf := (*resolve.ScenarioFileError)(nil); errors.As(err, &sf) {
+		err = scenarioFileErr(sf)
+	}
+	return l, err
+}
+
+// scenarioFileErr words a scenario file given as an algorithm file, with
+// the flags that take each.
+func scenarioFileErr(sf *resolve.ScenarioFileError) error {
+	return fmt.Errorf("--algo-file %s: this is a scenario file, not an algorithm file: "+
+		"give it as the scenario ('simrun run %s'), and --algo-file an algorithm file (see examples/)", sf.Path, shellWord(sf.Path))
 }
 
 // resolveScenario is a built-in scenario or a scenario file; given an

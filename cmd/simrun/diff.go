@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/diff"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/resolve"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
@@ -130,21 +131,21 @@ func resolveDiffLock(flagName, v string) (diffLock, error) {
 	case v == "":
 		return l, fmt.Errorf("--%s: required: a built-in algorithm's name (see 'simrun list') or an algorithm file", flagName)
 	case strings.ContainsAny(v, `/\`) || strings.HasSuffix(v, ".yaml") || strings.HasSuffix(v, ".yml"):
-		a, err := loadAlgoFile(v)
+		f, err := loadAlgoFile(v)
 		if err != nil {
 			return l, fmt.Errorf("--%s: %w", flagName, err)
 		}
-		l.a, l.file = a, true
+		l.a, l.file = f.Algorithm, true
 		return l, nil
 	}
-	a, err := locks.Lookup(v)
+	r, err := resolve.Name(v)
 	if err != nil {
 		if isFile(v) {
 			return l, fmt.Errorf("--%s %s: no built-in of that name; for the algorithm file write ./%s", flagName, v, v)
 		}
 		return l, fmt.Errorf("--%s: %w", flagName, err)
 	}
-	l.a = a
+	l.a = r.Algorithm
 	return l, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
-	"github.com/locksim/locksim/scenarios"
 	"golang.org/x/term"
 )
 
@@ -40,7 +39,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *seed != 0 {
 		s.Seed = *seed
 	}
-	p, err := prepareRun(s, pos[0], algo)
+	p, err := algo.prepare(s, pos[0])
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
@@ -75,19 +74,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "run", err)
 	}
 	return runExit(o, *strict, stderr)
-}
-
-// prepareRun prepares s, given on the command line as arg, with the lock the
-// flags name (looked up or loaded once), or else with the lock s names itself.
-func prepareRun(s *scenarios.Scenario, arg string, algo *algoFlags) (*scenarios.Prepared, error) {
-	if algo.Name == "" && algo.File == "" {
-		return prepareOwn(s, arg)
-	}
-	a, err := algo.resolve()
-	if err != nil {
-		return nil, err
-	}
-	return s.PrepareWith(a)
 }
 
 // colorOK says whether to colour output to w: only a terminal, and never

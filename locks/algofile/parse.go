@@ -372,14 +372,13 @@ func newFileAlgorithm(source string, a *fileAlgo, f *algoFile) locks.Algorithm {
 		}
 		return nil
 	})
-	alg.New = func(o locks.Params) sim.Locker {
-		l := &fileLocker{a: a, p: alg.With(o)}
+	return locks.Define(alg, func(p locks.Params) sim.Locker {
+		l := &fileLocker{a: a, p: p}
 		if a.extend != nil {
 			return extendingLocker{l}
 		}
 		return l
-	}
-	return alg
+	})
 }
 
 // of is the lock's lifetime for parameters p.

@@ -64,6 +64,7 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
+	"github.com/locksim/locksim/locks/resolve"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/scenarios"
@@ -824,18 +825,13 @@ func RunInBubble(newLock NewLock, s *scenarios.Scenario) (*judge.Outcome, error)
 func algorithm(newLock NewLock) locks.Algorithm { return algorithmOf(newLock, nil) }
 
 func algorithmOf(newLock NewLock, s *search) locks.Algorithm {
-	a := locks.Algorithm{
+	newLocker := lockerOf(newLock, s)
+	return resolve.Go(locks.Algorithm{
 		Name:     "go-lock",
 		Source:   "Go code checked by golock",
 		Summary:  "a real Go lock library",
 		Defaults: locks.Params{Key: "lock", TTL: 8 * time.Second, Resolution: time.Millisecond},
-	}
-	newLocker := lockerOf(newLock, s)
-	a.New = func(o locks.Params) sim.Locker {
-		p := a.With(o)
-		return newLocker(simtest.Params{Key: p.Key, TTL: p.TTL})
-	}
-	return a
+	}, func(p locks.Params) sim.Locker { return newLocker(simtest.Params{Key: p.Key, TTL: p.TTL}) }).Algorithm
 }
 
 // refuseClientClocks refuses a scenario whose clients' clocks differ from
