@@ -2,12 +2,20 @@ module github.com/locksim/locksim/examples/golibs
 
 go 1.26.8
 
-replace github.com/locksim/locksim => ../..
+replace (
+	github.com/locksim/locksim => ../..
+	github.com/locksim/locksim/golock => ../../golock
+	github.com/locksim/locksim/golock/goredisenv => ../../golock/goredisenv
+	github.com/locksim/locksim/golock/redigoenv => ../../golock/redigoenv
+	github.com/locksim/locksim/golock/rueidisenv => ../../golock/rueidisenv
+)
 
 require (
 	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.18.1
 	github.com/locksim/locksim v0.0.0-00010101000000-000000000000
+	github.com/locksim/locksim/golock v0.0.0-00010101000000-000000000000
+	github.com/locksim/locksim/golock/goredisenv v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
