@@ -40,14 +40,7 @@ func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 		for _, c := range goredisenv.Clients(env)[:n] {
 			ps = append(ps, goredis.NewPool(c))
 		}
-		all := append([]redsync.Option{
-			redsync.WithExpiry(env.TTL),
-			redsync.WithGenValueFunc(env.Token),
-			redsync.WithRetryDelayFunc(func(int) time.Duration {
-				return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
-			}),
-		}, opts...)
-		m := redsync.New(ps...).NewMutex(env.Key, all...)
+		m := redsync.New(ps...).NewMutex(env.Key, append(redsyncOptions(env), opts...)...)
 		return func(ctx context.Context) (*golock.Lease, error) {
 			if err := m.LockContext(ctx); err != nil {
 				return nil, golock.Fatal(err) // panic(err)
@@ -64,6 +57,18 @@ func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 				return nil
 			}}, nil
 		}
+	}
+}
+
+// redsyncOptions are redsyncLock's options: the run's TTL as the expiry,
+// the value and the retry delay from the process's deterministic source.
+func redsyncOptions(env *golock.Env) []redsync.Option {
+	return []redsync.Option{
+		redsync.WithExpiry(env.TTL),
+		redsync.WithGenValueFunc(env.Token),
+		redsync.WithRetryDelayFunc(func(int) time.Duration {
+			return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
+		}),
 	}
 }
 
