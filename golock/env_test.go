@@ -64,7 +64,9 @@ func TestRawConnectionsRunTheLock(t *testing.T) {
 	var digests []string
 	for _, dial := range []func(env *golock.Env) (net.Conn, error){
 		func(env *golock.Env) (net.Conn, error) { return env.Dial(0) },
-		func(env *golock.Env) (net.Conn, error) { return env.DialContext(context.Background(), "tcp", env.Addr(0)) },
+		func(env *golock.Env) (net.Conn, error) {
+			return env.DialContext(context.Background(), "tcp", env.Addr(0))
+		},
 		func(env *golock.Env) (net.Conn, error) { return env.NetDial("tcp", env.Addr(0)) },
 		func(env *golock.Env) (net.Conn, error) { return env.DialFn(env.Addr(0), nil, nil) },
 	} {
