@@ -25,8 +25,9 @@ import (
 // an IP literal so that no client resolves a name from inside the bubble
 // (which forbids DNS look-ups); a dialer function given an address that is
 // no node's fails the run with a line naming it. The modules beside this
-// one make ready clients: golock/goredisenv (go-redis v9), golock/redigoenv
-// (redigo), golock/rueidisenv (rueidis).
+// one make ready clients: golock/goredisenv (go-redis v9),
+// golock/goredisv8env (go-redis v8), golock/redigoenv (redigo),
+// golock/rueidisenv (rueidis).
 type Env struct {
 	Key string
 	TTL time.Duration

@@ -47,8 +47,8 @@
 // selection lifts a dependency to the highest version any module in the
 // graph requires). The ready clients are modules of their own for the same
 // reason, one per client library, each requiring that client alone:
-// golock/goredisenv (go-redis v9), golock/redigoenv (redigo) and
-// golock/rueidisenv (rueidis). A user requires the one for the client
+// golock/goredisenv (go-redis v9), golock/goredisv8env (go-redis v8),
+// golock/redigoenv (redigo) and golock/rueidisenv (rueidis). A user requires the one for the client
 // their lock library takes. A client that none of them makes is given one
 // of Env's dialer functions (DialContext, NetDial, DialFn, DialCtxFn) and
 // an address from Env.Addr.
@@ -197,9 +197,8 @@ func (l *locker) Nodes() int {
 
 // CallBudget tells the generator (sim.CallBudgeter) the longest a
 // command of golock/goredisenv's clients may take before go-redis gives
-// up: each of its
-// tries may dial a fresh connection, whose handshake waits up to the dial
-// timeout, then waits up to the read timeout for the reply.
+// up: each of its tries may dial a fresh connection, whose handshake waits
+// up to the dial timeout, then waits up to the read timeout for the reply.
 func (l *locker) CallBudget() time.Duration {
 	return (ClientMaxRetries + 1) * (ClientDialTimeout + ClientReadTimeout)
 }
@@ -548,9 +547,9 @@ func Faults(classes ...string) Option {
 	return Option{o: simtest.Faults(classes...)}
 }
 
-// Nodes runs every scenario on n nodes, Env.Clients holding one client for
-// each: a quorum lock (redsync with a pool per client) is searched through
-// Check directly. Node faults (restart, failover) then pick among the n.
+// Nodes runs every scenario on n nodes, Env.Nodes saying so, for a
+// client of each (goredisenv.Clients): a quorum lock (redsync with a pool
+// per client) is searched through Check directly. Node faults (restart, failover) then pick among the n.
 // Default: one node.
 func Nodes(n int) Option {
 	if n < 1 || n > scenarios.MaxNodes {

@@ -14,11 +14,13 @@ import (
 	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	goredisv8 "github.com/go-redsync/redsync/v4/redis/goredis/v8"
 	redsyncredigo "github.com/go-redsync/redsync/v4/redis/redigo"
 	redsyncrueidis "github.com/go-redsync/redsync/v4/redis/rueidis"
 
 	"github.com/locksim/locksim/golock"
 	"github.com/locksim/locksim/golock/goredisenv"
+	"github.com/locksim/locksim/golock/goredisv8env"
 	"github.com/locksim/locksim/golock/redigoenv"
 	"github.com/locksim/locksim/golock/rueidisenv"
 	"github.com/locksim/locksim/simtest"
@@ -26,13 +28,16 @@ import (
 
 // clientPools are redsync's pool packages, one per Go Redis client, each
 // over golock's adapter for that client: the same lock (redsyncWith) over
-// three clients.
+// four clients.
 var clientPools = []struct {
 	name string
 	pool func(env *golock.Env) (redsyncredis.Pool, error)
 }{
 	{"go-redis", func(env *golock.Env) (redsyncredis.Pool, error) {
 		return goredis.NewPool(goredisenv.Client(env, 0)), nil
+	}},
+	{"go-redis v8", func(env *golock.Env) (redsyncredis.Pool, error) {
+		return goredisv8.NewPool(goredisv8env.Client(env, 0)), nil
 	}},
 	{"redigo", func(env *golock.Env) (redsyncredis.Pool, error) {
 		return redsyncredigo.NewPool(redigoenv.Pool(env, 0)), nil
