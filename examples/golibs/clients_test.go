@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
-	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	goredisv8 "github.com/go-redsync/redsync/v4/redis/goredis/v8"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	redsyncredigo "github.com/go-redsync/redsync/v4/redis/redigo"
 	redsyncrueidis "github.com/go-redsync/redsync/v4/redis/rueidis"
 
