@@ -8,6 +8,7 @@ replace (
 )
 
 require (
+	github.com/locksim/locksim v0.0.0-00010101000000-000000000000
 	github.com/locksim/locksim/golock v0.0.0-00010101000000-000000000000
 	github.com/redis/rueidis v1.0.79
 )
@@ -15,7 +16,6 @@ require (
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
 	github.com/anishathalye/porcupine v1.3.1 // indirect
-	github.com/locksim/locksim v0.0.0-00010101000000-000000000000 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sys v0.49.0 // indirect

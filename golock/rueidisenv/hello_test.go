@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"testing"
+
+	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
 // TestHelloIsAnsweredOnTheConnection: the HELLO 2 rueidis starts a
