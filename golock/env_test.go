@@ -87,7 +87,8 @@ func TestRawConnectionsRunTheLock(t *testing.T) {
 }
 
 // TestDialOfNoNodeIsOneLine: an address that is no node's fails the run
-// with ErrDialOutside, in one line naming it, under Run and Check alike.
+// with ErrDialOutside, in one line naming it, under Run, Check and Compare
+// alike.
 func TestDialOfNoNodeIsOneLine(t *testing.T) {
 	lock := rawLock(func(env *golock.Env) (net.Conn, error) {
 		return env.DialContext(context.Background(), "tcp", "redis.internal:6379")
@@ -99,5 +100,9 @@ func TestDialOfNoNodeIsOneLine(t *testing.T) {
 	f, _, err := golock.Answer(t, lock, golock.Faults("pause"), golock.TTL(2*time.Second), golock.With(simtest.Runs(20)))
 	if f != nil || !errors.Is(err, golock.ErrDialOutside) {
 		t.Fatalf("Answer: %v %v, want ErrDialOutside", f, err)
+	}
+	// The same lock on both sides: nothing is worse, and still no pass.
+	if _, err := golock.CompareResult(t, lock, lock, golock.Faults("pause"), golock.With(simtest.Runs(10))); !errors.Is(err, golock.ErrDialOutside) {
+		t.Fatalf("Compare: %v, want ErrDialOutside", err)
 	}
 }
