@@ -117,8 +117,9 @@ func (f *fatalError) Error() string { return f.err.Error() }
 func (f *fatalError) Unwrap() error { return f.err }
 
 // NewLock makes the lock for one process incarnation: the engine calls it
-// for every process and again when a crashed one restarts, with fresh
-// clients, so what it makes is that process's memory.
+// for every process and again when a crashed one restarts, with a fresh
+// Env (the clients it makes from it are fresh too), so what it makes is
+// that process's memory.
 type NewLock func(env *Env) Acquire
 
 // Locker makes newLock a sim.Locker factory for simtest and scenarios. Its
