@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
 	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"

@@ -10,7 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/diff"
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
+	"github.com/locksim/locksim/golock/goredisenv"
 	"github.com/locksim/locksim/simtest"
 )
 
@@ -27,7 +28,7 @@ return 0`)
 // (the classic mistake a change may bring in).
 func tokenLock(checked bool) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
-		c := env.Clients[0]
+		c := goredisenv.Client(env, 0)
 		return func(ctx context.Context) (*golock.Lease, error) {
 			for range int(2 * env.TTL / (50 * time.Millisecond)) {
 				token, _ := env.Token()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/simtest"
 )

@@ -10,7 +10,8 @@ import (
 	"github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
+	"github.com/locksim/locksim/golock/goredisenv"
 )
 
 // The two libraries as their READMEs use them, the same uses that
@@ -31,22 +32,15 @@ import (
 // characters; 50 to 250 ms).
 func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
-		n := len(env.Clients)
+		n := env.Nodes
 		if pools > 0 {
 			n = pools
 		}
 		var ps []redis.Pool
-		for _, c := range env.Clients[:n] {
+		for _, c := range goredisenv.Clients(env)[:n] {
 			ps = append(ps, goredis.NewPool(c))
 		}
-		all := append([]redsync.Option{
-			redsync.WithExpiry(env.TTL),
-			redsync.WithGenValueFunc(env.Token),
-			redsync.WithRetryDelayFunc(func(int) time.Duration {
-				return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
-			}),
-		}, opts...)
-		m := redsync.New(ps...).NewMutex(env.Key, all...)
+		m := redsync.New(ps...).NewMutex(env.Key, append(redsyncOptions(env), opts...)...)
 		return func(ctx context.Context) (*golock.Lease, error) {
 			if err := m.LockContext(ctx); err != nil {
 				return nil, golock.Fatal(err) // panic(err)
@@ -66,10 +60,22 @@ func redsyncLock(pools int, opts ...redsync.Option) golock.NewLock {
 	}
 }
 
+// redsyncOptions are redsyncLock's options: the run's TTL as the expiry,
+// the value and the retry delay from the process's deterministic source.
+func redsyncOptions(env *golock.Env) []redsync.Option {
+	return []redsync.Option{
+		redsync.WithExpiry(env.TTL),
+		redsync.WithGenValueFunc(env.Token),
+		redsync.WithRetryDelayFunc(func(int) time.Duration {
+			return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
+		}),
+	}
+}
+
 // redsyncDefaults is redsync with every default of NewMutex, crypto/rand
 // values and math/rand retry delays included: runs that do not replay.
 func redsyncDefaults(env *golock.Env) golock.Acquire {
-	m := redsync.New(goredis.NewPool(env.Clients[0])).NewMutex(env.Key)
+	m := redsync.New(goredis.NewPool(goredisenv.Client(env, 0))).NewMutex(env.Key)
 	return func(ctx context.Context) (*golock.Lease, error) {
 		if err := m.LockContext(ctx); err != nil {
 			return nil, err
@@ -91,7 +97,7 @@ func redsyncDefaults(env *golock.Env) golock.Acquire {
 // with the run's TTL and the token from the process's deterministic source
 // (Options.Token, the shape of its own) instead of crypto/rand.
 func bsmLock(env *golock.Env) golock.Acquire {
-	client := redislock.New(env.Clients[0])
+	client := redislock.New(goredisenv.Client(env, 0))
 	return func(ctx context.Context) (*golock.Lease, error) {
 		token, _ := env.Token()
 		backoff := redislock.LimitRetry(redislock.LinearBackoff(100*time.Millisecond), 3)

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/prove"
 	"github.com/locksim/locksim/sim"

@@ -6,8 +6,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
 	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/golock"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/sim"

@@ -16,7 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
+	"github.com/locksim/locksim/golock/goredisenv"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/simtest"
 )
@@ -25,7 +26,7 @@ import (
 // TTLs its Env had.
 func counted(newLock golock.NewLock, extends *atomic.Int64, clients *atomic.Int64, ttls *[]time.Duration) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
-		if n := int64(len(env.Clients)); n > clients.Load() {
+		if n := int64(env.Nodes); n > clients.Load() {
 			clients.Store(n)
 		}
 		*ttls = append(*ttls, env.TTL)
@@ -92,7 +93,7 @@ func TestBrokenExtendIsCaught(t *testing.T) {
 }
 
 // TestNodesSearchesAQuorum: with Nodes(3) every scenario has three nodes
-// and Env.Clients one client each, so redsync with a pool per client is
+// and goredisenv.Clients one client each, so redsync with a pool per client is
 // searched as a quorum lock through Check directly: safe under crashes,
 // unsafe once a node restarts without persistence and forgets its key.
 func TestNodesSearchesAQuorum(t *testing.T) {
@@ -103,7 +104,7 @@ func TestNodesSearchesAQuorum(t *testing.T) {
 		t.Fatalf("redsync, 3 pools, under crash: %v %+v, want nothing found", err, f)
 	}
 	if clients.Load() != 3 {
-		t.Fatalf("Env.Clients had at most %d clients, want 3", clients.Load())
+		t.Fatalf("goredisenv.Clients had at most %d clients, want 3", clients.Load())
 	}
 	f, err := golock.Explore(t, lock, golock.Nodes(3), golock.Faults("restart"), golock.With(simtest.Runs(300)), golock.With(simtest.SaveTo("")))
 	if err != nil {
@@ -200,7 +201,7 @@ func (l refusedLog) Printf(_ context.Context, format string, v ...any) {
 // timeout: a library call that never returns.
 func blockingLock(env *golock.Env) golock.Acquire {
 	return func(ctx context.Context) (*golock.Lease, error) {
-		return nil, env.Clients[0].BLPop(ctx, 0, "never").Err()
+		return nil, goredisenv.Client(env, 0).BLPop(ctx, 0, "never").Err()
 	}
 }
 

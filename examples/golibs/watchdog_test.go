@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
+	"github.com/locksim/locksim/golock/goredisenv"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/simtest"
 )
@@ -24,7 +25,7 @@ func tickerLock(renewals *atomic.Int64) golock.NewLock { return tickingEvery(3, 
 // tickingEvery is tickerLock renewing every num/den of the TTL.
 func tickingEvery(den, num time.Duration, renewals *atomic.Int64) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
-		c := env.Clients[0]
+		c := goredisenv.Client(env, 0)
 		return func(ctx context.Context) (*golock.Lease, error) {
 			token, _ := env.Token()
 			ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result()
@@ -73,7 +74,7 @@ func TestWatchdogGoroutineUnwindsAtRunEnd(t *testing.T) {
 // leakyLock's watchdog ticks on context.Background(): nothing the run's
 // end does stops it.
 func leakyLock(env *golock.Env) golock.Acquire {
-	c := env.Clients[0]
+	c := goredisenv.Client(env, 0)
 	return func(ctx context.Context) (*golock.Lease, error) {
 		token, _ := env.Token()
 		if ok, err := c.SetNX(ctx, env.Key, token, env.TTL).Result(); err != nil || !ok {

@@ -411,7 +411,7 @@ func plumbing(fn string) bool {
 	return strings.HasPrefix(fn, "github.com/locksim/locksim/sim/bubble.(*lib") ||
 		strings.HasPrefix(fn, "github.com/locksim/locksim/sim/bubble.(*Library)") ||
 		strings.HasPrefix(fn, "github.com/locksim/locksim/sim.(*Host)") ||
-		strings.HasPrefix(fn, "github.com/locksim/locksim/examples/golibs/golock.")
+		strings.HasPrefix(fn, "github.com/locksim/locksim/golock")
 }
 
 // waitsIn describes where goroutine gid waits: its state, the first frame

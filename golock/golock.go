@@ -1,9 +1,10 @@
 // Package golock runs a real Go lock library, unmodified, inside locksim's
-// simulation in simulated time: each simulated process gets go-redis v9
-// clients whose connections are locksim connections to the simulated nodes,
-// and the whole run is inside a testing/synctest bubble whose clock the
-// engine moves from event to event, so the library's time.Now, timers,
-// context deadlines and read deadlines follow the simulation.
+// simulation in simulated time: each simulated process gets connections to
+// the simulated nodes (Env.Dial, and Env's dialer functions in the shapes
+// Go Redis clients take), and the whole run is inside a testing/synctest
+// bubble whose clock the engine moves from event to event, so the
+// library's time.Now, timers, context deadlines and read deadlines follow
+// the simulation.
 //
 // The user writes how the library acquires (NewLock); Check explores the
 // lock under fault classes, as simtest.Check does for a lock written against
@@ -14,8 +15,8 @@
 //
 //	func TestRedsync(t *testing.T) {
 //		golock.Check(t, func(env *golock.Env) golock.Acquire {
-//			rs := redsync.New(goredis.NewPool(env.Clients[0]))
-//			m := rs.NewMutex(env.Key, redsync.WithExpiry(env.TTL),
+//			pool := goredis.NewPool(goredisenv.Client(env, 0)) // node 0
+//			m := redsync.New(pool).NewMutex(env.Key, redsync.WithExpiry(env.TTL),
 //				redsync.WithGenValueFunc(env.Token), // not crypto/rand
 //				redsync.WithRetryDelayFunc(func(int) time.Duration { // not math/rand
 //					return time.Duration(50+env.Rand.IntN(200)) * time.Millisecond
@@ -37,9 +38,20 @@
 //		}, golock.Faults("pause"), golock.TTL(8*time.Second))
 //	}
 //
-// This package lives in its own module (examples/golibs) so that locksim's
-// module does not depend on go-redis: locksim gives a net.Conn-level seam
-// (bubble.Library, package sim/bubble), and the go-redis glue is here.
+// # Modules
+//
+// This package is a module of its own, github.com/locksim/locksim/golock,
+// that requires locksim and nothing else: no client library and no lock
+// library enters the graph of a user who requires it, so the versions
+// their own go.mod names are the versions their tests run (minimal version
+// selection lifts a dependency to the highest version any module in the
+// graph requires). The ready clients are modules of their own for the same
+// reason, one per client library, each requiring that client alone:
+// golock/goredisenv (go-redis v9), golock/goredisv8env (go-redis v8),
+// golock/redigoenv (redigo) and golock/rueidisenv (rueidis). A user requires the one for the client
+// their lock library takes. A client that none of them makes is given one
+// of Env's dialer functions (DialContext, NetDial, DialFn, DialCtxFn) and
+// an address from Env.Addr.
 package golock
 
 import (
@@ -47,8 +59,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"regexp"
 	"slices"
@@ -57,9 +67,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/judge"
@@ -72,33 +79,6 @@ import (
 	"github.com/locksim/locksim/sim/bubble"
 	"github.com/locksim/locksim/simtest"
 )
-
-// Env is what one process incarnation's lock is made with.
-type Env struct {
-	Key string
-	TTL time.Duration
-	// Clients are go-redis clients, one per node of the run (Clients[i]
-	// talks to node i); Clients[0] is the one a single-node lock takes. A
-	// *redis.Client is a redis.UniversalClient.
-	Clients []*redis.Client
-	// Rand is the process's deterministic random source. A library that
-	// draws from crypto/rand or the unseeded math/rand (redsync's tokens
-	// and retry delays, bsm/redislock's tokens) makes runs that do not
-	// replay: give it Token and Rand where it takes a function.
-	Rand *rand.Rand
-}
-
-// Token is a 22-character random token from Rand, the shape of redsync's
-// and bsm/redislock's own (16 random bytes, base64), for their options
-// that take a token or a token function.
-func (e *Env) Token() (string, error) {
-	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	b := make([]byte, 22)
-	for i := range b {
-		b[i] = chars[e.Rand.IntN(len(chars))]
-	}
-	return string(b), nil
-}
 
 // Lease is a lock the library says it holds.
 type Lease struct {
@@ -138,19 +118,20 @@ func (f *fatalError) Error() string { return f.err.Error() }
 func (f *fatalError) Unwrap() error { return f.err }
 
 // NewLock makes the lock for one process incarnation: the engine calls it
-// for every process and again when a crashed one restarts, with fresh
-// clients, so what it makes is that process's memory.
+// for every process and again when a crashed one restarts, with a fresh
+// Env (the clients it makes from it are fresh too), so what it makes is
+// that process's memory.
 type NewLock func(env *Env) Acquire
 
 // Locker makes newLock a sim.Locker factory for simtest and scenarios. Its
 // lockers work only inside a synctest bubble (Check and Run make one).
 // Searched through explore directly, its leases are not renewed: Check
 // learns what the library offers first (a probe run) and searches with it.
-func Locker(newLock NewLock) simtest.NewLocker { return lockerOf(newLock, nil) }
+func Locker(newLock NewLock) simtest.NewLocker { return lockerOf(newLock, nil, nil) }
 
-func lockerOf(newLock NewLock, s *search) simtest.NewLocker {
+func lockerOf(newLock NewLock, s *search, g *guard) simtest.NewLocker {
 	return func(p simtest.Params) sim.Locker {
-		return &locker{newLock: newLock, key: p.Key, ttl: p.TTL, search: s}
+		return &locker{newLock: newLock, key: p.Key, ttl: p.TTL, search: s, guard: g}
 	}
 }
 
@@ -161,6 +142,7 @@ type locker struct {
 	key     string
 	ttl     time.Duration
 	search  *search // nil outside Check
+	guard   *guard  // the dials outside the simulation of its runs
 	lib     *bubble.Library
 	env     *Env
 	acquire Acquire // made by newLock in the first Acquire's call
@@ -177,6 +159,9 @@ type search struct {
 	// is the first error an Acquire returned.
 	acquires, held int
 	firstErr       string
+	// outside: the first error was a dial of the real network.
+	outside bool
+	guard   *guard
 }
 
 // Renewal tells the generator (explore/gen.Renewable) whether the lease
@@ -213,11 +198,11 @@ func (l *locker) Nodes() int {
 }
 
 // CallBudget tells the generator (sim.CallBudgeter) the longest a
-// command of Env's clients may take before go-redis gives up: each of its
-// tries may dial a fresh connection, whose handshake waits up to the dial
-// timeout, then waits up to the read timeout for the reply.
+// command of golock/goredisenv's clients may take before go-redis gives
+// up: each of its tries may dial a fresh connection, whose handshake waits
+// up to the dial timeout, then waits up to the read timeout for the reply.
 func (l *locker) CallBudget() time.Duration {
-	return (clientMaxRetries + 1) * (clientDialTimeout + clientReadTimeout)
+	return (ClientMaxRetries + 1) * (ClientDialTimeout + ClientReadTimeout)
 }
 
 func (l *locker) setup(p sim.Proc) error {
@@ -228,96 +213,21 @@ func (l *locker) setup(p sim.Proc) error {
 	if err != nil {
 		return err
 	}
-	l.env = &Env{Key: l.key, TTL: l.ttl, Rand: p.Rand()}
-	for i := range p.Nodes() {
-		l.env.Clients = append(l.env.Clients, newClient(lib, i))
-	}
+	l.env = &Env{Key: l.key, TTL: l.ttl, Nodes: p.Nodes(), Rand: p.Rand(), lib: lib, guard: l.guard}
 	l.lib = lib
 	return nil
 }
 
 var errNoAcquire = errors.New("golock: NewLock returned no Acquire")
 
-// newClient is a go-redis client whose connections are the run's to node
-// i. RESP2, no CLIENT SETINFO and no maintenance notifications: locksim's
-// nodes speak RESP2, the identity commands would only add traffic, and the
-// notifications' set-up resolves the address (a DNS look-up from inside
-// the bubble, which the bubble forbids); the address is an IP literal for
-// the same reason. Its buffers are 512 bytes, not 32 KiB: a lock's commands
-// and replies are small (longer ones still pass, in pieces), and a run
-// makes fresh clients for every process. Its pool holds 10 connections,
-// not 10 per GOMAXPROCS, so that no run depends on the machine's cores. It
-// has no pool of its own for pipelines (PipelinePoolSize -1, go-redis's
-// single pool of before): a pipeline takes a connection of the main pool,
-// with its small buffers, not one with 128 KiB ones, and a client that
-// never pipelines (redsync, bsm/redislock) does not build a third pool for
-// every process. A command go-redis retries is retried at once: its
-// backoff between retries (8 to 512 ms) draws from the unseeded math/rand,
-// and runs with it would not replay. Its timeouts and retries are
-// go-redis's defaults (v9.23.0: 5 s to dial, 5 s to read and write, 3
-// retries), named so that CallBudget can say what they add up to. Every
-// other option is go-redis's default.
-func newClient(lib *bubble.Library, i int) *redis.Client {
-	c := redis.NewClient(&redis.Options{
-		Addr:                     "127.0.0." + strconv.Itoa(i+1) + ":6379",
-		DialTimeout:              clientDialTimeout,
-		ReadTimeout:              clientReadTimeout,
-		MaxRetries:               clientMaxRetries,
-		Protocol:                 2,
-		DisableIdentity:          true,
-		PoolSize:                 10,
-		PipelinePoolSize:         -1,
-		MinRetryBackoff:          -1,
-		ReadBufferSize:           512,
-		WriteBufferSize:          512,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-		Dialer: func(context.Context, string, string) (net.Conn, error) {
-			return lib.Dial(i)
-		},
-	})
-	c.AddHook(stackHook{})
-	return c
-}
-
-// Env's clients' timeouts and retries: go-redis v9.23.0's defaults.
+// The timeouts and retries of the go-redis clients golock/goredisenv
+// makes: go-redis v9.23.0's defaults, exported so that the call budget
+// (CallBudget) and that module name the same figures.
 const (
-	clientDialTimeout = 5 * time.Second
-	clientReadTimeout = 5 * time.Second // the write timeout follows it
-	clientMaxRetries  = 3
+	ClientDialTimeout = 5 * time.Second
+	ClientReadTimeout = 5 * time.Second // the write timeout follows it
+	ClientMaxRetries  = 3
 )
-
-// stackHook grows the stack of the goroutine that runs a command, on its
-// way in, while that goroutine holds a few frames: redsync runs every
-// command on a goroutine of its own, which starts with a small stack, and
-// go-redis's calls run deep; grown step by step, each growth copies and
-// rewalks every frame of that depth (a tenth of a real run's time before).
-type stackHook struct{}
-
-// DialHook: a dial's goroutine stays shallow, and growing it costs more
-// than it saves.
-func (stackHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (stackHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		growStack(0)
-		return next(ctx, cmd)
-	}
-}
-
-func (stackHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
-// growStack needs stackPad bytes of stack below its caller at once.
-//
-//go:noinline
-func growStack(i int) byte {
-	var pad [stackPad]byte
-	pad[i] = 1 // i is not known at compile time: pad stays
-	return pad[i/2]
-}
-
-const stackPad = 16 << 10
 
 func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	if err := l.setup(p); err != nil {
@@ -338,6 +248,9 @@ func (l *locker) Acquire(p sim.Proc) (sim.Lease, error) {
 	})
 	if err == errNoAcquire {
 		return sim.Lease{}, err
+	}
+	if out := l.guard.first(); out != nil {
+		return sim.Lease{}, out // the run is void: end the process
 	}
 	l.count(lease, err)
 	var fe *fatalError
@@ -365,7 +278,7 @@ func (l *locker) count(lease *Lease, err error) {
 	switch {
 	case err != nil:
 		if s.firstErr == "" {
-			s.firstErr = err.Error()
+			s.firstErr, s.outside = err.Error(), realDial(err)
 		}
 	case lease != nil:
 		s.held++
@@ -481,15 +394,19 @@ func search2(t *testing.T, newLock NewLock, answer bool, opts []Option) (f *simt
 	// One worker: the bubble has one clock. Shrinking is bounded by its
 	// count of runs: the bubble's clock is not the wall clock.
 	all = append(all, simtest.Workers(1), simtest.ShrinkTime(100*365*24*time.Hour))
-	s := &search{opts: cfg}
+	s := &search{opts: cfg, guard: &guard{}}
 	if left := inBubble(t, func() {
 		if err = s.probe(newLock, cmp.Or(cfg.ttl, 8*time.Second), cfg.nodes); err != nil {
 			return
 		}
 		if answer {
-			f, a, err = simtest.Answer(lockerOf(newLock, s), all...)
+			f, a, err = simtest.Answer(lockerOf(newLock, s, s.guard), all...)
 		} else {
-			f, err = simtest.Explore(lockerOf(newLock, s), all...)
+			f, err = simtest.Explore(lockerOf(newLock, s, s.guard), all...)
+		}
+		if out := s.guard.first(); out != nil {
+			f, a, err = nil, nil, out
+			return
 		}
 		if err != nil || f == nil {
 			return
@@ -518,14 +435,17 @@ func (s *search) probe(newLock NewLock, ttl time.Duration, nodes int) error {
 	if nodes > 1 {
 		sc.Nodes = make([]scenarios.Node, nodes)
 	}
-	p, err := sc.PrepareWith(algorithmOf(newLock, s))
+	p, err := sc.PrepareWith(algorithmOf(newLock, s, s.guard))
 	if err != nil {
 		return err
 	}
 	if _, err := sim.Run(p.Config); err != nil {
 		return err
 	}
-	s.acquires, s.held, s.firstErr = 0, 0, ""
+	if out := s.guard.first(); out != nil {
+		return out
+	}
+	s.acquires, s.held, s.firstErr, s.outside = 0, 0, "", false
 	return nil
 }
 
@@ -536,6 +456,9 @@ func (s *search) neverHeld() error {
 	why := "every Acquire returned no lease and no error"
 	if s.firstErr != "" {
 		why = "the first Acquire's error: " + strings.Join(strings.Fields(s.firstErr), " ")
+		if s.outside {
+			why = "the client dialed outside the simulation (a real address, not Env's dialer or Dial); " + why
+		}
 	}
 	return fmt.Errorf("%w in %d Acquire calls: the search tested nothing; %s", ErrNeverHeld, s.acquires, why)
 }
@@ -626,9 +549,9 @@ func Faults(classes ...string) Option {
 	return Option{o: simtest.Faults(classes...)}
 }
 
-// Nodes runs every scenario on n nodes, Env.Clients holding one client for
-// each: a quorum lock (redsync with a pool per client) is searched through
-// Check directly. Node faults (restart, failover) then pick among the n.
+// Nodes runs every scenario on n nodes, Env.Nodes saying so, for a
+// client of each (goredisenv.Clients): a quorum lock (redsync with a pool
+// per client) is searched through Check directly. Node faults (restart, failover) then pick among the n.
 // Default: one node.
 func Nodes(n int) Option {
 	if n < 1 || n > scenarios.MaxNodes {
@@ -806,26 +729,31 @@ func RunInBubble(newLock NewLock, s *scenarios.Scenario) (*judge.Outcome, error)
 		return nil, err
 	}
 	var srch *search
+	g := &guard{}
 	if s.GoLock != "" {
-		srch = &search{}
-		ttl := cmp.Or(s.Params.TTL.D(), algorithm(newLock).Defaults.TTL)
+		srch = &search{guard: g}
+		ttl := cmp.Or(s.Params.TTL.D(), algorithm(newLock, g).Defaults.TTL)
 		if err := srch.probe(newLock, ttl, len(s.Nodes)); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 	}
-	p, err := s.PrepareWith(algorithmOf(newLock, srch))
+	p, err := s.PrepareWith(algorithmOf(newLock, srch, g))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	return judge.Prepared(s, p, model.Options{})
+	o, err := judge.Prepared(s, p, model.Options{})
+	if out := g.first(); out != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, out)
+	}
+	return o, err
 }
 
 // algorithm makes newLock a locks.Algorithm a scenario can run: its key and
 // TTL are the scenario's, else "lock" and 8 s (redsync's default expiry).
-func algorithm(newLock NewLock) locks.Algorithm { return algorithmOf(newLock, nil) }
+func algorithm(newLock NewLock, g *guard) locks.Algorithm { return algorithmOf(newLock, nil, g) }
 
-func algorithmOf(newLock NewLock, s *search) locks.Algorithm {
-	newLocker := lockerOf(newLock, s)
+func algorithmOf(newLock NewLock, s *search, g *guard) locks.Algorithm {
+	newLocker := lockerOf(newLock, s, g)
 	return resolve.Go(locks.Algorithm{
 		Name:     "go-lock",
 		Source:   "Go code checked by golock",

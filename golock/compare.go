@@ -109,15 +109,16 @@ func CompareResult(t *testing.T, oldLock, newLock NewLock, opts ...Option) (*Com
 			co.runs /= 5
 		}
 	}
-	side := func(newLock NewLock, which string) locks.Algorithm {
-		a := algorithm(newLock)
+	guards := []*guard{{}, {}}
+	side := func(newLock NewLock, which string, g *guard) locks.Algorithm {
+		a := algorithm(newLock, g)
 		a.Name = co.name + "-" + which
 		if co.key != "" {
 			a.Defaults.Key = co.key
 		}
 		return a
 	}
-	oldSide, newSide := side(oldLock, "old"), side(newLock, "new")
+	oldSide, newSide := side(oldLock, "old", guards[0]), side(newLock, "new", guards[1])
 	c := &Comparison{YAML: map[string][]byte{}, Paths: map[string]string{}, name: co.name}
 	if left := inBubble(t, func() {
 		// One worker: the bubble has one clock. Shrinking is bounded by its
@@ -132,7 +133,11 @@ func CompareResult(t *testing.T, oldLock, newLock NewLock, opts ...Option) (*Com
 			FoundBy:     fmt.Sprintf("golock.Compare in %s, faults %s, seed %d", t.Name(), strings.Join(co.faults, ","), co.seed)}); err != nil {
 			return
 		}
-		if c.Result, err = d.Run(context.Background()); err != nil {
+		c.Result, err = d.Run(context.Background())
+		if out := cmp.Or(guards[0].first(), guards[1].first()); out != nil {
+			err = out
+		}
+		if err != nil {
 			return
 		}
 		for _, h := range c.Result.Halves {
