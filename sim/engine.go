@@ -92,7 +92,7 @@ type simNode struct {
 	clock     clock
 	downUntil Time
 	g         *group     // replicas, if any (replication.go)
-	parked    []*request // blocking pops waiting on this node, oldest first
+	parked    []*request // blocking pops and SUBWAITs waiting on this node, oldest first
 	// served counts the client commands that reached the node (run, or
 	// dropped while it was down) and the replies a failover lost: what a
 	// fault on the node could have touched (faultuse.go).
@@ -131,6 +131,9 @@ type runner struct {
 	// waking counts the coroutines woken while running (resume) that have
 	// not yet gone on: each one above them yields until none is (runOwn).
 	waking int
+	// messages are the SUBWAITs the command running reached with a
+	// PUBLISH, answered once it has run (pubsub.go).
+	messages []*request
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -158,10 +161,12 @@ func Run(cfg Config) (*Result, error) {
 		r.nodes[i].n.Watch(cfg.WatchKey)
 	}
 	r.setupReplication()
+	r.publishing()
 	r.mem = takeMemory(historyEstimate(&cfg, r.maxEv))
 	r.hist.cur, r.q.items = r.mem.events, r.mem.queue
 	defer func() {
 		for _, n := range r.nodes {
+			n.n.Publish = nil // the node outlives the run in the pool
 			nodePool.Put(n.n)
 		}
 		r.releaseReplication()

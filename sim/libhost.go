@@ -131,7 +131,7 @@ func (r *runner) inertArrival(e *event) bool {
 	}
 	q := r.mem.req(e.req)
 	n := &r.nodes[q.node]
-	return n.g == nil && len(n.parked) == 0 && !blockingPop(q.args) && !isWait(q.args)
+	return n.g == nil && len(n.parked) == 0 && !blockingPop(q.args) && !subWait(q.args) && !isWait(q.args)
 }
 
 // WakeAt makes the run's loop wake at t (a pause's end), with no work of

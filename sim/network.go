@@ -18,7 +18,7 @@ func (r *runner) send(p *process) *request {
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
-	pop := blockingPop(p.args)
+	pop := blockingPop(p.args) || subWait(p.args)
 	lostReq := nw.LossRequest > 0 && p.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
@@ -81,7 +81,7 @@ func (r *runner) arrive(q *request) {
 		q.gen = n.g.gen
 	}
 	nodeNow := n.clock.at(r.now)
-	if blockingPop(q.args) {
+	if blockingPop(q.args) || subWait(q.args) {
 		r.stats.Commands++
 		if r.startPop(q.node, q, nodeNow) {
 			r.recordCommand(q)
@@ -99,6 +99,9 @@ func (r *runner) arrive(q *request) {
 	}
 	r.stats.Commands++
 	r.recordCommand(q)
+	if len(r.messages) > 0 {
+		r.answerMessages() // a PUBLISH reached waiters (pubsub.go)
+	}
 	if len(n.parked) > 0 {
 		r.wakePops(q.node, nodeNow)
 	}
