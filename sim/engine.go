@@ -76,6 +76,7 @@ type request struct {
 	block     Time   // WAIT: how long the reply waits after it ran; -1: for ever
 	why       string // why the client times out; "" while a reply is due
 	reply     Reply
+	more      []Reply // a library's pub/sub command: the frames after reply (pubsubconn.go)
 	// A blocking pop (blocking.go): parked on its node since arrived; the
 	// reply takes replyLat to come back; waiting: the client's reply time
 	// has come and it waits for the pop; answered: delivered, later
@@ -91,8 +92,9 @@ type simNode struct {
 	n         *node.Node
 	clock     clock
 	downUntil Time
-	g         *group     // replicas, if any (replication.go)
-	parked    []*request // blocking pops and SUBWAITs waiting on this node, oldest first
+	g         *group         // replicas, if any (replication.go)
+	parked    []*request     // blocking pops and SUBWAITs waiting on this node, oldest first
+	subs      []subscription // library connections' subscriptions, oldest first (pubsubconn.go)
 	// served counts the client commands that reached the node (run, or
 	// dropped while it was down) and the replies a failover lost: what a
 	// fault on the node could have touched (faultuse.go).
@@ -134,6 +136,9 @@ type runner struct {
 	// messages are the SUBWAITs the command running reached with a
 	// PUBLISH, answered once it has run (pubsub.go).
 	messages []*request
+	// closing are the library connections a PUBLISH found unsubscribed by
+	// a restart, failover or crash, closed once it has run.
+	closing []LibConn
 }
 
 // Run executes one simulation. It returns an error only for a configuration

@@ -131,7 +131,8 @@ func (r *runner) inertArrival(e *event) bool {
 	}
 	q := r.mem.req(e.req)
 	n := &r.nodes[q.node]
-	return n.g == nil && len(n.parked) == 0 && !blockingPop(q.args) && !subWait(q.args) && !isWait(q.args)
+	return n.g == nil && len(n.parked) == 0 && len(n.subs) == 0 && !blockingPop(q.args) && !subWait(q.args) &&
+		subCommand(q.args) == "" && !isWait(q.args)
 }
 
 // WakeAt makes the run's loop wake at t (a pause's end), with no work of
@@ -266,4 +267,7 @@ func (r *runner) libDeliver(p *process, q *request) {
 	}
 	r.trigger(PointReply, p, q.args[0])
 	c.Reply(q.reply)
+	for _, m := range q.more {
+		c.Reply(m) // a pub/sub command's frames after the first
+	}
 }

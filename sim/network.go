@@ -81,6 +81,12 @@ func (r *runner) arrive(q *request) {
 		q.gen = n.g.gen
 	}
 	nodeNow := n.clock.at(r.now)
+	if q.lib != nil && (len(n.subs) > 0 || subCommand(q.args) != "") && r.libPubSub(q.node, q) {
+		n.n.Observe(nodeNow.Std()) // the engine ran it: no command on the node
+		r.stats.Commands++
+		r.recordCommand(q)
+		return
+	}
 	if blockingPop(q.args) || subWait(q.args) {
 		r.stats.Commands++
 		if r.startPop(q.node, q, nodeNow) {
@@ -101,6 +107,9 @@ func (r *runner) arrive(q *request) {
 	r.recordCommand(q)
 	if len(r.messages) > 0 {
 		r.answerMessages() // a PUBLISH reached waiters (pubsub.go)
+	}
+	if len(r.closing) > 0 {
+		r.closeGone() // a PUBLISH found subscriptions gone (pubsubconn.go)
 	}
 	if len(n.parked) > 0 {
 		r.wakePops(q.node, nodeNow)

@@ -61,6 +61,9 @@ func (r *runner) published(i int, channel, message string) int64 {
 		r.messages = append(r.messages, q)
 		reached++
 	}
+	if len(n.subs) > 0 {
+		reached += r.publishConns(i, channel, message)
+	}
 	return reached
 }
 

@@ -100,3 +100,19 @@ func TestSubWaitConnectionLost(t *testing.T) {
 		t.Errorf("a crashed waiter got the message: PUBLISH %v", n)
 	}
 }
+
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		pat, s string
+		want   bool
+	}{
+		{"l*", "lock", true}, {"l*", "x", false}, {"*", "", true}, {"a?c", "abc", true}, {"a?c", "ac", false},
+		{"h[ae]llo", "hello", true}, {"h[ae]llo", "hillo", false}, {"h[^e]llo", "hallo", true},
+		{"h[^e]llo", "hello", false}, {"h[a-b]llo", "hbllo", true}, {"h[a-b]llo", "hcllo", false},
+		{`a\*`, "a*", true}, {`a\*`, "ab", false}, {"*:ch", "redisson_lock__channel:ch", true}, {"a*b*c", "axxbyyc", true},
+	} {
+		if got := globMatch(c.pat, c.s); got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v", c.pat, c.s, got)
+		}
+	}
+}
