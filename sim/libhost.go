@@ -37,6 +37,9 @@ type LibConn interface {
 	Lost()
 	// Reply: the command's reply came back, after its PointReply trigger.
 	Reply(r Reply)
+	// Closed: the library closed the connection, or it was lost; a
+	// PUBLISH drops its subscriptions (pubsubconn.go).
+	Closed() bool
 }
 
 // Host is one run, as a library backend sees it. It is valid while the

@@ -19,7 +19,9 @@ import (
 // command result in the history (the subscribing command's arguments, a
 // request number of its own): messages are in the digest.
 //
-// A restart or failover of the node, or a crash of the subscriber, loses
+// A connection the library closed keeps nothing: the next PUBLISH drops
+// its subscriptions. A restart or failover of the node, or a crash of the
+// subscriber, loses
 // the connection's subscriptions: the next PUBLISH that would reach one
 // closes the connection instead (a failover closes it at the message's
 // arrival, as for any reply), and the library sees it closed.
@@ -158,6 +160,10 @@ func (r *runner) publishConns(i int, channel, message string) int64 {
 		s := &n.subs[k]
 		if !s.pattern && s.name != channel || s.pattern && !globMatch(s.name, channel) {
 			k++
+			continue
+		}
+		if s.c.Closed() {
+			n.subs = append(n.subs[:k], n.subs[k+1:]...) // the library closed it
 			continue
 		}
 		if r.subGone(i, s) {
