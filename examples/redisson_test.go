@@ -1,12 +1,14 @@
 package examples_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
@@ -153,5 +155,50 @@ func TestRedissonMessageInDigest(t *testing.T) {
 	}
 	if again, _ := run(t, s, a); again.Digest != oa.Digest {
 		t.Errorf("two runs of one seed differ: %s, %s", oa.Digest, again.Digest)
+	}
+}
+
+// redisson-lock.yaml under random fault schedules, verdicts derived by
+// hand. No fault and crashes: safe (a crashed holder's lease expires and
+// the waiter's wait ends at its timeout). Lost and slow replies (net): a
+// lost unlock message, or a lost reply to a try or a release, never
+// breaks mutual exclusion; a try's or release's timeout throws (Redisson's
+// RedisTimeoutException): client errors, never unsafe. Pauses: safe inside
+// the lease; past it the key expires under a paused holder, who writes on
+// without a fencing number: unsafe outside.
+func TestRedissonLockExplore(t *testing.T) {
+	a, err := algofile.LoadFile("redisson-lock.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		class    string
+		verdicts []string
+		inside   bool
+		want     string // the worst verdict found in 300 runs; safe: none
+	}{
+		{"none", nil, false, model.VerdictSafe},
+		{"crash", nil, false, model.VerdictSafe},
+		{"net", []string{model.VerdictUnsafe}, false, model.VerdictSafe},
+		{"net", nil, false, model.VerdictClientError},
+		{"pause", nil, true, model.VerdictSafe},
+		{"pause", nil, false, model.VerdictUnsafe},
+	} {
+		e, err := explore.New(explore.Options{Lock: a, Classes: []string{c.class}, Seed: 1, Runs: 300, Workers: 1,
+			Verdicts: c.verdicts, Inside: c.inside})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Search(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := model.VerdictSafe
+		if r.Found != nil {
+			got = r.Found.Verdict
+		}
+		if got != c.want {
+			t.Errorf("%s (verdicts %v, inside %v): %s in 300 runs, derived %s", c.class, c.verdicts, c.inside, got, c.want)
+		}
 	}
 }
