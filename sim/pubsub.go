@@ -101,7 +101,6 @@ func (r *runner) connectionLost(q *request) {
 // waiters parked there.
 func (r *runner) publishing() {
 	for i := range r.nodes {
-		i := i
 		r.nodes[i].n.Publish = func(channel, message string) int64 { return r.published(i, channel, message) }
 	}
 }
