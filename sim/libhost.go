@@ -16,7 +16,8 @@ package sim
 //   - Libraries: the backend's side of a run, once a library has joined:
 //     the engine hands it the rest of the run (Loop).
 //   - LibConn: a connection a command was sent from: the engine hands it
-//     the command's reply, or tells it a failover lost its node.
+//     the command's reply (and the messages of its subscriptions), or
+//     tells it a failover lost its node, and asks whether it is closed.
 //
 // A coroutine (a process's main one, or its watchdog) is named by the Proc
 // its lock calls get; Home is its process's main one.
