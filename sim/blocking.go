@@ -64,7 +64,9 @@ func (r *runner) startPop(i int, q *request, nodeNow Time) (done bool) {
 		r.nodes[i].n.Observe(nodeNow.Std()) // refused: no command ran
 		return true
 	}
-	if reply, ok := r.tryPop(i, q, nodeNow); ok {
+	if subWait(q.args) {
+		r.nodes[i].n.Observe(nodeNow.Std()) // no command runs until a message or the timeout
+	} else if reply, ok := r.tryPop(i, q, nodeNow); ok {
 		q.reply = reply
 		return true
 	}
@@ -107,6 +109,10 @@ func (r *runner) wakePops(i int, nodeNow Time) {
 	n := &r.nodes[i]
 	for k := 0; k < len(n.parked); {
 		q := n.parked[k]
+		if subWait(q.args) {
+			k++ // a message wakes it (pubsub.go)
+			continue
+		}
 		if r.popGone(i, q) {
 			n.parked = append(n.parked[:k], n.parked[k+1:]...)
 			q.parked = false
@@ -143,6 +149,10 @@ func (r *runner) popTimedOut(q *request) {
 		}
 	}
 	if r.popGone(i, q) {
+		if subWait(q.args) {
+			r.connectionLost(q)
+			return
+		}
 		q.parked = false
 		return
 	}

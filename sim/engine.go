@@ -77,6 +77,7 @@ type request struct {
 	block     Time   // WAIT: how long the reply waits after it ran; -1: for ever
 	why       string // why the client times out; "" while a reply is due
 	reply     Reply
+	more      []Reply // a library's pub/sub command: the frames after reply (pubsubconn.go)
 	// A blocking pop (blocking.go): parked on its node since arrived; the
 	// reply takes replyLat to come back; waiting: the client's reply time
 	// has come and it waits for the pop; answered: delivered, later
@@ -92,8 +93,9 @@ type simNode struct {
 	n         *node.Node
 	clock     clock
 	downUntil Time
-	g         *group     // replicas, if any (replication.go)
-	parked    []*request // blocking pops waiting on this node, oldest first
+	g         *group         // replicas, if any (replication.go)
+	parked    []*request     // blocking pops and SUBWAITs waiting on this node, oldest first
+	subs      []subscription // library connections' subscriptions, oldest first (pubsubconn.go)
 	// served counts the client commands that reached the node (run, or
 	// dropped while it was down) and the replies a failover lost: what a
 	// fault on the node could have touched (faultuse.go).
@@ -132,6 +134,12 @@ type runner struct {
 	// waking counts the coroutines woken while running (resume) that have
 	// not yet gone on: each one above them yields until none is (runOwn).
 	waking int
+	// messages are the SUBWAITs the command running reached with a
+	// PUBLISH, answered once it has run (pubsub.go).
+	messages []*request
+	// closing are the library connections a PUBLISH found unsubscribed by
+	// a restart, failover or crash, closed once it has run.
+	closing []LibConn
 }
 
 // Run executes one simulation. It returns an error only for a configuration
@@ -159,10 +167,12 @@ func Run(cfg Config) (*Result, error) {
 		r.nodes[i].n.Watch(cfg.WatchKey)
 	}
 	r.setupReplication()
+	r.publishing()
 	r.mem = takeMemory(historyEstimate(&cfg, r.maxEv))
 	r.hist.cur, r.q.items = r.mem.events, r.mem.queue
 	defer func() {
 		for _, n := range r.nodes {
+			n.n.Publish = nil // the node outlives the run in the pool
 			nodePool.Put(n.n)
 		}
 		r.releaseReplication()

@@ -16,7 +16,8 @@ package sim
 //   - Libraries: the backend's side of a run, once a library has joined:
 //     the engine hands it the rest of the run (Loop).
 //   - LibConn: a connection a command was sent from: the engine hands it
-//     the command's reply, or tells it a failover lost its node.
+//     the command's reply (and the messages of its subscriptions), or
+//     tells it a failover lost its node, and asks whether it is closed.
 //
 // A coroutine (a process's main one, or its watchdog) is named by the Proc
 // its lock calls get; Home is its process's main one.
@@ -37,6 +38,9 @@ type LibConn interface {
 	Lost()
 	// Reply: the command's reply came back, after its PointReply trigger.
 	Reply(r Reply)
+	// Closed: the library closed the connection, or it was lost; a
+	// PUBLISH drops its subscriptions (pubsubconn.go).
+	Closed() bool
 }
 
 // Host is one run, as a library backend sees it. It is valid while the
@@ -131,7 +135,8 @@ func (r *runner) inertArrival(e *event) bool {
 	}
 	q := r.mem.req(e.req)
 	n := &r.nodes[q.node]
-	return n.g == nil && len(n.parked) == 0 && !blockingPop(q.args) && !isWait(q.args)
+	return n.g == nil && len(n.parked) == 0 && len(n.subs) == 0 && !blockingPop(q.args) && !subWait(q.args) &&
+		subCommand(q.args) == "" && !isWait(q.args)
 }
 
 // WakeAt makes the run's loop wake at t (a pause's end), with no work of
@@ -266,4 +271,7 @@ func (r *runner) libDeliver(p *process, q *request) {
 	}
 	r.trigger(PointReply, p, q.args[0])
 	c.Reply(q.reply)
+	for _, m := range q.more {
+		c.Reply(m) // a pub/sub command's frames after the first
+	}
 }

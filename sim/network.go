@@ -19,7 +19,7 @@ func (r *runner) send(p *process) *request {
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
-	pop := blockingPop(p.args)
+	pop := blockingPop(p.args) || subWait(p.args)
 	lostReq := nw.LossRequest > 0 && p.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
@@ -82,7 +82,13 @@ func (r *runner) arrive(q *request) {
 		q.gen = n.g.gen
 	}
 	nodeNow := n.clock.at(r.now)
-	if blockingPop(q.args) {
+	if q.lib != nil && (len(n.subs) > 0 || subCommand(q.args) != "") && r.libPubSub(q.node, q) {
+		n.n.Observe(nodeNow.Std()) // the engine ran it: no command on the node
+		r.stats.Commands++
+		r.recordCommand(q)
+		return
+	}
+	if blockingPop(q.args) || subWait(q.args) {
 		r.stats.Commands++
 		if r.startPop(q.node, q, nodeNow) {
 			r.recordCommand(q)
@@ -100,6 +106,12 @@ func (r *runner) arrive(q *request) {
 	}
 	r.stats.Commands++
 	r.recordCommand(q)
+	if len(r.messages) > 0 {
+		r.answerMessages() // a PUBLISH reached waiters (pubsub.go)
+	}
+	if len(r.closing) > 0 {
+		r.closeGone() // a PUBLISH found subscriptions gone (pubsubconn.go)
+	}
 	if len(n.parked) > 0 {
 		r.wakePops(q.node, nodeNow)
 	}

@@ -743,6 +743,14 @@ func (c *libConn) Lost() {
 	b.mu.Unlock()
 }
 
+// Closed says whether the connection is closed (sim.LibConn).
+func (c *libConn) Closed() bool {
+	b := c.l.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return c.closed
+}
+
 // Reply hands a command's reply to the connection (sim.LibConn), or keeps
 // it while its process is paused.
 func (c *libConn) Reply(rep sim.Reply) {

@@ -115,6 +115,9 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	if r, ok := n.redis7(vm.peer, name, args); ok {
 		return r
 	}
+	if r, ok := n.publish(name, args); ok {
+		return r
+	}
 	r := n.dispatchKnown(vm.peer, args, vm.known)
 	if r.Kind == Error && strings.HasPrefix(r.Str, "ERR wrong number of arguments for '") {
 		// Redis checks a script's command arity itself, with its own words.

@@ -68,6 +68,11 @@ type Node struct {
 	capture bool
 	effects [][]string
 	effArgs []string
+
+	// Publish, set by the engine, takes a PUBLISH of message on channel
+	// and returns how many subscribers it reached (pubsub.go). Reset
+	// clears it.
+	Publish func(channel, message string) int64
 }
 
 // New makes a node whose random commands are seeded with seed.
@@ -101,6 +106,7 @@ func (n *Node) Reset(seed int64) {
 	n.setTime(time.Unix(0, 0))
 	n.seed, n.seeded = seed, false
 	n.ScriptBudget, n.written = 0, 0
+	n.Publish = nil
 	n.disconnect()
 	n.forgetScripts()
 	n.out.Reset()
@@ -167,6 +173,9 @@ func (n *Node) exec(conn int, now time.Time, args []string) Reply {
 	}
 	if !n.multi[conn] {
 		if r, ok := n.redis7(p, name, args); ok {
+			return r
+		}
+		if r, ok := n.publish(name, args); ok {
 			return r
 		}
 	}

@@ -142,9 +142,10 @@ func (n *Node) Restart(now time.Time) (replayed int) {
 	}
 	if keep < len(a.log) { // commands were lost: rebuild without them
 		replayed = keep
-		budget, capture, key := n.ScriptBudget, n.capture, n.watch.key
-		n.Reset(n.seed) // mode none and no capture: the replay below logs and ships nothing
+		budget, capture, key, publish := n.ScriptBudget, n.capture, n.watch.key, n.Publish
+		n.Reset(n.seed) // mode none, no capture, no Publish: the replay below logs, ships and publishes nothing
 		n.ScriptBudget = budget
+		defer func() { n.Publish = publish }()
 		n.Watch(key) // the replay follows the versions again, with their writers
 		for _, e := range a.log[:keep] {
 			switch {

@@ -9,8 +9,9 @@ import "strings"
 // INFO's counters belong to the host process, not to a run: a node reused for
 // another run (Reset) would show them. miniredis's RANDOMKEY picks by Go's
 // map order, which no seed fixes: two runs of one seed would differ.
-// UNSUBSCRIBE and PUNSUBSCRIBE could only ever answer that the connection has
-// no subscription (subscribing is refused), and for each miniredis makes a
+// Pub/sub is the engine's (sim/pubsub.go, sim/pubsubconn.go), never the
+// node's: UNSUBSCRIBE and PUNSUBSCRIBE here could only ever answer that the
+// connection has no subscription, and for each miniredis makes a
 // subscriber, starts two goroutines that only a closed connection ends, and
 // hangs a callback on the connection: a kept connection (disconnect) would
 // pile them up run after run.

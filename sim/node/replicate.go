@@ -45,11 +45,13 @@ func (n *Node) replicated(name string) bool {
 }
 
 // RunByEngine reports whether the engine, not the node, runs command cmd
-// (any case): WAIT, which waits on the replicas, and BLPOP and BRPOP, which
-// wait for a push. A node refuses them (Exec, and inside scripts as Redis
-// does); a client's own goes to the engine.
+// (any case): WAIT, which waits on the replicas, BLPOP and BRPOP, which
+// wait for a push, and SUBWAIT, locksim's wait for a message on a channel
+// (sim/pubsub.go). A node refuses them or does not know them (Exec, and
+// inside scripts as Redis does); a client's own goes to the engine.
 func RunByEngine(cmd string) bool {
-	return strings.EqualFold(cmd, "WAIT") || strings.EqualFold(cmd, "BLPOP") || strings.EqualFold(cmd, "BRPOP")
+	return strings.EqualFold(cmd, "WAIT") || strings.EqualFold(cmd, "BLPOP") || strings.EqualFold(cmd, "BRPOP") ||
+		strings.EqualFold(cmd, "SUBWAIT")
 }
 
 // Disconnect drops every client connection (and its MULTI or WATCH state),
