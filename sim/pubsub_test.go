@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"testing"
 	"time"
 )
@@ -69,7 +70,7 @@ func TestSubWaitLost(t *testing.T) {
 		t.Errorf("script's message: %v %v at %v, PUBLISH %v", got.reply, got.err, got.at, n)
 	}
 	procsRun(t, []func(p Proc){func(p Proc) { subwait(p, &lost, "ch", "3") }, release}, func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultLoseReply, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "SUBWAIT", N: 1}}}
+		c.Faults = []Fault{{Kind: fault.LoseReply, Proc: 0, On: Trigger{Point: PointSend, Proc: 0, Cmd: "SUBWAIT", N: 1}}}
 	})
 	if lost.err != ErrTimeout || lost.at != 4*time.Second || n.Int != 1 {
 		t.Errorf("lost message: %v %v at %v, PUBLISH %v; want a timeout at 4s (1 s + 3 s)", lost.reply, lost.err, lost.at, n)
@@ -85,7 +86,7 @@ func TestSubWaitConnectionLost(t *testing.T) {
 		func(p Proc) { subwait(p, &w, "ch", "3") },
 		func(p Proc) { p.Sleep(time.Second); n, _ = p.Do(0, "PUBLISH", "ch", "x") },
 	}, func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultNodeRestart, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond}}
+		c.Faults = []Fault{{Kind: fault.NodeRestart, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond}}
 	})
 	if n.Int != 0 || w.err != ErrTimeout || w.at != 4*time.Second {
 		t.Errorf("after a restart: PUBLISH %v, waiter %v %v at %v; want 0, a timeout at 4s", n, w.reply, w.err, w.at)
@@ -94,7 +95,7 @@ func TestSubWaitConnectionLost(t *testing.T) {
 		func(p Proc) { subwait(p, &w, "ch", "3") },
 		func(p Proc) { p.Sleep(time.Second); n, _ = p.Do(0, "PUBLISH", "ch", "x") },
 	}, func(c *Config) {
-		c.Faults = []Fault{{Kind: FaultCrash, Proc: 0, At: 500 * time.Millisecond}}
+		c.Faults = []Fault{{Kind: fault.Crash, Proc: 0, At: 500 * time.Millisecond}}
 	})
 	if n.Int != 0 {
 		t.Errorf("a crashed waiter got the message: PUBLISH %v", n)

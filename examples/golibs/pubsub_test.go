@@ -10,7 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/locksim/locksim/examples/golibs/golock"
+	"github.com/locksim/locksim/golock"
+	"github.com/locksim/locksim/golock/goredisenv"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
@@ -45,7 +46,7 @@ return 1`)
 // redissonLock counts its waiters' wake-ups by message in woken.
 func redissonLock(woken *int) golock.NewLock {
 	return func(env *golock.Env) golock.Acquire {
-		c := env.Clients[0]
+		c := goredisenv.Client(env, 0)
 		channel := "redisson_lock__channel:{" + env.Key + "}"
 		ttl := env.TTL.Milliseconds()
 		return func(ctx context.Context) (*golock.Lease, error) {

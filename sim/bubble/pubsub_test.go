@@ -3,6 +3,7 @@ package bubble
 import (
 	"bufio"
 	"fmt"
+	"github.com/locksim/locksim/fault"
 	"io"
 	"net"
 	"strconv"
@@ -166,7 +167,7 @@ func TestLibraryPubSubLostOnRestart(t *testing.T) {
 			p.Sleep(time.Second)
 			r, _ := p.Do(0, "PUBLISH", "ch", "hi")
 			published = r.Int
-		}, []sim.Fault{{Kind: sim.FaultNodeRestart, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond}})
+		}, []sim.Fault{{Kind: fault.NodeRestart, Node: 0, At: 500 * time.Millisecond, Dur: 10 * time.Millisecond}})
 		if strings.Join(got, "|") != "[subscribe ch :1]|EOF" || published != 0 {
 			t.Errorf("after a restart: %q, PUBLISH %d; want the subscription's frame, EOF, 0", got, published)
 		}
