@@ -3,6 +3,7 @@ package golibs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,26 +23,19 @@ import (
 // unlock message (or the PTTL the failed try answered), then try again.
 // The scripts are examples/redisson-lock's.
 var (
-	redissonTry = redis.NewScript(`
-if redis.call("exists", KEYS[1]) == 0 or redis.call("hexists", KEYS[1], ARGV[2]) == 1 then
-    redis.call("hincrby", KEYS[1], ARGV[2], 1)
-    redis.call("pexpire", KEYS[1], ARGV[1])
-    return nil
-end
-return redis.call("pttl", KEYS[1])`)
-	redissonUnlock = redis.NewScript(`
-if redis.call("hexists", KEYS[1], ARGV[3]) == 0 then
-    return nil
-end
-local counter = redis.call("hincrby", KEYS[1], ARGV[3], -1)
-if counter > 0 then
-    redis.call("pexpire", KEYS[1], ARGV[2])
-    return 0
-end
-redis.call("del", KEYS[1])
-redis.call("publish", KEYS[2], ARGV[1])
-return 1`)
+	redissonTry    = redis.NewScript(redissonScript("lock.lua"))
+	redissonUnlock = redis.NewScript(redissonScript("unlock.lua"))
 )
+
+// redissonScript is one of examples/redisson-lock's scripts, the file's
+// own text: the algorithm file and this library run the same Lua.
+func redissonScript(name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "redisson-lock", name))
+	if err != nil {
+		panic(fmt.Sprintf("redisson-lock's %s: %v", name, err)) // the repository's own file: missing is a broken checkout
+	}
+	return string(b)
+}
 
 // redissonLock counts its waiters' wake-ups by message in woken.
 func redissonLock(woken *int) golock.NewLock {
