@@ -26,6 +26,10 @@ func blockingPop(args []string) bool {
 	return len(args) > 0 && (node.IsName(args[0], "BLPOP") || node.IsName(args[0], "BRPOP"))
 }
 
+// parks says whether a command parks on its node until something wakes it
+// or its timeout ends: a blocking pop, or a SUBWAIT (pubsub.go).
+func parks(args []string) bool { return blockingPop(args) || subWait(args) }
+
 // popTimeout is a blocking pop's timeout, or the error reply Redis gives.
 func popTimeout(args []string) (time.Duration, *Reply) {
 	if len(args) < 3 {

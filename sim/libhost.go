@@ -135,7 +135,7 @@ func (r *runner) inertArrival(e *event) bool {
 	}
 	q := r.mem.req(e.req)
 	n := &r.nodes[q.node]
-	return n.g == nil && len(n.parked) == 0 && len(n.subs) == 0 && !blockingPop(q.args) && !subWait(q.args) &&
+	return n.g == nil && len(n.parked) == 0 && len(n.subs) == 0 && !parks(q.args) &&
 		subCommand(q.args) == "" && !isWait(q.args)
 }
 

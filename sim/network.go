@@ -19,7 +19,7 @@ func (r *runner) send(p *process) *request {
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
-	pop := blockingPop(p.args) || subWait(p.args)
+	pop := parks(p.args)
 	lostReq := nw.LossRequest > 0 && p.net.Float64() < nw.LossRequest
 	lostReply := nw.LossReply > 0 && p.net.Float64() < nw.LossReply
 	arrive := r.now + Time(latency(p.net, nw.Request))
@@ -88,7 +88,7 @@ func (r *runner) arrive(q *request) {
 		r.recordCommand(q)
 		return
 	}
-	if blockingPop(q.args) || subWait(q.args) {
+	if parks(q.args) {
 		r.stats.Commands++
 		if r.startPop(q.node, q, nodeNow) {
 			r.recordCommand(q)
