@@ -6,12 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/userfile"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/sim"
 )
@@ -50,6 +50,7 @@ type Meta struct {
 	Key        string        // the lock's key, for reports (key=)
 	Source     string        // a document's file name or a library release (source=, the rest of the line)
 	Summary    string        // one line (summary=, the rest of the line)
+	Files      []string      // files the program reads, in its folder, for its sum (files=a.py,b.lua)
 	// extends: the program defines extend (extend=yes): the lease is
 	// renewed by the run's watchdog (a scenario's renew_every:).
 	extends bool
@@ -76,17 +77,30 @@ func Load(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := os.ReadFile(abs)
+	src, err := userfile.Read(abs, MaxFileSize)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lock program %s: %w", path, err)
 	}
-	sum := sha256.Sum256(src)
 	meta, err := parseMeta(src, lang)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Program{Path: abs, Lang: lang, SHA256: hex.EncodeToString(sum[:]), Meta: meta}, nil
+	// The sum covers the files the program says it reads (files=), as an
+	// algorithm file's covers its scripts: an edit to either is another lock.
+	sum := sha256.New()
+	sum.Write(src)
+	for _, rel := range meta.Files {
+		b, err := userfile.ReadIn(filepath.Dir(abs), rel, MaxFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("%s: locksim: files=%s: %w", path, rel, err)
+		}
+		sum.Write(b)
+	}
+	return &Program{Path: abs, Lang: lang, SHA256: hex.EncodeToString(sum.Sum(nil)), Meta: meta}, nil
 }
+
+// MaxFileSize bounds a lock program and each file it reads.
+const MaxFileSize = 1 << 20
 
 // parseMeta reads the header lines.
 func parseMeta(src []byte, lang Lang) (Meta, error) {
@@ -136,6 +150,13 @@ func parseMeta(src []byte, lang Lang) (Meta, error) {
 				m.Expiry, err = expiryOf(v)
 			case "key":
 				m.Key = v
+			case "files":
+				m.Files = strings.Split(v, ",")
+				for _, f := range m.Files {
+					if err == nil {
+						err = userfile.Local(f)
+					}
+				}
 			case "extend":
 				m.extends = v == "yes"
 				if v != "yes" && v != "no" {
@@ -146,7 +167,7 @@ func parseMeta(src []byte, lang Lang) (Meta, error) {
 			case "summary":
 				m.Summary = v
 			default:
-				return m, fmt.Errorf("line %d: locksim: unknown key %q (want ttl, lifetime, resolution, nodes, expiry, key, extend, source, summary)", line, k)
+				return m, fmt.Errorf("line %d: locksim: unknown key %q (want ttl, lifetime, resolution, nodes, expiry, key, extend, files, source, summary)", line, k)
 			}
 			if err != nil {
 				return m, fmt.Errorf("line %d: locksim: %s=%s: %v", line, k, v, err)
