@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim/foreign"
 )
 
 // docCommand is one `go run ./cmd/simrun ...` line of a page: its
@@ -115,9 +116,21 @@ func cheapDocCommand(args []string) bool {
 	case "list", "show", "help":
 		return true
 	case "run":
-		return !slices.Contains(args, "--redis")
+		return !slices.Contains(args, "--redis") && foreignRuns(args)
 	}
 	return false
+}
+
+// foreignRuns says whether a command's lock program, if it names one, can
+// run here: without its interpreter (scripts/foreign-deps.sh installs
+// them) the command is left out, as the tests of the programs skip.
+func foreignRuns(args []string) bool {
+	for _, a := range args {
+		if lang, ok := foreign.LangOf(a); ok && foreign.Available(lang) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // The cheap commands each page shows run as written, and exit as the page

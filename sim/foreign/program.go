@@ -54,6 +54,9 @@ type Meta struct {
 	// extends: the program defines extend (extend=yes): the lease is
 	// renewed by the run's watchdog (a scenario's renew_every:).
 	extends bool
+	// params: the program reads its TTL from locksim.params (params=yes),
+	// so a scenario's ttl: reaches it.
+	params bool
 }
 
 // LangOf is the language of a program file, by its extension.
@@ -158,16 +161,15 @@ func parseMeta(src []byte, lang Lang) (Meta, error) {
 					}
 				}
 			case "extend":
-				m.extends = v == "yes"
-				if v != "yes" && v != "no" {
-					err = fmt.Errorf("want yes or no")
-				}
+				m.extends, err = yesNo(v)
+			case "params":
+				m.params, err = yesNo(v)
 			case "source":
 				m.Source = v
 			case "summary":
 				m.Summary = v
 			default:
-				return m, fmt.Errorf("line %d: locksim: unknown key %q (want ttl, lifetime, resolution, nodes, expiry, key, extend, files, source, summary)", line, k)
+				return m, fmt.Errorf("line %d: locksim: unknown key %q (want ttl, lifetime, resolution, nodes, expiry, key, extend, params, files, source, summary)", line, k)
 			}
 			if err != nil {
 				return m, fmt.Errorf("line %d: locksim: %s=%s: %v", line, k, v, err)
@@ -178,6 +180,16 @@ func parseMeta(src []byte, lang Lang) (Meta, error) {
 		return m, fmt.Errorf("no header line gives the lock's TTL (# locksim: ttl=10s), which its assumptions are measured against")
 	}
 	return m, nil
+}
+
+func yesNo(v string) (bool, error) {
+	switch v {
+	case "yes":
+		return true, nil
+	case "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("want yes or no")
 }
 
 func positive(v string) (time.Duration, error) {
@@ -236,6 +248,14 @@ func (p *Program) Algorithm(start Starter) locks.Algorithm {
 		}
 		return q.TTL
 	}
-	a = locks.Custom(a, lifetime, m.Nodes > 0, nil)
+	// The program's TTL is in its code: a scenario's ttl: reaches it only
+	// through locksim.params, which a program says it reads (params=yes).
+	check := func(q locks.Params) error {
+		if q.TTL != m.TTL && !m.params && m.Expiry != locks.ExpiryNone {
+			return fmt.Errorf("ttl %s: %s takes its own TTL of %s and reads no locksim.params (header: # locksim: params=yes)", q.TTL, filepath.Base(p.Path), m.TTL)
+		}
+		return nil
+	}
+	a = locks.Custom(a, lifetime, m.Nodes > 0, check)
 	return locks.Define(a, func(q locks.Params) sim.Locker { return newLocker(p, start, q) })
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/sim/foreign"
+)
+
+// The Python lock programs through every front door, each verdict derived
+// by hand from the program's code (examples/foreign/python).
+func needsPython(t *testing.T) {
+	t.Helper()
+	if err := foreign.Available(foreign.Python); err != nil {
+		t.Skip(err)
+	}
+}
+
+const pyPrograms = "../../examples/foreign/python/"
+
+// 002's code under client clock skew: its takeover compares the value with
+// the client's own clock, so clocks 5 s apart with a 3 s lease let a
+// skewed client take a live lock (outside), and int(None) raises inside
+// (a waiter GETs a key the holder has just deleted): a client error.
+func TestForeignExploreSkew(t *testing.T) {
+	needsPython(t)
+	code, out, errOut := simrun("explore", "--algo-file", pyPrograms+"002-setnx.py", "--faults", "skew", "--runs", "100",
+		"-o", filepath.Join(t.TempDir(), "x"), "--json")
+	var r struct {
+		Inside, Outside struct {
+			Verdict    string
+			BreakingPt *struct{ Words string } `json:"breaking_point"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d: %v: %s", code, err, errOut)
+	}
+	if r.Inside.Verdict != "client-error" || r.Outside.Verdict != "unsafe" {
+		t.Errorf("002 under skew: inside %s, outside %s; want client-error (int(None)) and unsafe (clock spread past the lease)", r.Inside.Verdict, r.Outside.Verdict)
+	}
+	if !strings.Contains(out, "client clocks") {
+		t.Errorf("the breaking point does not name the clock spread: %s", out)
+	}
+}
+
+// redis-py's Lock with timeout=5 under crashes and pauses below the TTL:
+// every schedule of two clients with one fault is safe (a crashed holder's
+// key expires in 5 s and the waiter, which polls every 0.1 s for ever,
+// takes it); a pause of 1.5 TTLs after acquiring lets the other client in:
+// unsafe, outside.
+func TestForeignProve(t *testing.T) {
+	needsPython(t)
+	code, out, errOut := simrun("prove", "--algo-file", pyPrograms+"redis-py-lock-5s.py", "--clients", "2", "--max-faults", "1",
+		"--faults", "crash,long-pause", "-o", filepath.Join(t.TempDir(), "p.yaml"), "--json")
+	var r struct {
+		Inside struct {
+			Verdict string
+			Proved  bool
+		}
+		Outside struct {
+			Verdict  string
+			Schedule []struct{ Point, Choice string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d: %v: %s", code, err, errOut)
+	}
+	if !r.Inside.Proved || r.Inside.Verdict != "safe" {
+		t.Errorf("inside: %+v, want proved safe", r.Inside)
+	}
+	if r.Outside.Verdict != "unsafe" || len(r.Outside.Schedule) != 1 || r.Outside.Schedule[0].Point != "acquired" {
+		t.Errorf("outside: %+v, want unsafe from one pause after acquiring", r.Outside)
+	}
+}
+
+// Every default (no timeout) against timeout=5: the same runs, and where a
+// release's request is lost the default lock's key stays for ever while
+// the 5 s one expires: stuck, worse for the new version.
+func TestForeignDiff(t *testing.T) {
+	needsPython(t)
+	code, out, errOut := simrun("diff", "--old", pyPrograms+"redis-py-lock-5s.py", "--new", pyPrograms+"redis-py-lock-defaults.py",
+		"--faults", "net", "--runs", "50", "--search", "inside", "-o", filepath.Join(t.TempDir(), "d"), "--json")
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d (worse): %s %s", code, exitViolation, out, errOut)
+	}
+	if !strings.Contains(out, `"new": "stuck"`) && !strings.Contains(out, `"stuck"`) {
+		t.Errorf("diff: the new version is not stuck: %s", out)
+	}
+}
