@@ -35,8 +35,9 @@
 //	package         runs                                 meets sim at
 //	sim (Run)       lock code as coroutines, simulated   (it is sim)
 //	sim/bubble      Go lock libraries, testing/synctest  Host (libhost.go)
+//	sim/foreign     lock programs (Python, Node) in      Host (libhost.go,
+//	                worker processes, simulated          processhost.go)
 //	realtime/engine lock code against real servers       Ledger, Workload (ledger.go)
-//	(next)          a lock in a process of its own       Ledger, or Host
 //
 // Each backend's fault table says which fault kinds it applies and how:
 // this package's (faultkinds.go) for Run and sim/bubble, which runs inside
@@ -76,15 +77,16 @@
 // realtime/engine/faultkinds.go there). The backend's own seam to the
 // servers (Wire, Conn) is its own: this package knows nothing of sockets.
 //
-// # A foreign-process backend
+// # The process backend
 //
-// A lock written in another language runs as a process of its own, which
-// locksim drives over a pipe or socket. Its package goes beside
-// realtime/engine, and plugs in at one of the two seams. In wall-clock
-// time it is a realtime/engine with other processes: a Ledger for the
-// bookkeeping and a Worker per client, whose lock calls are requests to
-// the foreign process. In simulated time it is a sim/bubble with other
-// connections: its commands reach the run through Host.Send and its
-// replies come back through a LibConn, and the process, which has no
-// bubble to share, reads the run's clock from what it is sent.
+// Package sim/foreign runs a lock written in another language (Python,
+// Node) in a worker process per client incarnation, which runs only while
+// its coroutine lets it. It does not join the loop as a library does: the
+// lock call's coroutine talks to its worker, sends the commands it wrote
+// through Host.Send (the replies come back to a LibConn), and parks
+// between messages in Host.Await until a reply (Host.Wake) or its own
+// deadline; the worker reads the run's clocks from what it is sent
+// (Proc.Now, Host.Monotonic). The run's loop, in-place stepping and state
+// keys stay a built-in lock's: what the worker is told is added to its
+// process's observations (Host.Observe). processhost.go is that seam.
 package sim

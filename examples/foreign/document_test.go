@@ -134,7 +134,7 @@ func agreement(t *testing.T, aTitle, aLock, bTitle, bLock, goldenFile string) {
 	golden.Check(t, goldenFile, []byte(out.String()))
 }
 
-func lockOf(t *testing.T, lock string) resolve.Lock {
+func lockOf(t testing.TB, lock string) resolve.Lock {
 	t.Helper()
 	l, err := resolve.Name(lock)
 	if strings.ContainsAny(lock, "./") {
