@@ -131,6 +131,10 @@ type runner struct {
 	// bub is the run's client libraries (libhost.go, package sim/bubble);
 	// nil until one joins.
 	bub Libraries
+	// backend is a process backend's state for the run (Host.SetBackend,
+	// package sim/foreign), atEnd what it does once the run is over.
+	backend any
+	atEnd   func()
 	// waking counts the coroutines woken while running (resume) that have
 	// not yet gone on: each one above them yields until none is (runOwn).
 	waking int
@@ -203,6 +207,9 @@ func Run(cfg Config) (*Result, error) {
 	r.mem.queue = r.q.items[:0] // for the next run (Result.Release)
 	for _, p := range r.procs {
 		p.kill() // unwinds the goroutine: none outlives the run
+	}
+	if r.atEnd != nil {
+		r.atEnd() // a process backend's workers end with the run
 	}
 	res := cfg.result(r.hist.events(), r.stats, r.now, r.cut)
 	res.mem = r.mem
@@ -348,6 +355,9 @@ func (r *runner) dispatch(e *event) {
 		return
 	case evLibrary:
 		return // the library backend's loop does the work (libhost.go)
+	case evAwait:
+		r.awoken(e)
+		return
 	}
 	p := r.procs[e.proc]
 	if e.kind == evStart {

@@ -83,6 +83,10 @@ type process struct {
 	// coroutine running the events itself (runOwn), which then goes on.
 	begun, woken bool
 
+	// awaitNo numbers the coroutine's Awaits (processhost.go), so that a
+	// wake meant for an earlier one is dropped.
+	awaitNo uint32
+
 	// The pending effect, set before yielding.
 	want    effectKind
 	args    []string

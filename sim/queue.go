@@ -13,6 +13,7 @@ const (
 	evReplicate                   // a replica applies its next stream entry (proc: node, fault: lane, inc: epoch)
 	evUnblock                     // a parked blocking pop's own timeout passes (blocking.go)
 	evLibrary                     // a paused process's client library may go on (libhost.go)
+	evAwait                       // a coroutine parked by Host.Await may go on (fault: its await's number)
 )
 
 // event is one entry of the scheduler's queue. Ties on at are broken by seq,

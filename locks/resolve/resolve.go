@@ -25,6 +25,7 @@ import (
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/foreign"
 )
 
 // Lock is a resolved lock: the Algorithm to run, and for an algorithm file
@@ -47,9 +48,18 @@ func Name(name string) (Lock, error) {
 	return Lock{Algorithm: a}, err
 }
 
-// File is the algorithm defined in the algorithm file at path. A file that
-// is no algorithm file but a scenario file is a *ScenarioFileError.
+// File is the algorithm defined in the algorithm file at path, or the lock
+// program at path (a .py or .js file, run in a worker of its own: package
+// sim/foreign). A file that is no algorithm file but a scenario file is a
+// *ScenarioFileError.
 func File(path string) (Lock, error) {
+	if _, ok := foreign.LangOf(path); ok {
+		p, err := foreign.Load(path)
+		if err != nil {
+			return Lock{File: path}, err
+		}
+		return Lock{Algorithm: p.Algorithm(foreign.Starter{}), File: path, SHA256: p.SHA256}, nil
+	}
 	a, sum, err := algofile.LoadFileSum(path)
 	if err != nil {
 		if _, serr := scenarios.Load(path); serr == nil {

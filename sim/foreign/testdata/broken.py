@@ -1,0 +1,2 @@
+# locksim: ttl=1s
+def acquire(:
