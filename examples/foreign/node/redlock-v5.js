@@ -24,6 +24,7 @@ const clients = locksim.nodes.map((addr) => {
     host: addr.slice(0, i),
     port: Number(addr.slice(i + 1)),
     disableClientInfo: true, // skip CLIENT SETINFO (and reading ioredis's package.json for it)
+    enableReadyCheck: false, // no INFO before the first command: locksim's nodes do not answer INFO
   });
 });
 

@@ -20,6 +20,7 @@ const redis = new Redis({
   host: addr.slice(0, addr.lastIndexOf(':')),
   port: Number(addr.slice(addr.lastIndexOf(':') + 1)),
   disableClientInfo: true, // skip CLIENT SETINFO (and reading ioredis's package.json for it)
+  enableReadyCheck: false, // no INFO before the first command: locksim's nodes do not answer INFO
 });
 
 const RELEASE = `

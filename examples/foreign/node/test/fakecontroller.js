@@ -16,7 +16,7 @@ const { spawn } = require('child_process');
 const net = require('net');
 const path = require('path');
 
-const SHIM = path.join(__dirname, '..', 'locksim.js');
+const SHIM = path.join(__dirname, '..', '..', '..', '..', 'sim', 'foreign', 'shim', 'node', 'locksim.js');
 const WALL0 = 1700000000000000000n; // the worker's wall clock at true time 0
 const MONO0 = 0n; // its monotonic clock at true time 0
 const RTT = 100000n; // a reply arrives 100 µs after the wait that asks for it
@@ -129,7 +129,7 @@ async function resetRedis(redisAddr, dbs) {
 // run starts one worker, runs the calls and returns the transcript.
 // eofAt: {wait: n, conn: c} answers the worker's n-th wait (from 1) with eof on c.
 async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = {}, eofAt = null, timeoutMs = 20000 }) {
-  await resetRedis(redis, nodes);
+  if (redis) await resetRedis(redis, nodes);
   const addrs = [];
   for (let i = 0; i < nodes; i++) addrs.push(`127.0.0.1:${7001 + i}`);
   const child = spawn(process.execPath, [SHIM], {
@@ -195,6 +195,7 @@ async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = 
         if (m.op === 'connect') {
           const node = addrs.indexOf(m.addr);
           if (node < 0) throw new Error(`worker dialed ${m.addr} without a finding`);
+          if (!redis) throw new Error('worker connected, and this run has no redis-server');
           bridges.set(m.conn, new Bridge(redis, node));
         } else if (m.op === 'send') {
           await bridges.get(m.conn).forward(Buffer.from(m.data, 'base64'));
