@@ -128,13 +128,14 @@ async function resetRedis(redisAddr, dbs) {
 
 // run starts one worker, runs the calls and returns the transcript.
 // eofAt: {wait: n, conn: c} answers the worker's n-th wait (from 1) with eof on c.
-async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = {}, eofAt = null, timeoutMs = 20000 }) {
+async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = {}, cwd = undefined, eofAt = null, timeoutMs = 20000 }) {
   if (redis) await resetRedis(redis, nodes);
   const addrs = [];
   for (let i = 0; i < nodes; i++) addrs.push(`127.0.0.1:${7001 + i}`);
   const child = spawn(process.execPath, [SHIM], {
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    cwd,
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -193,7 +193,7 @@ test('without @sinonjs/fake-timers: init answered with a one-line raise naming i
   try {
     const p = path.join(dir, 'lock.js');
     fs.writeFileSync(p, 'exports.acquire = async () => "x";\nexports.release = async () => true;\n');
-    const a = await run({ program: p, seed: '1', calls: [], redis: null, env: { LOCKSIM_NODE_MODULES: '' } });
+    const a = await run({ program: p, seed: '1', calls: [], redis: null, env: { LOCKSIM_NODE_MODULES: '' }, cwd: dir });
     assert.strictEqual(a.results[0].op, 'raise');
     assert.match(a.results[0].error, /^Error: cannot find package @sinonjs\/fake-timers from /);
   } finally {

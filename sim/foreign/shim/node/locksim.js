@@ -315,8 +315,11 @@ function monoNow() {
 }
 
 function resolveFakeTimers(programDir) {
+  // the program's folder (and those above it), $LOCKSIM_NODE_MODULES, then
+  // the controller's working folder
   const paths = [programDir];
   if (process.env.LOCKSIM_NODE_MODULES) paths.push(process.env.LOCKSIM_NODE_MODULES);
+  paths.push(process.cwd());
   try {
     return require(require.resolve('@sinonjs/fake-timers', { paths }));
   } catch (e) {
