@@ -46,9 +46,17 @@ async function acquire() {
   }
 }
 
+// release answers false when a quorum would not drop the lock (it had
+// expired, or nodes did not answer): redlock's README calls the error safe to
+// ignore, as the lock expires by itself.
 async function release(lock) {
-  await lock.unlock();
-  return true;
+  try {
+    await lock.unlock();
+    return true;
+  } catch (e) {
+    if (e instanceof Redlock.LockError) return false;
+    throw e;
+  }
 }
 
 async function extend(lock) {

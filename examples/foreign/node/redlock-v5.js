@@ -48,9 +48,17 @@ async function acquire() {
   }
 }
 
+// release answers false when a quorum would not drop the lock (it had
+// expired, or nodes did not answer): redlock's README calls the error safe to
+// ignore, as the lock expires by itself.
 async function release(lock) {
-  await lock.release();
-  return true;
+  try {
+    await lock.release();
+    return true;
+  } catch (e) {
+    if (e instanceof ExecutionError) return false;
+    throw e;
+  }
 }
 
 async function extend(lock) {
