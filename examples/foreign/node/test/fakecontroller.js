@@ -10,7 +10,7 @@
 //   const { run } = require('./fakecontroller');
 //   const t = await run({ program, seed, nodes: 3, calls: ['acquire', 'release'], redis: '127.0.0.1:6379' });
 //   t.lines     every line, '→ ' worker to controller, '← ' the other way
-//   t.results   the return/raise/finding message of each call
+//   t.results   the ready (or raise) message, then the return/raise/finding of each call
 
 const { spawn } = require('child_process');
 const net = require('net');
@@ -128,7 +128,7 @@ async function resetRedis(redisAddr, dbs) {
 
 // run starts one worker, runs the calls and returns the transcript.
 // eofAt: {wait: n, conn: c} answers the worker's n-th wait (from 1) with eof on c.
-async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = {}, cwd = undefined, eofAt = null, timeoutMs = 20000 }) {
+async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = {}, cwd = undefined, eofAt = null, timeoutMs = 20000, wallOf = null, monoOf = null }) {
   if (redis) await resetRedis(redis, nodes);
   const addrs = [];
   for (let i = 0; i < nodes; i++) addrs.push(`127.0.0.1:${7001 + i}`);
@@ -178,7 +178,11 @@ async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = 
     lines.push(`← ${line}`);
     sock.write(line + '\n');
   }
-  const clocks = () => ({ wall: String(WALL0 + T), mono: String(MONO0 + T) });
+  // wallOf/monoOf: the worker's clocks at true time T (default: both run true)
+  const clocks = () => ({
+    wall: String(wallOf ? wallOf(T) : WALL0 + T),
+    mono: String(monoOf ? monoOf(T) : MONO0 + T),
+  });
   const bridges = new Map();
   let waits = 0;
   try {
@@ -245,4 +249,4 @@ async function run({ program, seed, nodes = 1, calls, redis, params = {}, env = 
   }
 }
 
-module.exports = { run, respEnd };
+module.exports = { run, respEnd, WALL0 };

@@ -13,7 +13,7 @@ const path = require('path');
 const os = require('os');
 const fs = require('fs');
 const { spawn, execFileSync } = require('child_process');
-const { run } = require('./fakecontroller');
+const { run, WALL0 } = require('./fakecontroller');
 
 const HERE = path.join(__dirname, '..');
 const prog = (name) => path.join(HERE, name);
@@ -171,6 +171,36 @@ test('clocks, timers and randomness come from init and the events only', async (
   assert.deepStrictEqual(a.results[2], { op: 'return', held: true, token: null });
   const b = await run(opts);
   assert.deepStrictEqual(withoutHello(b), withoutHello(a));
+});
+
+test('a wall clock that jumps back 5 s moves Date, not the timers', async () => {
+  const wallOf = (T) => WALL0 + T - (T > 100000000n ? 5000000000n : 0n);
+  const a = await run({ program: testProg('clocks.js'), seed: '1', calls: ['acquire'], redis: null, wallOf });
+  const v = JSON.parse(a.results[1].token);
+  assert.deepStrictEqual(v.t0, ['1700000000001', '1', '1000000']);
+  assert.deepStrictEqual(v.t1, ['1699999995351', '351', '351000000', '2023-11-14T22:13:15.351Z']);
+  assert.deepStrictEqual(sent(a, 'wait'), ['→ {"op":"wait","conns":[],"timeout":"250000000"}', '→ {"op":"wait","conns":[],"timeout":"100000000"}']);
+});
+
+test('a monotonic clock slower than true time: a timer not yet due is waited for again', async () => {
+  // mono runs at 99% of true time: after a 250 ms timeout it reads 247.5 ms
+  const monoOf = (T) => (T * 99n) / 100n;
+  const a = await run({ program: testProg('clocks.js'), seed: '1', calls: ['acquire'], redis: null, monoOf });
+  const v = JSON.parse(a.results[1].token);
+  // acquire starts at mono 0.99 ms, in mono millisecond 0: its 250 ms timer
+  // is due at mono 250 ms (Node's timers count from the loop's whole ms),
+  // the next 100 ms after that one fired
+  assert.strictEqual(v.t1[1], '350', 'performance.now once the second timer fired, in mono ms');
+  const waits = sent(a, 'wait').map((l) => BigInt(JSON.parse(l.slice(2)).timeout));
+  assert.strictEqual(waits[0], 249010000n, 'the first wait: to mono 250 ms, from 0.99 ms');
+  assert.ok(waits.length > 2 && waits[1] < 10000000n, `re-waits for the rest: ${waits}`);
+  let mono = 0n;
+  for (const l of a.lines.filter((x) => x.startsWith('← {"op":"event"'))) {
+    const m = BigInt(JSON.parse(l.slice(2)).mono);
+    assert.ok(m >= mono, 'mono never goes back');
+    mono = m;
+  }
+  assert.strictEqual(mono, 350000000n, 'the last event is the one that reaches mono 350 ms');
 });
 
 for (const c of [
