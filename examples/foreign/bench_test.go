@@ -9,40 +9,50 @@ import (
 	"github.com/locksim/locksim/sim/foreign"
 )
 
-// BenchmarkExploreProgram: explore's runs of redis-py's Lock itself (a
-// Python worker per client incarnation) and of its algorithm file, every
-// fault class, inside the lock's assumptions (where neither breaks, so both
-// search all their runs), in alternating batches; runs/s each and the
-// ratio.
+// BenchmarkExploreProgram: explore's runs of a lock program (a worker per
+// client incarnation) and of its algorithm file, every fault class, inside
+// the lock's assumptions, one after the other in each iteration (a side by
+// side ratio on a machine whose load drifts); runs/s each and the ratio.
 //
-//	go test -run '^$' -bench ExploreProgram -benchtime 1x ./examples/foreign
+//	go test -run '^$' -bench ExploreProgram -benchtime 2x ./examples/foreign
 func BenchmarkExploreProgram(b *testing.B) {
-	needs(b, foreign.Python)
-	prog, file := lockOf(b, "python/redis-py-lock-5s.py"), lockOf(b, "../redis-py-lock.yaml")
-	const runs = 400
-	var took [2]time.Duration
-	var done [2]int
-	for range b.N {
-		for i, l := range []string{"program", "file"} {
-			a := prog.Algorithm
-			if l == "file" {
-				a = file.Algorithm
+	for _, c := range []struct {
+		name          string
+		lang          foreign.Lang
+		program, file string
+		runs          int
+	}{
+		{"python-redis-py-lock", foreign.Python, "python/redis-py-lock-5s.py", "../redis-py-lock.yaml", 400},
+		{"node-redlock-v5", foreign.Node, "node/redlock-v5.js", "../redlock.yaml", 40},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			needs(b, c.lang)
+			prog, file := lockOf(b, c.program), lockOf(b, c.file)
+			var took [2]time.Duration
+			var done [2]int
+			for range b.N {
+				for i, l := range []*struct{}{nil, {}} {
+					a := prog.Algorithm
+					if l != nil {
+						a = file.Algorithm
+					}
+					e, err := explore.New(explore.Options{Lock: a, Seed: 1, Runs: c.runs, Inside: true, Verdicts: []string{"unsafe"}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					start := time.Now()
+					sr, err := e.Search(context.Background())
+					if err != nil {
+						b.Fatal(err)
+					}
+					took[i] += time.Since(start)
+					done[i] += sr.Executed
+				}
 			}
-			e, err := explore.New(explore.Options{Lock: a, Seed: 1, Runs: runs, Workers: 0, ShrinkTries: 0, Inside: true, Verdicts: []string{"unsafe"}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			start := time.Now()
-			sr, err := e.Search(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			took[i] += time.Since(start)
-			done[i] += sr.Executed
-		}
+			prs, frs := float64(done[0])/took[0].Seconds(), float64(done[1])/took[1].Seconds()
+			b.ReportMetric(prs, "program-runs/s")
+			b.ReportMetric(frs, "file-runs/s")
+			b.ReportMetric(frs/prs, "file/program")
+		})
 	}
-	prs, frs := float64(done[0])/took[0].Seconds(), float64(done[1])/took[1].Seconds()
-	b.ReportMetric(prs, "program-runs/s")
-	b.ReportMetric(frs, "file-runs/s")
-	b.ReportMetric(frs/prs, "file/program")
 }

@@ -69,6 +69,30 @@ func TestSameDigestEveryWay(t *testing.T) {
 	}
 }
 
+// TestSameDigestNode: a Node program's digest is the same run after run
+// and at GOMAXPROCS 1 and 2 (Node workers start fresh only), crash runs
+// included.
+func TestSameDigestNode(t *testing.T) {
+	needs(t, Node)
+	for _, c := range []struct{ program, scenario string }{
+		{"setnx-px.js", "lost-setnx-reply"}, {"setnx-px.js", "crash-deadlock"}, {"redlock-v5.js", "redlock-node-restart"}, {"redlock-v4.js", "token-pause"},
+	} {
+		t.Run(c.program+"/"+c.scenario, func(t *testing.T) {
+			var first string
+			for _, procs := range []int{1, 2, 2} {
+				old := runtime.GOMAXPROCS(procs)
+				o := run(t, "../../examples/foreign/node/"+c.program, c.scenario, Starter{})
+				runtime.GOMAXPROCS(old)
+				if first == "" {
+					first = o.Digest
+				} else if o.Digest != first {
+					t.Errorf("GOMAXPROCS %d: digest %.12s, want %.12s", procs, o.Digest, first)
+				}
+			}
+		})
+	}
+}
+
 // TestCrashKillsItsWorker: a crashed incarnation's worker is killed, and
 // none outlives the run.
 func TestCrashKillsItsWorker(t *testing.T) {
@@ -100,9 +124,18 @@ func TestFindings(t *testing.T) {
 		{"blocks.py", "sent nothing for 3s of host time: it spins or blocks outside the shim"},
 		{"raises.py", "TypeError: int() argument must be a string"},
 		{"broken.py", "loading "},
+		{"node/dials.js", "finding: dials 10.0.0.1:6379"},
+		{"node/spins.js", "finding: spins: a million clock reads without a wait"},
+		{"node/thread.js", "finding: starts a thread (worker_threads.Worker)"},
+		{"node/never.js", "acquire() never settles"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			o := run(t, "testdata/"+c.file, "token-pause", Starter{})
+			path := "testdata/" + c.file
+			if strings.HasPrefix(c.file, "node/") {
+				needs(t, Node)
+				path = "../../examples/foreign/node/test/programs/" + strings.TrimPrefix(c.file, "node/")
+			}
+			o := run(t, path, "token-pause", Starter{})
 			var errs []string
 			for _, e := range o.Result.History.Events {
 				if e.Err != "" {

@@ -331,7 +331,7 @@ func (l *locker) wait(p sim.Proc, m message) error {
 		if err != nil || ns < 0 {
 			return fmt.Errorf("%s worker: wait timeout %q: want nanoseconds", l.prog.Lang, *m.Timeout)
 		}
-		deadline = h.Now() + sim.Time(min(ns, int64(24*time.Hour)))
+		deadline = h.Now() + trueTime(min(ns, int64(24*time.Hour)), h.Spec(p).Clock.DriftPPM)
 	}
 	for _, id := range m.Conns {
 		if l.conn(id) == nil {
@@ -368,4 +368,15 @@ func (l *locker) wait(p sim.Proc, m message) error {
 		h.Await(p, deadline)
 		l.waitFor = nil
 	}
+}
+
+// trueTime is how much true time a wait of ns on a worker's monotonic
+// clock, which runs at its drift, lasts: rounded up, so that the clock has
+// read at least ns more when it ends.
+func trueTime(ns, driftPPM int64) sim.Time {
+	if driftPPM == 0 {
+		return sim.Time(ns)
+	}
+	rate := 1_000_000 + driftPPM
+	return sim.Time((ns*1_000_000 + rate - 1) / rate)
 }

@@ -59,6 +59,14 @@ type Meta struct {
 	params bool
 }
 
+// comment is how a line comment starts in the language.
+func (l Lang) comment() string {
+	if l == Node {
+		return "//"
+	}
+	return "#"
+}
+
 // LangOf is the language of a program file, by its extension.
 func LangOf(path string) (Lang, bool) {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -108,10 +116,7 @@ const MaxFileSize = 1 << 20
 // parseMeta reads the header lines.
 func parseMeta(src []byte, lang Lang) (Meta, error) {
 	m := Meta{Expiry: locks.ExpiryTTL}
-	comment := "#"
-	if lang == Node {
-		comment = "//"
-	}
+	comment := lang.comment()
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(nil, 1<<20)
 	seenTTL := false
@@ -252,7 +257,7 @@ func (p *Program) Algorithm(start Starter) locks.Algorithm {
 	// through locksim.params, which a program says it reads (params=yes).
 	check := func(q locks.Params) error {
 		if q.TTL != m.TTL && !m.params && m.Expiry != locks.ExpiryNone {
-			return fmt.Errorf("ttl %s: %s takes its own TTL of %s and reads no locksim.params (header: # locksim: params=yes)", q.TTL, filepath.Base(p.Path), m.TTL)
+			return fmt.Errorf("ttl %s: %s takes its own TTL of %s and reads no locksim.params (header: %s locksim: params=yes)", q.TTL, filepath.Base(p.Path), m.TTL, p.Lang.comment())
 		}
 		return nil
 	}

@@ -153,11 +153,11 @@ func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
 	return nil
 }
 
-// workerEnv is a worker's environment: the PATH and HOME only, and what
-// makes the interpreter deterministic (a fixed hash seed, no bytecode
-// written).
+// workerEnv is a worker's environment: the PATH and HOME, where a Node
+// shim finds its packages, and what makes the interpreter deterministic (a
+// fixed hash seed, no bytecode written).
 func workerEnv(dir string) []string {
-	return []string{
+	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
 		"PYTHONHASHSEED=0",
@@ -167,6 +167,10 @@ func workerEnv(dir string) []string {
 		"LANG=C.UTF-8",
 		"TZ=UTC",
 	}
+	if v := os.Getenv("LOCKSIM_NODE_MODULES"); v != "" {
+		env = append(env, "LOCKSIM_NODE_MODULES="+v) // where a Node shim finds fake-timers
+	}
+	return env
 }
 
 // socketPair is a connected pair of Unix stream sockets: ours for the

@@ -1,4 +1,4 @@
-// locksim: ttl=10s source=redlock@4.2.0
+// locksim: ttl=10s nodes=3 extend=yes source=redlock@4.2.0
 // Redlock 4, as its README sets it up: one ioredis client per node (so this
 // file runs unchanged against 1 node or 3), redlock's default settings:
 //   driftFactor 0.01, retryCount 10, retryDelay 200 ms, retryJitter 100 ms.

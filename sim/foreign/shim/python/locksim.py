@@ -565,5 +565,7 @@ def serve():
             continue
         if fn == "acquire":
             lease = v
+        elif fn == "extend" and v is not None and not isinstance(v, (bool, int, float, str, bytes)):
+            lease = v  # an extend that returns a new lease object (redlock 5's) replaces it
         token = v.decode("latin-1") if isinstance(v, bytes) else v if isinstance(v, str) else None
         _send({"op": "return", "held": bool(v), "token": token})
