@@ -42,6 +42,9 @@ func probe(lang Lang) error {
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
 		}
+		if msg == "" {
+			msg = err.Error() // it did not start
+		}
 		return fmt.Errorf("%s cannot run %s lock programs (%s): scripts/foreign-deps.sh installs what they need", interp, lang, msg)
 	}
 	return nil
