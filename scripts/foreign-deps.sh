@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# foreign-deps.sh: what lock programs in Python and Node need to run in the
-# simulation (docs/foreign.md): Debian's python3-redis (for /usr/bin/python3,
-# the interpreter sim/foreign picks), node and npm, then the npm packages of
+# foreign-deps.sh: what lock programs in Python, PHP and Node need to run in
+# the simulation (docs/foreign.md): Debian's python3-redis (for
+# /usr/bin/python3, the interpreter sim/foreign picks), php-cli with
+# php-uopz (the PHP shim's function replacement) and php-nrk-predis (predis,
+# /usr/share/php/Predis), node and npm, then the npm packages of
 # examples/foreign/node (ioredis, both redlocks, and @sinonjs/fake-timers,
 # which the Node shim loads) from its package-lock.json.
 #
@@ -26,11 +28,17 @@ elif command -v python3 >/dev/null && python3 -c 'import redis' 2>/dev/null; the
 else
   need+=(python3 python3-redis)
 fi
+php_ok() { php -d uopz.exit=1 -r 'exit(extension_loaded("uopz") && is_file("/usr/share/php/Predis/autoload.php") ? 0 : 1);' 2>/dev/null; }
+if ! php_ok; then
+  command -v php >/dev/null || need+=(php-cli)
+  php -m 2>/dev/null | grep -qx uopz || need+=(php-uopz)
+  [ -f /usr/share/php/Predis/autoload.php ] || need+=(php-nrk-predis)
+fi
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 
 if [ ${#need[@]} -eq 0 ]; then
-  say "python3-redis, node and npm are there already"
+  say "python3-redis, php with uopz and predis, node and npm are there already"
 elif [ "$(id -u)" != 0 ]; then
   say "missing ${need[*]}, and not root to apt-get install them"
 elif ! command -v apt-get >/dev/null; then
@@ -52,6 +60,12 @@ elif command -v python3 >/dev/null && python3 -c 'import redis' 2>/dev/null; the
   say "python: $(command -v python3) with redis"
 else
   say "python: no python3 with redis"; failed=1
+fi
+
+if php_ok; then
+  say "php: $(command -v php) $(php -r 'echo PHP_VERSION;') with uopz $(php -r 'echo phpversion("uopz");') and /usr/share/php/Predis"
+else
+  say "php: no php with uopz and /usr/share/php/Predis"; failed=1
 fi
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -31,7 +31,7 @@ type algoFlags struct {
 func addAlgoFlags(fs *flag.FlagSet, algoUsage string) *algoFlags {
 	f := &algoFlags{}
 	fs.StringVar(&f.Name, "algo", "", algoUsage)
-	fs.StringVar(&f.File, "algo-file", "", "the algorithm defined in `FILE` (see examples/README.md), or the lock program FILE (.py, .js: docs/foreign.md); excludes --algo")
+	fs.StringVar(&f.File, "algo-file", "", "the algorithm defined in `FILE` (see examples/README.md), or the lock program FILE (.py, .js, .php: docs/foreign.md); excludes --algo")
 	return f
 }
 

@@ -75,6 +75,16 @@ func TestDocument002AgainstItsMirror(t *testing.T) {
 	agreement(t, "python-setnx (Go mirror)", "python-setnx", "002's code, verbatim", "python/002-setnx.py", "testdata/002-vs-python-setnx.md", 0, classRuns)
 }
 
+// TestDocument004AgainstItsMirror: 004's PHP pasted verbatim
+// (php/004-document.php, a class body, through 004-set-get.php and predis)
+// against its Go mirror, php-set-get: testdata/004-vs-php-set-get.md.
+// docs/foreign.md ("004's PHP") explains each difference.
+func TestDocument004AgainstItsMirror(t *testing.T) {
+	t.Parallel()
+	needs(t, foreign.PHP)
+	agreement(t, "php-set-get (Go mirror)", "php-set-get", "004's code, verbatim", "php/004-set-get.php", "testdata/004-vs-php-set-get.md")
+}
+
 // TestRedisPyLockAgainstItsAlgorithmFile: redis-py's Lock itself (Debian's
 // 4.3.4) against ../redis-py-lock.yaml, the algorithm file written from its
 // documented behaviour, with the same settings.

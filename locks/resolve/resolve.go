@@ -49,7 +49,7 @@ func Name(name string) (Lock, error) {
 }
 
 // File is the algorithm defined in the algorithm file at path, or the lock
-// program at path (a .py or .js file, run in a worker of its own: package
+// program at path (a .py, .js or .php file, run in a worker of its own: package
 // sim/foreign). A file that is no algorithm file but a scenario file is a
 // *ScenarioFileError.
 func File(path string) (Lock, error) {

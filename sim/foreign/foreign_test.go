@@ -1,9 +1,11 @@
 package foreign_test
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/locksim/locksim/locks/resolve"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 	. "github.com/locksim/locksim/sim/foreign"
 )
 
@@ -113,10 +116,7 @@ func TestCrashKillsItsWorker(t *testing.T) {
 // one-line error naming it, never a hang or a silent pass.
 func TestFindings(t *testing.T) {
 	needs(t, Python)
-	old := *HostTimeout
-	*HostTimeout = 3 * time.Second
-	defer func() { *HostTimeout = old }()
-	for _, c := range []struct{ file, want string }{
+	findings(t, []finding{
 		{"spins.py", "finding: spins: read its clock 1000000 times without waiting"},
 		{"thread.py", "finding: starts a thread"},
 		{"dials.py", "finding: dials localhost:6379, which is not a node of the run (127.0.0.1:7001)"},
@@ -128,7 +128,32 @@ func TestFindings(t *testing.T) {
 		{"node/spins.js", "finding: spins: a million clock reads without a wait"},
 		{"node/thread.js", "finding: starts a thread (worker_threads.Worker)"},
 		{"node/never.js", "acquire() never settles"},
-	} {
+	})
+}
+
+// TestPHPFindings: the same for the PHP shim, and a fatal error (which no
+// catch sees) is the call's error too.
+func TestPHPFindings(t *testing.T) {
+	needs(t, PHP)
+	findings(t, []finding{
+		{"spins.php", "finding: spins: read its clock 1000000 times without waiting"},
+		{"dials.php", "finding: dials tcp://127.0.0.1:6379, which is not a node of the run (127.0.0.1:7001)"},
+		{"forks.php", "finding: starts a process (pcntl_fork)"},
+		{"hostclock.php", "finding: reads the host clock through date_create()"},
+		{"raises.php", "DivisionByZeroError: Division by zero"},
+		{"fatal.php", "PHP Fatal error: Cannot redeclare release()"},
+		{"loadwaits.php", "RuntimeException: locksim: the program waits (a reply, a sleep) while it loads"},
+		{"broken.php", "loading "},
+	})
+}
+
+type finding struct{ file, want string }
+
+func findings(t *testing.T, cases []finding) {
+	old := *HostTimeout
+	*HostTimeout = 3 * time.Second
+	defer func() { *HostTimeout = old }()
+	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := "testdata/" + c.file
 			if strings.HasPrefix(c.file, "node/") {
@@ -154,6 +179,95 @@ func TestFindings(t *testing.T) {
 	}
 }
 
+// TestPHPConnectsWhileLoading: a connection made while the program loads
+// (predis's connect() at the top level) is the first call's: the program
+// takes the lock over it, without a client error.
+func TestPHPConnectsWhileLoading(t *testing.T) {
+	needs(t, PHP)
+	o := run(t, "testdata/loadconnects.php", "token-pause", Starter{})
+	held := 0
+	for _, e := range o.Result.History.Events {
+		if e.Err != "" {
+			t.Errorf("%s: %s", o.Result.History.Procs[e.Proc], e.Err)
+		}
+		if e.Kind == sim.KindLockReturn && e.Held {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Errorf("verdict %s: no client held the lock", o.Verdict)
+	}
+}
+
+// TestPHPSameDigest: a PHP program's run gives one digest every time, at
+// GOMAXPROCS 1 and 2 (PHP workers start fresh), a crash's respawn and a
+// 20 s wait for a lost reply among them.
+func TestPHPSameDigest(t *testing.T) {
+	needs(t, PHP)
+	for _, name := range []string{"set-get-pause", "crash-deadlock", "lost-setnx-reply"} {
+		t.Run(name, func(t *testing.T) {
+			var first string
+			for _, procs := range []int{1, 2} {
+				old := runtime.GOMAXPROCS(procs)
+				for range 2 {
+					o := run(t, "../../examples/foreign/php/004-set-get.php", name, Starter{Mode: Fresh})
+					if first == "" {
+						first = o.Digest
+					} else if o.Digest != first {
+						t.Errorf("GOMAXPROCS %d: digest %.12s, want %.12s", procs, o.Digest, first)
+					}
+				}
+				runtime.GOMAXPROCS(old)
+			}
+		})
+	}
+}
+
 func TestMain(m *testing.M) {
 	os.Exit(m.Run())
+}
+
+// TestPHPClocks: the PHP shim's clocks and random sources are the run's:
+// hrtime and microtime advance by a usleep's length exactly, time() is
+// the simulated epoch's, and each client's random numbers are its seed's,
+// the same in every run and another client's differ.
+func TestPHPClocks(t *testing.T) {
+	needs(t, PHP)
+	tokens := func() map[string]string {
+		o := run(t, "testdata/clocks.php", "token-pause", Starter{Mode: Fresh})
+		out := map[string]string{}
+		for _, e := range o.Result.History.Events {
+			if e.Kind == sim.KindLockReturn && e.Token != "" {
+				out[o.Result.History.Procs[e.Proc]] = e.Token
+			}
+		}
+		return out
+	}
+	a, b := tokens(), tokens()
+	if len(a) < 2 || !maps.Equal(a, b) {
+		t.Fatalf("tokens %q, then %q: want one per client, at least two, the same in both runs", a, b)
+	}
+	seen := map[string]string{}
+	for proc, tok := range a {
+		f := strings.Fields(tok)
+		if len(f) != 9 {
+			t.Fatalf("%s: token %q: want 9 fields", proc, tok)
+		}
+		if sec, err := strconv.ParseInt(f[0], 10, 64); err != nil || sec < sim.Epoch.Unix() || sec > sim.Epoch.Unix()+60 {
+			t.Errorf("%s: time() %s, want the simulated epoch's second (%d) or a few after", proc, f[0], sim.Epoch.Unix())
+		}
+		if f[1] != "250000000" || f[2] != "250" {
+			t.Errorf("%s: usleep(250000) moved hrtime by %s ns and microtime by %s ms, want 250000000 and 250", proc, f[1], f[2])
+		}
+		for i, want := range map[int]string{3: "hrtime-same", 7: "uniqid-unique", 8: "date-now"} {
+			if f[i] != want {
+				t.Errorf("%s: %s, want %s", proc, f[i], want)
+			}
+		}
+		random := strings.Join(f[4:7], " ")
+		if other, ok := seen[random]; ok {
+			t.Errorf("%s and %s drew the same random numbers %s: each client's seed is its own", proc, other, random)
+		}
+		seen[random] = proc
+	}
 }

@@ -22,6 +22,7 @@ type Lang string
 const (
 	Python Lang = "python"
 	Node   Lang = "node"
+	PHP    Lang = "php"
 )
 
 // Program is a lock program: a file of lock code in its own language that
@@ -39,7 +40,7 @@ type Program struct {
 //	# locksim: ttl=3s lifetime=5s resolution=1s expiry=timestamp
 //	# locksim: source=002_8a9477ba888b29a3.txt
 //
-// (// for JavaScript) among the file's first 40 lines: what the Go side
+// (// for JavaScript, // or # for PHP) among the file's first 40 lines: what the Go side
 // cannot learn from code it does not run, and a run's assumptions need.
 type Meta struct {
 	TTL        time.Duration // the lease the lock takes (ttl=)
@@ -61,7 +62,7 @@ type Meta struct {
 
 // comment is how a line comment starts in the language.
 func (l Lang) comment() string {
-	if l == Node {
+	if l == Node || l == PHP {
 		return "//"
 	}
 	return "#"
@@ -74,6 +75,8 @@ func LangOf(path string) (Lang, bool) {
 		return Python, true
 	case ".js", ".cjs":
 		return Node, true
+	case ".php":
+		return PHP, true
 	}
 	return "", false
 }
@@ -82,7 +85,7 @@ func LangOf(path string) (Lang, bool) {
 func Load(path string) (*Program, error) {
 	lang, ok := LangOf(path)
 	if !ok {
-		return nil, fmt.Errorf("%s: a lock program is a .py (Python) or .js/.cjs (Node) file", path)
+		return nil, fmt.Errorf("%s: a lock program is a .py (Python), .js/.cjs (Node) or .php (PHP) file", path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -116,13 +119,22 @@ const MaxFileSize = 1 << 20
 // parseMeta reads the header lines.
 func parseMeta(src []byte, lang Lang) (Meta, error) {
 	m := Meta{Expiry: locks.ExpiryTTL}
-	comment := lang.comment()
+	comments := []string{lang.comment()}
+	if lang == PHP {
+		comments = []string{"//", "#"}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(nil, 1<<20)
 	seenTTL := false
 	for line := 1; sc.Scan() && line <= 40; line++ {
 		text := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(text, comment)
+		var rest string
+		ok := false
+		for _, c := range comments {
+			if rest, ok = strings.CutPrefix(text, c); ok {
+				break
+			}
+		}
 		if !ok {
 			continue
 		}

@@ -43,17 +43,22 @@ func (m Mode) String() string {
 // forks Python workers and finds the interpreters itself (Interpreter).
 type Starter struct {
 	Mode Mode
-	// Python and Node are the interpreters; "" finds them (Interpreter).
-	Python, Node string
+	// Python, Node and PHP are the interpreters; "" finds them
+	// (Interpreter).
+	Python, Node, PHP string
 }
 
 // Interpreter is the program that runs lang's workers: $LOCKSIM_PYTHON or
 // Debian's /usr/bin/python3 (where python3-redis is installed) or python3
-// on the PATH; $LOCKSIM_NODE or node on the PATH.
+// on the PATH; $LOCKSIM_NODE or node on the PATH; $LOCKSIM_PHP or php on
+// the PATH.
 func Interpreter(lang Lang) (string, error) {
 	env, deb, name := "LOCKSIM_PYTHON", "/usr/bin/python3", "python3"
-	if lang == Node {
+	switch lang {
+	case Node:
 		env, deb, name = "LOCKSIM_NODE", "", "node"
+	case PHP:
+		env, deb, name = "LOCKSIM_PHP", "", "php"
 	}
 	if v := os.Getenv(env); v != "" {
 		return v, nil
@@ -76,6 +81,9 @@ func (s Starter) interpreter(lang Lang) (string, error) {
 	}
 	if lang == Python && s.Python != "" {
 		return s.Python, nil
+	}
+	if lang == PHP && s.PHP != "" {
+		return s.PHP, nil
 	}
 	return Interpreter(lang)
 }
@@ -136,11 +144,14 @@ func (s Starter) start(lang Lang) (*worker, error) {
 
 // exec starts a fresh interpreter on the shim's entry, with fd 3 theirs.
 func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
-	entry := filepath.Join(dir, "python", "locksim_worker.py")
-	if lang == Node {
-		entry = filepath.Join(dir, "node", "locksim.js")
+	args := []string{filepath.Join(dir, "python", "locksim_worker.py")}
+	switch lang {
+	case Node:
+		args = []string{filepath.Join(dir, "node", "locksim.js")}
+	case PHP:
+		args = append(phpFlags, filepath.Join(dir, "php", "locksim_worker.php"))
 	}
-	cmd := exec.Command(interp, entry)
+	cmd := exec.Command(interp, args...)
 	cmd.Env = workerEnv(dir)
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -152,6 +163,12 @@ func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
 	w.wait = func() { _ = cmd.Wait() }
 	return nil
 }
+
+// phpFlags are a PHP worker's settings: uopz lets exit() end the process
+// (a finding's exit), opcache stays off (it would compile the program's
+// calls before the shim replaced their functions), and PHP's warnings go
+// to stderr.
+var phpFlags = []string{"-d", "uopz.exit=1", "-d", "opcache.enable_cli=0", "-d", "display_errors=stderr", "-d", "log_errors=0", "-d", "error_reporting=-1"}
 
 // workerEnv is a worker's environment: the PATH and HOME, where a Node
 // shim finds its packages, and what makes the interpreter deterministic (a

@@ -1,0 +1,3 @@
+<?php
+// locksim: ttl=1s
+function acquire(

@@ -1,0 +1,10 @@
+<?php
+# locksim: ttl=1s
+function acquire()
+{
+    $pid = pcntl_fork();
+    return $pid >= 0;
+}
+function release($lease)
+{
+}
