@@ -121,6 +121,12 @@ func cheapDocCommand(args []string) bool {
 	return false
 }
 
+// isProgram says whether a is a lock program's path (.py, .js, .php).
+func isProgram(a string) bool {
+	_, ok := foreign.LangOf(a)
+	return ok
+}
+
 // foreignRuns says whether a command's lock program, if it names one, can
 // run here: without its interpreter (scripts/foreign-deps.sh installs
 // them) the command is left out, as the tests of the programs skip.
@@ -154,7 +160,7 @@ func TestDocsCommandsRun(t *testing.T) {
 				args[i] = filepath.Join(dir, filepath.Base(a))
 			case written[c.page+"\x00"+a] != "":
 				args[i] = written[c.page+"\x00"+a]
-			case strings.HasSuffix(a, ".yaml"):
+			case strings.HasSuffix(a, ".yaml") || isProgram(a):
 				if _, err := os.Stat(filepath.Join("../..", a)); err != nil {
 					missing = true // a file the reader makes first
 				}
