@@ -89,3 +89,48 @@ func TestForeignDiff(t *testing.T) {
 		t.Errorf("diff: the new version is not stuck: %s", out)
 	}
 }
+
+func needsNode(t *testing.T) {
+	t.Helper()
+	if err := foreign.Available(foreign.Node); err != nil {
+		t.Skip(err)
+	}
+}
+
+const nodePrograms = "../../examples/foreign/node/"
+
+// node-redlock 5 on three nodes, two clients of one round each, one crash
+// or one pause of 1.5 TTLs anywhere: safe on both sides. A crashed holder's
+// keys expire in 10 s; a paused one's too, but the waiter's acquire gives
+// up after its ten retries 200 ± 100 ms apart, about 2 s, long before the
+// lease it waits on ends, so no schedule of one round lets it in.
+func TestForeignProveRedlock(t *testing.T) {
+	needsNode(t)
+	code, out, errOut := simrun("prove", "--algo-file", nodePrograms+"redlock-v5.js", "--clients", "2", "--rounds", "1",
+		"--max-faults", "1", "--max-delays", "0", "--faults", "crash,long-pause", "-o", filepath.Join(t.TempDir(), "p.yaml"), "--json")
+	var r struct {
+		Inside, Outside struct {
+			Verdict   string
+			Proved    bool
+			Schedules int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d: %v: %s", code, err, errOut)
+	}
+	if !r.Inside.Proved || r.Inside.Verdict != "safe" || r.Outside.Verdict != "safe" || r.Outside.Schedules == 0 {
+		t.Errorf("inside %+v, outside %+v: want both safe, the outside side searched", r.Inside, r.Outside)
+	}
+}
+
+// redlock 4 against redlock 5 under net, inside: 5 answers an acquire at a
+// quorum and leaves the slower nodes' acquires in flight, which can land
+// after its release (stale); 4 waits for every node. Worse for the new one.
+func TestForeignDiffRedlock(t *testing.T) {
+	needsNode(t)
+	code, out, errOut := simrun("diff", "--old", nodePrograms+"redlock-v4.js", "--new", nodePrograms+"redlock-v5.js",
+		"--faults", "net", "--runs", "5", "--search", "inside", "--shrink-tries", "20", "-o", filepath.Join(t.TempDir(), "d"), "--json")
+	if code != exitViolation || !strings.Contains(out, `"stale"`) {
+		t.Errorf("exit %d, want %d with the new version stale: %s %s", code, exitViolation, out, errOut)
+	}
+}

@@ -24,6 +24,7 @@ func BenchmarkExploreProgram(b *testing.B) {
 	}{
 		{"python-redis-py-lock", foreign.Python, "python/redis-py-lock-5s.py", "../redis-py-lock.yaml", 400},
 		{"node-redlock-v5", foreign.Node, "node/redlock-v5.js", "../redlock.yaml", 40},
+		{"php-004", foreign.PHP, "php/004-set-get.php", "php-set-get", 100},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			needs(b, c.lang)
