@@ -31,7 +31,11 @@ import (
 // Departures: the post's code is a script that runs once; each Acquire runs
 // it from the top, so lock starts at 0 every time (lock_timeout, which
 // release reads, is kept as this process's memory). Retries other than
-// Forever (not the document's) stop the loop after that many passes.
+// Forever (not the document's) stop the loop after that many passes. A
+// lost or slow reply is a timeout after the scenario's network timeout,
+// which raises; the post's redis_client (redis-py, socket_timeout None by
+// default) would wait for it for ever: lost-setnx-reply and
+// token-scope-retry differ so from the post's own code (docs/foreign.md).
 var pythonSetnxAlgorithm = register(Algorithm{
 	Name:     "python-setnx",
 	Source:   "lihao21-python",

@@ -82,6 +82,13 @@ func command(args ...string) string { return b64(string(resp.AppendCommand(nil, 
 // one round) and returns the outcome's errors and commands.
 func scripted(t *testing.T, name, script string) (errs, cmds []string) {
 	t.Helper()
+	return scriptedIn(t, name, "", "", script)
+}
+
+// scriptedIn is scripted with c1's clock (a YAML clock: value) and faults
+// (a YAML faults: list) in the one-client scenario.
+func scriptedIn(t *testing.T, name, clock, faults, script string) (errs, cmds []string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "script.py")
 	if err := os.WriteFile(path, []byte("# locksim: ttl=1s\n"+script), 0o644); err != nil {
 		t.Fatal(err)
@@ -92,8 +99,14 @@ func scripted(t *testing.T, name, script string) (errs, cmds []string) {
 	}
 	if name == "" { // one client, one round, 10 ms of work
 		name = filepath.Join(t.TempDir(), "one-client.yaml")
-		one := "name: one-client\nseed: 1\nduration: 10s\nclients:\n  - name: c1\n    iterations: 1\n    work: 10ms\n" +
-			"network:\n  request: 1ms\n  reply: 1ms\n  timeout: 1s\n"
+		one := "name: one-client\nseed: 1\nduration: 10s\nclients:\n  - name: c1\n    iterations: 1\n    work: 10ms\n"
+		if clock != "" {
+			one += "    clock: " + clock + "\n"
+		}
+		one += "network:\n  request: 1ms\n  reply: 1ms\n  timeout: 1s\n"
+		if faults != "" {
+			one += "faults:\n" + faults
+		}
 		if err := os.WriteFile(name, []byte(one), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -163,5 +176,32 @@ func TestProtocolBroken(t *testing.T) {
 		if !strings.Contains(strings.Join(errs, "\n"), c.want) {
 			t.Errorf("%q: errors %q, want one with %q", c.script, errs, c.want)
 		}
+	}
+}
+
+// A client's own clock reaches the worker: its offset on the wall clock
+// from the start, a jump on the wall clock only (the monotonic one goes on
+// as true time does), drift on both.
+func TestProtocolClientClock(t *testing.T) {
+	const start = 1767225600 // the simulation's epoch, 2026-01-01, in Unix seconds
+	script := `#< {"op":"call","fn":"acquire","wall":"` + fmt.Sprint(start+5) + `000000000","mono":"0"}
+#> {"op":"wait","conns":[],"timeout":"2000000"}
+#< {"op":"event","ev":"timeout","wall":"` + fmt.Sprint(start+15) + `002000000","mono":"2000000"}
+#> {"op":"return","held":false}
+`
+	jump := "  - kind: clock-jump\n    client: c1\n    by: 10s\n    at: 1ms\n"
+	if errs, _ := scriptedIn(t, "", "{offset: 5s}", jump, script); len(errs) > 0 {
+		t.Errorf("offset and jump: %q", errs)
+	}
+	// 1000 ppm fast: a wait of 2 ms on the worker's monotonic clock lasts
+	// 1.998002 ms of true time (rounded up to whole ns), which its clocks
+	// read as 2 ms and a nanosecond or so more.
+	drift := `#< {"op":"call","fn":"acquire","mono":"0"}
+#> {"op":"wait","conns":[],"timeout":"2000000"}
+#< {"op":"event","ev":"timeout","mono":"2000000"}
+#> {"op":"return","held":false}
+`
+	if errs, _ := scriptedIn(t, "", "{drift_ppm: 1000}", "", drift); len(errs) > 0 {
+		t.Errorf("drift: %q", errs)
 	}
 }
