@@ -52,6 +52,7 @@ func TestForeignExploreSkew(t *testing.T) {
 // unsafe, outside.
 func TestForeignProve(t *testing.T) {
 	needsPython(t)
+	skipUnderRace(t, "a search of hundreds of worker processes")
 	code, out, errOut := simrun("prove", "--algo-file", pyPrograms+"redis-py-lock-5s.py", "--clients", "2", "--max-faults", "1",
 		"--faults", "crash,long-pause", "-o", filepath.Join(t.TempDir(), "p.yaml"), "--json")
 	var r struct {
@@ -106,6 +107,7 @@ const nodePrograms = "../../examples/foreign/node/"
 // lease it waits on ends, so no schedule of one round lets it in.
 func TestForeignProveRedlock(t *testing.T) {
 	needsNode(t)
+	skipUnderRace(t, "a search of hundreds of worker processes")
 	code, out, errOut := simrun("prove", "--algo-file", nodePrograms+"redlock-v5.js", "--clients", "2", "--rounds", "1",
 		"--max-faults", "1", "--max-delays", "0", "--faults", "crash,long-pause", "-o", filepath.Join(t.TempDir(), "p.yaml"), "--json")
 	var r struct {
@@ -128,6 +130,7 @@ func TestForeignProveRedlock(t *testing.T) {
 // after its release (stale); 4 waits for every node. Worse for the new one.
 func TestForeignDiffRedlock(t *testing.T) {
 	needsNode(t)
+	skipUnderRace(t, "a search of hundreds of worker processes")
 	code, out, errOut := simrun("diff", "--old", nodePrograms+"redlock-v4.js", "--new", nodePrograms+"redlock-v5.js",
 		"--faults", "net", "--runs", "5", "--search", "inside", "--shrink-tries", "20", "-o", filepath.Join(t.TempDir(), "d"), "--json")
 	if code != exitViolation || !strings.Contains(out, `"stale"`) {
