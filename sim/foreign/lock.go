@@ -49,6 +49,11 @@ type locker struct {
 	// failed is the error that ended the worker (a finding, a broken
 	// protocol): every later call returns it.
 	failed error
+	// unfinished: the worker is inside a call whose coroutine unwound (a
+	// watchdog stopped during its extend); open is its wait not yet
+	// answered, if any.
+	unfinished bool
+	open       *openWait
 }
 
 // extending is a locker whose program defines extend.
@@ -217,12 +222,38 @@ func (l *locker) call(p sim.Proc, fn string) (held bool, token string, err error
 		h.Await(p, h.Now()+sim.Time(time.Millisecond))
 	}
 	l.caller = p
-	defer func() { l.caller, l.waitFor = nil, nil }()
+	served := false
+	defer func() {
+		l.caller, l.waitFor = nil, nil
+		// Unwound mid-call (a stopped watchdog's extend): the worker is
+		// still inside it, and the next call serves it to its end first.
+		l.unfinished = !served
+	}()
+	if l.unfinished {
+		// The worker is still in a call its coroutine abandoned: its
+		// open wait is answered and its messages served, in this
+		// coroutine's time, to its end; what it returns goes to no one.
+		if l.open != nil {
+			if err := l.answer(p); err != nil {
+				return false, "", l.fail(err)
+			}
+		}
+		if _, _, err := l.serve(p); err != nil && l.failed != nil {
+			return false, "", err
+		}
+	}
 	m := &message{Op: "call", Fn: fn}
 	l.clocks(p, m)
 	if err := l.w.send(m); err != nil {
 		return false, "", l.broken(err)
 	}
+	held, token, err = l.serve(p)
+	served = true
+	return held, token, err
+}
+
+// serve serves the worker's messages until its call returns or raises.
+func (l *locker) serve(p sim.Proc) (held bool, token string, err error) {
 	for {
 		m, err := l.w.read()
 		if err != nil {
@@ -321,8 +352,7 @@ func (l *locker) send(p sim.Proc, m message) error {
 	}
 }
 
-// wait answers a wait: with bytes or an EOF of a connection it names, at
-// once if there are some, else when some come or its timeout passes.
+// wait takes a wait message and answers it (answer).
 func (l *locker) wait(p sim.Proc, m message) error {
 	h := l.h
 	deadline := sim.Time(-1)
@@ -338,9 +368,24 @@ func (l *locker) wait(p sim.Proc, m message) error {
 			return fmt.Errorf("%s worker: wait on connection %d, which it never opened", l.prog.Lang, id)
 		}
 	}
+	l.open = &openWait{conns: m.Conns, deadline: deadline}
+	return l.answer(p)
+}
+
+// openWait is a wait the worker sent and has not had answered.
+type openWait struct {
+	conns    []int
+	deadline sim.Time // -1: none
+}
+
+// answer answers the open wait: with bytes or an EOF of a connection it
+// names, at once if there are some, else when some come or its deadline
+// passes.
+func (l *locker) answer(p sim.Proc) error {
+	h, m, deadline := l.h, l.open, l.open.deadline
 	for {
 		ev := &message{Op: "event"}
-		for _, id := range m.Conns {
+		for _, id := range m.conns {
 			c := l.conn(id)
 			if len(c.in) > 0 {
 				ev.Ev, ev.Conn, ev.Data = "data", id, c.in
@@ -359,12 +404,13 @@ func (l *locker) wait(p sim.Proc, m message) error {
 		if ev.Ev != "" {
 			h.Observe(p, ev.Ev+string(ev.Data))
 			l.clocks(p, ev)
+			l.open = nil
 			if err := l.w.send(ev); err != nil {
 				return fmt.Errorf("%s worker: %v", l.prog.Lang, err)
 			}
 			return nil
 		}
-		l.waitFor = m.Conns
+		l.waitFor = m.conns
 		h.Await(p, deadline)
 		l.waitFor = nil
 	}

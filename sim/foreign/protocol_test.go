@@ -50,7 +50,7 @@ func scriptedWorker() {
 	if err != nil {
 		os.Exit(3)
 	}
-	send(`{"op":"ready","fns":["acquire","release"]}`)
+	send(`{"op":"ready","fns":["acquire","release","extend"]}`)
 	for _, line := range strings.Split(string(src), "\n") {
 		switch {
 		case strings.HasPrefix(line, "#> "):
@@ -90,7 +90,7 @@ func scripted(t *testing.T, name, script string) (errs, cmds []string) {
 func scriptedIn(t *testing.T, name, clock, faults, script string) (errs, cmds []string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "script.py")
-	if err := os.WriteFile(path, []byte("# locksim: ttl=1s\n"+script), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("# locksim: ttl=1s extend=yes\n"+script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	exe, err := os.Executable()
@@ -100,6 +100,9 @@ func scriptedIn(t *testing.T, name, clock, faults, script string) (errs, cmds []
 	if name == "" { // one client, one round, 10 ms of work
 		name = filepath.Join(t.TempDir(), "one-client.yaml")
 		one := "name: one-client\nseed: 1\nduration: 10s\nclients:\n  - name: c1\n    iterations: 1\n    work: 10ms\n"
+		if strings.Contains(script, `"fn":"extend"`) {
+			one += "    renew_every: 4ms\n"
+		}
 		if clock != "" {
 			one += "    clock: " + clock + "\n"
 		}
@@ -203,5 +206,24 @@ func TestProtocolClientClock(t *testing.T) {
 `
 	if errs, _ := scriptedIn(t, "", "{drift_ppm: 1000}", "", drift); len(errs) > 0 {
 		t.Errorf("drift: %q", errs)
+	}
+}
+
+// A watchdog stopped while its extend waits (the work ended first): the
+// worker is still inside the extend, so the holder's release first answers
+// its open wait and serves it to its end, then calls release, as a client
+// with one thread of control would.
+func TestProtocolAbandonedExtend(t *testing.T) {
+	script := `#< {"op":"call","fn":"acquire"}
+#> {"op":"return","held":true,"token":"x"}
+#< {"op":"call","fn":"extend","mono":"4000000"}
+#> {"op":"wait","conns":[],"timeout":"20000000"}
+#< {"op":"event","ev":"timeout","mono":"24000000"}
+#> {"op":"return","held":true}
+#< {"op":"call","fn":"release","mono":"24000000"}
+#> {"op":"return","held":false}
+`
+	if errs, _ := scripted(t, "", script); len(errs) > 0 {
+		t.Errorf("%q", errs)
 	}
 }
