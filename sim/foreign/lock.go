@@ -3,7 +3,6 @@ package foreign
 import (
 	"errors"
 	"fmt"
-
 	"slices"
 	"strconv"
 	"strings"
@@ -42,10 +41,8 @@ type locker struct {
 	conns []*conn // by the worker's id - 1
 	id    int     // the process's index
 	inc   int
-	// caller is the coroutine whose call the worker runs; waitFor the
-	// connections its wait names (nil while it runs).
-	caller  sim.Proc
-	waitFor []int
+	// caller is the coroutine whose call the worker runs.
+	caller sim.Proc
 	// failed is the error that ended the worker (a finding, a broken
 	// protocol): every later call returns it.
 	failed error
@@ -111,7 +108,7 @@ func (c *conn) Closed() bool { return c.closed || c.lost }
 
 // wake wakes the coroutine waiting for connection id, if one does.
 func (l *locker) wake(id int) {
-	if l.caller != nil && slices.Contains(l.waitFor, id) {
+	if l.caller != nil && l.open != nil && slices.Contains(l.open.conns, id) {
 		l.h.Wake(l.caller)
 	}
 }
@@ -224,7 +221,7 @@ func (l *locker) call(p sim.Proc, fn string) (held bool, token string, err error
 	l.caller = p
 	served := false
 	defer func() {
-		l.caller, l.waitFor = nil, nil
+		l.caller = nil
 		// Unwound mid-call (a stopped watchdog's extend): the worker is
 		// still inside it, and the next call serves it to its end first.
 		l.unfinished = !served
@@ -410,9 +407,7 @@ func (l *locker) answer(p sim.Proc) error {
 			}
 			return nil
 		}
-		l.waitFor = m.conns
 		h.Await(p, deadline)
-		l.waitFor = nil
 	}
 }
 
