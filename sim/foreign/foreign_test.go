@@ -104,9 +104,10 @@ func TestCrashKillsItsWorker(t *testing.T) {
 	if o.Verdict.Verdict != "safe" {
 		t.Fatalf("del-race with 002's code: %s, want safe (its GETSET takeover)", o.Verdict)
 	}
-	out, _ := exec.Command("pgrep", "-f", "locksim_worker.py$").Output()
 	time.Sleep(100 * time.Millisecond) // SIGKILL is asynchronous
-	out, _ = exec.Command("pgrep", "-f", "locksim_worker.py$").Output()
+	// Fresh workers are this process's children (another test binary's
+	// are not).
+	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(os.Getpid()), "-f", "locksim_worker.py$").Output()
 	if len(strings.Fields(string(out))) > 0 {
 		t.Errorf("fresh workers left after the run: pids %s", strings.Fields(string(out)))
 	}
