@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +136,25 @@ func TestForeignDiffRedlock(t *testing.T) {
 		"--faults", "net", "--runs", "5", "--search", "inside", "--shrink-tries", "20", "-o", filepath.Join(t.TempDir(), "d"), "--json")
 	if code != exitViolation || !strings.Contains(out, `"stale"`) {
 		t.Errorf("exit %d, want %d with the new version stale: %s %s", code, exitViolation, out, errOut)
+	}
+}
+
+// A program that cannot load is bad input: exit 2 and one line naming its
+// line, before any run; so is an interpreter that is not there.
+func TestForeignBrokenProgram(t *testing.T) {
+	needsPython(t)
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.py")
+	if err := os.WriteFile(broken, []byte("# locksim: ttl=1s\ndef acquire(:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := simrun("run", "token-pause", "--algo-file", broken)
+	if code != exitUsage || !strings.Contains(errOut, "broken.py: line 2: SyntaxError") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q, stdout %.80q: want exit 2 and one line naming line 2", code, errOut, out)
+	}
+	t.Setenv("LOCKSIM_PYTHON", filepath.Join(dir, "no-python"))
+	code, _, errOut = simrun("run", "token-pause", "--algo-file", pyPrograms+"redis-py-lock-5s.py")
+	if code != exitUsage || !strings.Contains(errOut, "cannot run") {
+		t.Errorf("no interpreter: exit %d, %q: want exit 2 saying it cannot run it", code, errOut)
 	}
 }

@@ -55,6 +55,9 @@ func Name(name string) (Lock, error) {
 func File(path string) (Lock, error) {
 	if _, ok := foreign.LangOf(path); ok {
 		p, err := foreign.Load(path)
+		if err == nil {
+			err = p.Check(foreign.Starter{})
+		}
 		if err != nil {
 			return Lock{File: path}, err
 		}
