@@ -3,6 +3,7 @@ package foreign
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -34,7 +35,7 @@ func probe(lang Lang) error {
 	case Node:
 		check = []string{"-e", "0"}
 	case PHP:
-		check = append(phpFlags, "-r", phpCheck)
+		check = slices.Concat(phpFlags, []string{"-r", phpCheck})
 	}
 	out, err := exec.Command(interp, check...).CombinedOutput()
 	if err != nil {

@@ -121,6 +121,7 @@ func TestFindings(t *testing.T) {
 		{"spins.py", "finding: spins: read its clock 1000000 times without waiting"},
 		{"thread.py", "finding: starts a thread"},
 		{"dials.py", "finding: dials localhost:6379, which is not a node of the run (127.0.0.1:7001)"},
+		{"resolves.py", "finding: resolves example.com, which is no node's host (127.0.0.1:7001)"},
 		{"cpuclock.py", "finding: reads CPU time (time.process_time)"},
 		{"blocks.py", "sent nothing for 3s of host time: it spins or blocks outside the shim"},
 		{"raises.py", "TypeError: int() argument must be a string"},

@@ -41,8 +41,10 @@ type locker struct {
 	conns []*conn // by the worker's id - 1
 	id    int     // the process's index
 	inc   int
-	// caller is the coroutine whose call the worker runs.
-	caller sim.Proc
+	// caller is the coroutine whose call the worker runs; next the one
+	// that waits for it to end (a process has two: its main coroutine
+	// and its watchdog).
+	caller, next sim.Proc
 	// failed is the error that ended the worker (a finding, a broken
 	// protocol): every later call returns it.
 	failed error
@@ -133,15 +135,11 @@ func (l *locker) boot(p sim.Proc) error {
 	rs.workers = append(rs.workers, l)
 	w, err := l.start.start(l.prog.Lang)
 	if err != nil {
-		return err
+		return l.fail(err) // each later call says the same, and starts nothing
 	}
 	l.w = w
-	nodes := make([]string, h.Nodes())
-	for i := range nodes {
-		nodes[i] = NodeAddr(i)
-	}
 	init := &message{Op: "init", Name: p.Name(), Seed: strconv.FormatUint(p.Rand().Uint64(), 10),
-		Nodes: nodes, Program: l.prog.Path, Params: &initParams{
+		Nodes: l.addrs(), Program: l.prog.Path, Params: &initParams{
 			Key: l.p.Key, TTLms: l.p.TTL.Milliseconds(), Retries: l.p.Retries,
 			RetrySleepms: l.p.RetrySleep.Milliseconds(), Resolutionms: l.p.Resolution.Milliseconds(), Nodes: l.p.Nodes,
 		}}
@@ -216,12 +214,17 @@ func (l *locker) call(p sim.Proc, fn string) (held bool, token string, err error
 	// holds back its holder's release, as a single-threaded client's
 	// would (docs/foreign.md).
 	for l.caller != nil {
-		h.Await(p, h.Now()+sim.Time(time.Millisecond))
+		l.next = p
+		h.Await(p, -1) // woken when the call ends
 	}
 	l.caller = p
 	served := false
 	defer func() {
 		l.caller = nil
+		if l.next != nil {
+			h.Wake(l.next)
+			l.next = nil
+		}
 		// Unwound mid-call (a stopped watchdog's extend): the worker is
 		// still inside it, and the next call serves it to its end first.
 		l.unfinished = !served
@@ -308,6 +311,7 @@ func (l *locker) connect(m message) error {
 	return nil
 }
 
+// addrs are the run's nodes as a program dials them, node 0 first.
 func (l *locker) addrs() []string {
 	a := make([]string, l.h.Nodes())
 	for i := range a {

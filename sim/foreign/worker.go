@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -149,7 +150,7 @@ func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
 	case Node:
 		args = []string{filepath.Join(dir, "node", "locksim.js")}
 	case PHP:
-		args = append(phpFlags, filepath.Join(dir, "php", "locksim_worker.php"))
+		args = slices.Concat(phpFlags, []string{filepath.Join(dir, "php", "locksim_worker.php")}) // a copy: explore starts workers at once
 	}
 	cmd := exec.Command(interp, args...)
 	cmd.Env = workerEnv(dir)
@@ -244,67 +245,53 @@ func (w *worker) kill() {
 	}
 }
 
-var shimOnce struct {
-	sync.Once
-	dir string
-	err error
-}
-
 // shimDir is a folder holding the shims (embedded in the binary), written
 // once per content under the user's cache (or the temporary) folder.
-func shimDir() (string, error) {
-	shimOnce.Do(func() {
-		h := sha256.New()
-		var files []string
-		_ = fs.WalkDir(shims, "shim", func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				files = append(files, p)
-				b, _ := shims.ReadFile(p)
-				fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
-				h.Write(b)
-			}
-			return nil
-		})
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
+var shimDir = sync.OnceValues(writeShims)
+
+func writeShims() (string, error) {
+	sub, err := fs.Sub(shims, "shim")
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_ = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(sub, p)
+			fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+			h.Write(b)
 		}
-		dir := filepath.Join(base, "locksim", "shim-"+hex.EncodeToString(h.Sum(nil))[:16])
-		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-			shimOnce.dir = dir
-			return
-		}
-		tmp, err := os.MkdirTemp(filepath.Dir(dir), "shim-tmp-")
-		if err != nil {
-			if err = os.MkdirAll(filepath.Dir(dir), 0o755); err == nil {
-				tmp, err = os.MkdirTemp(filepath.Dir(dir), "shim-tmp-")
-			}
-			if err != nil {
-				shimOnce.err = err
-				return
-			}
-		}
-		for _, p := range files {
-			b, _ := shims.ReadFile(p)
-			out := filepath.Join(tmp, filepath.FromSlash(p[len("shim/"):]))
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				shimOnce.err = err
-				return
-			}
-			if err := os.WriteFile(out, b, 0o644); err != nil {
-				shimOnce.err = err
-				return
-			}
-		}
-		_ = os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644)
-		if err := os.Rename(tmp, dir); err != nil {
-			os.RemoveAll(tmp) // another process wrote it first
-			if _, serr := os.Stat(filepath.Join(dir, ".complete")); serr != nil {
-				shimOnce.err = err
-				return
-			}
-		}
-		shimOnce.dir = dir
+		return nil
 	})
-	return shimOnce.dir, shimOnce.err
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "locksim", "shim-"+hex.EncodeToString(h.Sum(nil))[:16])
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	// Written beside it and renamed into place, so that another process
+	// never runs a half-written shim.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "shim-tmp-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.CopyFS(tmp, sub); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	_ = os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644)
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, serr := os.Stat(done); serr != nil {
+			return "", err
+		}
+		// another process wrote it first
+	}
+	return dir, nil
 }

@@ -43,7 +43,6 @@ _wall = 0  # the worker's clocks, in ns, as last told
 _mono = 0
 _reads = 0  # clock reads since the last wait
 SPIN_READS = 1_000_000
-_conns = {}  # id -> SimSocket, for eof bookkeeping
 _next_conn = 1
 _rng = _random.Random(0)  # SystemRandom, os.urandom, uuid's node
 
@@ -320,7 +319,6 @@ class SimSocket:
             raise OSError(errno.EISCONN, "Transport endpoint is already connected")
         self._id, self._addr = _next_conn, addr
         _next_conn += 1
-        _conns[self._id] = self
         _send({"op": "connect", "conn": self._id, "addr": addr})
 
     def connect_ex(self, address):
@@ -411,16 +409,21 @@ def _patch_sockets():
     _socket.SocketType = SimSocket
     _socket.create_connection = _create_connection
     _socket.getaddrinfo = _getaddrinfo
-    _socket.gethostbyname = lambda h: _getaddrinfo(h, 0)[0][4][0] if _node_host(h) else _not_a_node(h, "")
+    _socket.gethostbyname = _gethostbyname
 
 
-def _node_host(h):
-    return any(a.rsplit(":", 1)[0] == h for a in NODES) or h in ("localhost",)
+def _gethostbyname(h):
+    """A node's host is its own address; any other host is a finding."""
+    if h in ("localhost", "ip6-localhost"):
+        h = "127.0.0.1"
+    if not any(a.rsplit(":", 1)[0] == h for a in NODES):
+        finding("resolves %s, which is no node's host (%s)" % (h, ", ".join(NODES)))
+    return h
 
 
 # ---------------------------------------------------------------- rounds
 
-_round = {"active": False, "jobbed": False, "call": None}
+_round = {"active": False, "jobbed": False}
 
 
 class _Round:
