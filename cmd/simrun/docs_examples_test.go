@@ -128,11 +128,12 @@ func isProgram(a string) bool {
 }
 
 // foreignRuns says whether a command's lock program, if it names one, can
-// run here: without its interpreter (scripts/foreign-deps.sh installs
-// them) the command is left out, as the tests of the programs skip.
+// run here: without its interpreter or its packages (scripts/foreign-deps.sh
+// installs them) the command is left out, as the tests of the programs
+// skip. Paths are the repository's.
 func foreignRuns(args []string) bool {
 	for _, a := range args {
-		if lang, ok := foreign.LangOf(a); ok && foreign.Available(lang) != nil {
+		if isProgram(a) && foreign.Runnable(filepath.Join("../..", a)) != nil {
 			return false
 		}
 	}

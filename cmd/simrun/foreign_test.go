@@ -12,15 +12,22 @@ import (
 
 // The Python lock programs through every front door, each verdict derived
 // by hand from the program's code (examples/foreign/python).
-func needsPython(t *testing.T) { needsLang(t, foreign.Python) }
-
-func needsNode(t *testing.T) { needsLang(t, foreign.Node) }
-
-// needsLang skips t when lang's lock programs cannot run here, saying why.
-func needsLang(t *testing.T, lang foreign.Lang) {
+func needsPython(t *testing.T) {
 	t.Helper()
-	if err := foreign.Available(lang); err != nil {
+	if err := foreign.Available(foreign.Python); err != nil {
 		t.Skip(err)
+	}
+}
+
+// needsPrograms skips t when one of the lock programs at paths cannot run
+// here (no interpreter, or a Node program's packages not installed),
+// saying why.
+func needsPrograms(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := foreign.Runnable(p); err != nil {
+			t.Skip(err)
+		}
 	}
 }
 
@@ -97,7 +104,7 @@ const nodePrograms = "../../examples/foreign/node/"
 // up after its ten retries 200 ± 100 ms apart, about 2 s, long before the
 // lease it waits on ends, so no schedule of one round lets it in.
 func TestForeignProveRedlock(t *testing.T) {
-	needsNode(t)
+	needsPrograms(t, nodePrograms+"redlock-v5.js")
 	skipUnderRace(t, "a search of hundreds of worker processes")
 	code, out, errOut := simrun("prove", "--algo-file", nodePrograms+"redlock-v5.js", "--clients", "2", "--rounds", "1",
 		"--max-faults", "1", "--max-delays", "0", "--faults", "crash,long-pause", "-o", filepath.Join(t.TempDir(), "p.yaml"), "--json")
@@ -120,7 +127,7 @@ func TestForeignProveRedlock(t *testing.T) {
 // quorum and leaves the slower nodes' acquires in flight, which can land
 // after its release (stale); 4 waits for every node. Worse for the new one.
 func TestForeignDiffRedlock(t *testing.T) {
-	needsNode(t)
+	needsPrograms(t, nodePrograms+"redlock-v4.js", nodePrograms+"redlock-v5.js")
 	skipUnderRace(t, "a search of hundreds of worker processes")
 	code, out, errOut := simrun("diff", "--old", nodePrograms+"redlock-v4.js", "--new", nodePrograms+"redlock-v5.js",
 		"--faults", "net", "--runs", "5", "--search", "inside", "--shrink-tries", "20", "-o", filepath.Join(t.TempDir(), "d"), "--json")
@@ -144,6 +151,24 @@ func TestForeignBrokenProgram(t *testing.T) {
 	code, _, errOut = simrun("run", "token-pause", "--algo-file", pyPrograms+"redis-py-lock-5s.py")
 	if code != exitUsage || !strings.Contains(errOut, "cannot run") {
 		t.Errorf("no interpreter: exit %d, %q: want exit 2 saying it cannot run it", code, errOut)
+	}
+}
+
+// A Node program whose packages are not installed (no npm ci) is bad input
+// too: one line naming the package, before any run, not a client error in
+// every process.
+func TestForeignMissingPackage(t *testing.T) {
+	if err := foreign.Available(foreign.Node); err != nil {
+		t.Skip(err)
+	}
+	prog := filepath.Join(t.TempDir(), "needs.js")
+	src := "// locksim: ttl=1s\nconst x = require('locksim-no-such-package');\nmodule.exports = { acquire() {}, release() {} };\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := simrun("run", "token-pause", "--algo-file", prog)
+	if code != exitUsage || !strings.Contains(errOut, "cannot find package ") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q, stdout %.80q: want exit 2 and one line naming a missing package", code, errOut, out)
 	}
 }
 

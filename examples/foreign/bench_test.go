@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/explore"
-	"github.com/locksim/locksim/sim/foreign"
 )
 
 // BenchmarkExploreProgram: explore's runs of a lock program (a worker per
@@ -18,16 +17,15 @@ import (
 func BenchmarkExploreProgram(b *testing.B) {
 	for _, c := range []struct {
 		name          string
-		lang          foreign.Lang
 		program, file string
 		runs          int
 	}{
-		{"python-redis-py-lock", foreign.Python, "python/redis-py-lock-5s.py", "../redis-py-lock.yaml", 400},
-		{"node-redlock-v5", foreign.Node, "node/redlock-v5.js", "../redlock.yaml", 40},
-		{"php-004", foreign.PHP, "php/004-set-get.php", "php-set-get", 100},
+		{"python-redis-py-lock", "python/redis-py-lock-5s.py", "../redis-py-lock.yaml", 400},
+		{"node-redlock-v5", "node/redlock-v5.js", "../redlock.yaml", 40},
+		{"php-004", "php/004-set-get.php", "php-set-get", 100},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			needs(b, c.lang)
+			needs(b, c.program)
 			prog, file := lockOf(b, c.program), lockOf(b, c.file)
 			var took [2]time.Duration
 			var done [2]int

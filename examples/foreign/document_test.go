@@ -22,11 +22,15 @@ import (
 	"github.com/locksim/locksim/sim/foreign"
 )
 
-// needs skips t when lang's lock programs cannot run here, saying why.
-func needs(t testing.TB, lang foreign.Lang) {
+// needs skips t when one of the lock programs at paths cannot run here
+// (no interpreter, or a Node program's packages not installed: npm ci),
+// saying why.
+func needs(t testing.TB, paths ...string) {
 	t.Helper()
-	if err := foreign.Available(lang); err != nil {
-		t.Skip(err)
+	for _, p := range paths {
+		if err := foreign.Runnable(p); err != nil {
+			t.Skip(err)
+		}
 	}
 }
 
@@ -73,7 +77,7 @@ func firstLine(s string) string {
 // each difference.
 func TestDocument002AgainstItsMirror(t *testing.T) {
 	t.Parallel()
-	needs(t, foreign.Python)
+	needs(t, "python/002-setnx.py")
 	table := agreement(t, "python-setnx (Go mirror)", "python-setnx", "002's code, verbatim", "python/002-setnx.py", "testdata/002-vs-python-setnx.md", 0, classRuns)
 	inDoc(t, "002-vs-python-setnx", table)
 }
@@ -84,7 +88,7 @@ func TestDocument002AgainstItsMirror(t *testing.T) {
 // docs/foreign.md ("004's PHP") explains each difference.
 func TestDocument004AgainstItsMirror(t *testing.T) {
 	t.Parallel()
-	needs(t, foreign.PHP)
+	needs(t, "php/004-set-get.php")
 	agreement(t, "php-set-get (Go mirror)", "php-set-get", "004's code, verbatim", "php/004-set-get.php", "testdata/004-vs-php-set-get.md", 0, phpClassRuns)
 }
 
@@ -93,7 +97,7 @@ func TestDocument004AgainstItsMirror(t *testing.T) {
 // documented behaviour, with the same settings.
 func TestRedisPyLockAgainstItsAlgorithmFile(t *testing.T) {
 	t.Parallel()
-	needs(t, foreign.Python)
+	needs(t, "python/redis-py-lock.py")
 	agreement(t, "redis-py-lock.yaml", "../redis-py-lock.yaml", "redis-py 4.3.4's Lock", "python/redis-py-lock.py", "testdata/redis-py-lock-vs-algorithm-file.md", 0, classRuns)
 }
 
@@ -104,7 +108,7 @@ func TestRedisPyLockAgainstItsAlgorithmFile(t *testing.T) {
 // fresh (about 0.1 s), so the classes are searched less far.
 func TestRedlockAgainstItsAlgorithmFile(t *testing.T) {
 	t.Parallel()
-	needs(t, foreign.Node)
+	needs(t, "node/redlock-v4.js", "node/redlock-v5.js")
 	for _, c := range []struct {
 		version string
 		nodes   int

@@ -11,10 +11,9 @@ import (
 var available sync.Map // Lang → error
 
 // Available says whether lang's lock programs can run here: its
-// interpreter, and for Python Debian's python3-redis, for Node the npm
-// packages its programs and shim need (the caller's folder's node_modules,
-// checked when the program loads), for PHP the uopz extension and Debian's
-// predis (php-uopz, php-nrk-predis). Tests skip with its error.
+// interpreter, and for Python Debian's python3-redis, for PHP the uopz
+// extension and Debian's predis (php-uopz, php-nrk-predis). A Node
+// program's packages are its own folder's: Runnable checks them.
 func Available(lang Lang) error {
 	if v, ok := available.Load(lang); ok {
 		err, _ := v.(error)
@@ -39,16 +38,47 @@ func probe(lang Lang) error {
 	}
 	out, err := exec.Command(interp, check...).CombinedOutput()
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:]
-		}
-		if msg == "" {
-			msg = err.Error() // it did not start
-		}
-		return fmt.Errorf("%s cannot run %s lock programs (%s): scripts/foreign-deps.sh installs what they need", interp, lang, msg)
+		return fmt.Errorf("%s cannot run %s lock programs (%s): scripts/foreign-deps.sh installs what they need", interp, lang, lastLine(string(out), err))
 	}
 	return nil
+}
+
+// lastLine is the last line of what a failed command printed, or its error
+// when it printed nothing (it did not start).
+func lastLine(out string, err error) string {
+	msg := strings.TrimSpace(out)
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:]
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return msg
+}
+
+var runnable sync.Map // path → error
+
+// Runnable says whether the lock program at path can run here: its
+// language is Available, and the program passes Check (for Node, the
+// packages it and the shim require are installed: npm ci). Tests of a
+// program skip with its error.
+func Runnable(path string) error {
+	if v, ok := runnable.Load(path); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := func() error {
+		prog, err := Load(path)
+		if err != nil {
+			return err
+		}
+		if err := Available(prog.Lang); err != nil {
+			return err
+		}
+		return prog.Check(Starter{})
+	}()
+	runnable.Store(path, err)
+	return err
 }
 
 // phpCheck is what a PHP worker needs: uopz, which replaces the functions

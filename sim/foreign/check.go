@@ -30,12 +30,43 @@ func (p *Program) Check(s Starter) error {
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return nil
 	case !errors.As(err, &exit):
 		return fmt.Errorf("%s: cannot run %s: %v", p.Path, interp, err) // no such interpreter
+	default:
+		return fmt.Errorf("%s: %s", p.Path, compileError(p.Lang, string(out)))
 	}
-	return fmt.Errorf("%s: %s", p.Path, compileError(p.Lang, string(out)))
+	if p.Lang == Node {
+		// A package the program or the shim requires that is not installed
+		// (no npm ci yet) would be a client error in every run.
+		if out, err := exec.Command(interp, "-e", nodePackages, p.Path).CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %s", p.Path, lastLine(string(out), err))
+		}
+	}
+	return nil
 }
+
+// nodePackages finds, without loading them, the packages a Node program
+// requires by name (require('ioredis') in its text) from its folder, as
+// Node will, and the shim's @sinonjs/fake-timers where the shim looks for
+// it (resolveFakeTimers in shim/node/locksim.js); it prints the first
+// missing one in one line.
+const nodePackages = `const path = require("path"), Module = require("module");
+const prog = process.argv[1], dir = path.dirname(path.resolve(prog));
+const shim = [dir];
+if (process.env.LOCKSIM_NODE_MODULES) shim.push(process.env.LOCKSIM_NODE_MODULES);
+shim.push(process.cwd());
+const wanted = [["@sinonjs/fake-timers", shim, "the locksim shim"]];
+const src = require("fs").readFileSync(prog, "utf8");
+for (const m of src.matchAll(/\brequire\(\s*['"]([^'"./][^'"]*)['"]\s*\)/g)) {
+  if (m[1] !== "locksim" && !Module.isBuiltin(m[1])) wanted.push([m[1], [dir], "it"]);
+}
+for (const [name, paths, who] of wanted) {
+  try { require.resolve(name, { paths }); } catch (e) {
+    console.log("cannot find package " + name + ", which " + who + " requires, from " + paths.join(" or ") +
+      " (npm ci beside the program, scripts/foreign-deps.sh for the examples, or set LOCKSIM_NODE_MODULES)");
+    process.exit(1);
+  }
+}`
 
 // pythonCheck compiles argv[1] and prints a syntax error as one line.
 const pythonCheck = `import sys

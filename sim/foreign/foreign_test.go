@@ -26,6 +26,15 @@ func needs(t testing.TB, lang Lang) {
 	}
 }
 
+// needsProgram skips t when the program at path cannot run here: a Node
+// program's packages (npm ci) besides its interpreter.
+func needsProgram(t testing.TB, path string) {
+	t.Helper()
+	if err := Runnable(path); err != nil {
+		t.Skip(err)
+	}
+}
+
 // run runs scenario name with the program at path, workers started so.
 func run(t testing.TB, path, name string, start Starter) *judge.Outcome {
 	t.Helper()
@@ -81,6 +90,7 @@ func TestSameDigestNode(t *testing.T) {
 		{"setnx-px.js", "lost-setnx-reply"}, {"setnx-px.js", "crash-deadlock"}, {"redlock-v5.js", "redlock-node-restart"}, {"redlock-v4.js", "token-pause"},
 	} {
 		t.Run(c.program+"/"+c.scenario, func(t *testing.T) {
+			needsProgram(t, "../../examples/foreign/node/"+c.program)
 			var first string
 			for _, procs := range []int{1, 2, 2} {
 				old := runtime.GOMAXPROCS(procs)
@@ -159,8 +169,8 @@ func findings(t *testing.T, cases []finding) {
 		t.Run(c.file, func(t *testing.T) {
 			path := "testdata/" + c.file
 			if strings.HasPrefix(c.file, "node/") {
-				needs(t, Node)
 				path = "../../examples/foreign/node/test/programs/" + strings.TrimPrefix(c.file, "node/")
+				needsProgram(t, path)
 			}
 			o := run(t, path, "token-pause", Starter{})
 			var errs []string
