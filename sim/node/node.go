@@ -47,6 +47,10 @@ type Node struct {
 	// of the node, not of the package: runs on other nodes go on at once.
 	readBack bool
 	follows  int
+	// noHeld turns heldSetNX off (tests compare the two ways); held counts
+	// the polls it answered.
+	noHeld bool
+	held   int
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -59,6 +63,10 @@ type Node struct {
 	last    *compiled         // the last script run, remembered in scripts
 	lastSrc string            // its source
 	vm      *luaVM            // made by the first script, kept by Reset and Flush, dropped when a script spoils it
+
+	// fieldTTLs says a command that can give a hash's fields TTLs of their
+	// own ran since Reset (givesFieldTTLs, watch.go).
+	fieldTTLs bool
 
 	aof    aof       // what a Restart keeps (persist.go)
 	watch  watch     // the watched key (watch.go)
@@ -104,7 +112,7 @@ func New(seed int64) *Node {
 func (n *Node) Reset(seed int64) {
 	n.m.FlushAll()
 	n.setTime(time.Unix(0, 0))
-	n.seed, n.seeded = seed, false
+	n.seed, n.seeded, n.fieldTTLs = seed, false, false
 	n.ScriptBudget, n.written = 0, 0
 	n.Publish = nil
 	n.disconnect()
@@ -126,7 +134,7 @@ func (n *Node) Exec(conn int, now time.Time, args []string) Reply {
 	n.startFollow(before)
 	r := n.execCapture(conn, now, args)
 	if n.follow.on && n.follow.ran {
-		n.settle(before, n.watch.writer, n.follow.key, conn)
+		n.settleFollowed(before, conn)
 		n.follows++
 	} else {
 		n.watchAfter(conn, before)
@@ -179,6 +187,12 @@ func (n *Node) exec(conn int, now time.Time, args []string) Reply {
 			return r
 		}
 	}
+	if r, ok := n.heldSetNX(p, conn, name, args); ok { // a poll of a held lock (held.go)
+		if n.follow.on {
+			n.followed(args, r)
+		}
+		return r
+	}
 	r := n.dispatch(p, args)
 	n.track(conn, name, args, r)
 	return r
@@ -197,6 +211,9 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	}
 	if IsName(args[0], "SELECT") {
 		n.selected = true
+	}
+	if !n.fieldTTLs && givesFieldTTLs(args[0]) {
+		n.fieldTTLs = true
 	}
 	n.srv.Dispatch(p, args)
 	n.w.Flush()

@@ -55,19 +55,21 @@ func (n *Node) Observe(now time.Time) KeyState {
 }
 
 // watchBefore is the watched key at node time now, just before an event:
-// what the last event left, unless it has expired since. A string needs no
-// look at the data: no command ran since the last look (every one is an
+// what the last event left, unless it has expired since. It needs no look
+// at the data: no command ran since the last look (every one is an
 // event), and miniredis counts a TTL down by the node time that passed
 // since the last access (none when the clock went back), which the last
-// look was. Another type looks (a hash can also lose its fields to their
-// own TTLs), and so does any key after a Key.
+// look was. A hash looks once a command may have given fields TTLs of
+// their own (fieldTTLs), which can lose it fields; any key looks after a
+// Key.
 func (n *Node) watchBefore(now time.Time) KeyState {
 	b := n.watch.last
 	b.Fresh = false
+	counted := b.Type == KeyString || !n.fieldTTLs
 	switch {
-	case !b.Exists || b.TTL < 0 && b.Type == KeyString:
+	case !b.Exists || b.TTL < 0 && counted:
 		return b
-	case b.Type == KeyString && !n.watch.looked:
+	case counted && !n.watch.looked:
 		if d := now.Sub(n.watch.at); d > 0 {
 			if b.TTL -= d; b.TTL <= 0 {
 				return KeyState{TTL: -1}
@@ -121,23 +123,29 @@ type keyFollow struct {
 	// Without one (a command refused before it reached miniredis), the data
 	// is read.
 	ran bool
+	// touch says a followed command may have left the key's idle time
+	// alone: settleFollowed touches it as the read would have.
+	touch bool
 }
 
 // startFollow follows the key from before (the data as the event found it,
-// TestWatchBeforeCountsAsTheData): from a string or an absent key, on a
-// node whose connections are all on database 0.
+// TestWatchBeforeCountsAsTheData), on a node whose connections are all on
+// database 0: from a string or an absent key, or from a key of another
+// type while no field can have a TTL of its own (a read could expire one).
 func (n *Node) startFollow(before KeyState) {
-	n.follow = keyFollow{on: !n.readBack && !n.selected && (!before.Exists || before.Type == KeyString), key: before}
+	n.follow = keyFollow{on: !n.readBack && !n.selected && (!before.Exists || before.Type == KeyString || !n.fieldTTLs), key: before}
 }
 
 // followed takes args, a command that ran with reply r, into the followed
 // key, or stops following when it cannot say what args left: GET of the key
-// that replied a value or null leaves it; DEL of it alone that replied a
-// count leaves it absent; SET of it with no option but
-// NX, XX, EX and PX, each once, that replied OK wrote the value with its
-// TTL (none without EX or PX), and one that replied null (NX of a key that
-// exists, XX of one that does not) left it. Anything else, a reply queued
-// in MULTI included, stops.
+// that replied a value or null leaves it, as do EXISTS, TTL and PTTL of it
+// alone and HEXISTS and HGET of one of its fields that replied a count, a
+// value or null (a waiter's poll of a hash lock); DEL of it alone that
+// replied a count leaves it absent; SET of it with no option but NX, XX,
+// EX and PX, each once, that replied OK wrote the value with its TTL (none
+// without EX or PX), and one that replied null (NX of a key that exists,
+// XX of one that does not) left it. Anything else, a reply queued in MULTI
+// or an error included, stops.
 func (n *Node) followed(args []string, r Reply) {
 	if n.selected || len(args) < 2 || args[1] != n.watch.key {
 		n.follow.on = false
@@ -146,6 +154,9 @@ func (n *Node) followed(args []string, r Reply) {
 	n.follow.ran = true
 	switch {
 	case len(args) == 2 && IsName(args[0], "GET") && (r.Kind == Bulk || r.Kind == Nil):
+	case len(args) == 2 && r.Kind == Int && (IsName(args[0], "EXISTS") || IsName(args[0], "PTTL") || IsName(args[0], "TTL")),
+		len(args) == 3 && (r.Kind == Int && IsName(args[0], "HEXISTS") || (r.Kind == Bulk || r.Kind == Nil) && IsName(args[0], "HGET")):
+		n.follow.touch = true // some of these leave the key's idle time as it was: the read would not
 	case len(args) == 2 && IsName(args[0], "DEL") && r.Kind == Int:
 		n.follow.key = KeyState{TTL: -1}
 	case IsName(args[0], "SET"):
@@ -153,6 +164,34 @@ func (n *Node) followed(args []string, r Reply) {
 	default:
 		n.follow.on = false
 	}
+}
+
+// settleFollowed records the followed key as the watched key after the
+// event, as watchAfter would from the data; the read it stands for also
+// counted as an access of the key (its idle time, OBJECT IDLETIME), which
+// some followed reads do not.
+func (n *Node) settleFollowed(before KeyState, writer int) {
+	if n.follow.touch && n.follow.key.Exists {
+		n.m.DB(0).Exists(n.watch.key)
+	}
+	n.settle(before, n.watch.writer, n.follow.key, writer)
+}
+
+// givesFieldTTLs says whether command name may give a hash's fields TTLs
+// of their own (HEXPIRE, HSETEX, and any H…EX… miniredis adds, such as
+// HPEXPIRE or HGETEX; not HEXISTS), so that a hash can lose fields with no
+// command: from then on the node looks at a watched hash rather than
+// counting it (watchBefore).
+func givesFieldTTLs(name string) bool {
+	if len(name) < 5 || name[0]|0x20 != 'h' || IsName(name, "HEXISTS") {
+		return false
+	}
+	for i := 1; i+1 < len(name); i++ {
+		if name[i]|0x20 == 'e' && name[i+1]|0x20 == 'x' {
+			return true
+		}
+	}
+	return false
 }
 
 // followSet follows a SET (followed); false when it cannot.

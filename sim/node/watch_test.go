@@ -340,40 +340,72 @@ func TestResetForgetsWatch(t *testing.T) {
 	}
 }
 
-// watchBefore's count of a string's TTL agrees with the data's own, to the
+// watchBefore's count of a key's TTL agrees with the data's own, to the
 // nanosecond, over random commands at random node times, backward jumps
-// included, and with looks from outside (Key) between.
+// included, and with looks from outside (Key) between: a string's, and a
+// hash's until a command gives its fields TTLs of their own (HEXPIRE, in
+// the second half of the second stream), from when the hash is looked at.
 func TestWatchBeforeCountsAsTheData(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	ms := func() string { return strconv.Itoa(1 + rng.IntN(50)) }
 	cmds := []func() []string{
-		func() []string { return []string{"SET", "k", "v", "PX", strconv.Itoa(1 + rng.IntN(50))} },
-		func() []string { return []string{"SET", "k", "v", "NX", "PX", strconv.Itoa(1 + rng.IntN(50))} },
-		func() []string { return []string{"PEXPIRE", "k", strconv.Itoa(1 + rng.IntN(50))} },
+		func() []string { return []string{"SET", "k", "v", "PX", ms()} },
+		func() []string { return []string{"SET", "k", "v", "NX", "PX", ms()} },
+		func() []string { return []string{"PEXPIRE", "k", ms()} },
 		func() []string { return []string{"GET", "k"} },
 		func() []string { return []string{"SET", "k", "w"} },
 		func() []string { return []string{"PERSIST", "k"} },
 		func() []string { return []string{"DEL", "k"} },
 		func() []string { return []string{"SET", "other", "x", "PX", "5"} },
+		func() []string { return []string{"HSET", "k", "f" + strconv.Itoa(rng.IntN(3)), "v"} },
+		func() []string { return []string{"HINCRBY", "k", "f1", "1"} },
+		func() []string { return []string{"HDEL", "k", "f0"} },
+		func() []string {
+			return []string{"EVAL", hashLockScript, "1", "k", ms(), "f" + strconv.Itoa(rng.IntN(3))}
+		},
 	}
-	n := New(1)
-	n.Watch("k")
-	now := t0
-	for i := range 20000 {
-		step := time.Duration(rng.IntN(3_000_000)) // up to 3 ms
-		if rng.IntN(10) == 0 {
-			step = -step * 5
+	fieldTTL := func() []string { return []string{"HEXPIRE", "k", "1", "FIELDS", "1", "f" + strconv.Itoa(rng.IntN(3))} }
+	for _, withFieldTTLs := range []bool{false, true} {
+		n := New(1)
+		n.Watch("k")
+		now := t0
+		counted := 0
+		for i := range 20000 {
+			step := time.Duration(rng.IntN(3_000_000)) // up to 3 ms
+			if rng.IntN(10) == 0 {
+				step = -step * 5
+			}
+			now = now.Add(step)
+			if n.watch.last.Exists && n.watch.last.Type == KeyHash && !n.fieldTTLs {
+				counted++
+			}
+			got := n.watchBefore(now)
+			if want := n.lookBefore(now); got != want {
+				t.Fatalf("step %d at %v: counted %+v, the data says %+v", i, now.Sub(t0), got, want)
+			}
+			args := cmds[rng.IntN(len(cmds))]()
+			if withFieldTTLs && i > 10000 && rng.IntN(4) == 0 {
+				args = fieldTTL()
+			}
+			n.Exec(rng.IntN(3), now, args)
+			if rng.IntN(20) == 0 { // a look from outside, later than the next step may be
+				n.Key(now.Add(time.Duration(rng.IntN(3_000_000))), "k")
+			}
 		}
-		now = now.Add(step)
-		got := n.watchBefore(now)
-		if want := n.lookBefore(now); got != want {
-			t.Fatalf("step %d at %v: counted %+v, the data says %+v", i, now.Sub(t0), got, want)
-		}
-		n.Exec(rng.IntN(3), now, cmds[rng.IntN(len(cmds))]())
-		if rng.IntN(20) == 0 { // a look from outside, later than the next step may be
-			n.Key(now.Add(time.Duration(rng.IntN(3_000_000))), "k")
+		if counted < 1000 || withFieldTTLs != n.fieldTTLs {
+			t.Fatalf("field TTLs %v: %d hashes counted, fieldTTLs %v: the test tests little", withFieldTTLs, counted, n.fieldTTLs)
 		}
 	}
 }
+
+// hashLockScript is hash-reentrant-watchdog's acquire (package locks): a
+// waiter's poll reads the hash (EXISTS, HEXISTS, PTTL) and changes nothing.
+const hashLockScript = `if redis.call("exists",KEYS[1]) == 0 or redis.call("hexists",KEYS[1],ARGV[2]) == 1 then
+    redis.call("hincrby",KEYS[1],ARGV[2],1)
+    redis.call("pexpire",KEYS[1],ARGV[1])
+    return nil
+end
+return redis.call("pttl",KEYS[1])`
 
 // TestKnownSetsReadAsTheData runs one random command stream on two nodes,
 // one that follows the watched key through commands' replies and one
@@ -412,6 +444,15 @@ func TestKnownSetsReadAsTheData(t *testing.T) {
 		func() []string {
 			return []string{"EVAL", `redis.call("select", "1"); return redis.call("set", KEYS[1], "z")`, "1", "k"}
 		},
+		func() []string { return []string{"HSET", "k", "f", "v"} },
+		func() []string { return []string{"HEXISTS", "k", "f"} },
+		func() []string { return []string{"HGET", "k", "f"} },
+		func() []string { return []string{"EXISTS", "k"} },
+		func() []string { return []string{"PTTL", "k"} },
+		func() []string { return []string{"TTL", "k"} },
+		func() []string { return []string{"EVAL", hashLockScript, "1", "k", ms(), "f"} },
+		func() []string { return []string{"EVAL", hashLockScript, "1", "k", ms(), "g"} },
+		func() []string { return []string{"EVAL", `return redis.call("hexists", KEYS[1], "f")`, "1", "k"} },
 	}
 	known, read := New(1), New(1)
 	known.Watch("k")
@@ -431,6 +472,9 @@ func TestKnownSetsReadAsTheData(t *testing.T) {
 		conn, args := rng.IntN(3), cmds[rng.IntN(len(cmds))]()
 		if rng.IntN(500) == 0 { // a SET after it may write another database
 			args = []string{"SELECT", strconv.Itoa(rng.IntN(2))}
+		}
+		if i > 15000 && rng.IntN(100) == 0 { // from then on a hash is read, not followed
+			args = []string{"HEXPIRE", "k", "1", "FIELDS", "1", "f"}
 		}
 		got := known.Exec(conn, now, args)
 		want := read.Exec(conn, now, args)

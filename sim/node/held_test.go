@@ -1,0 +1,94 @@
+package node
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHeldSetNXAsMiniredis runs one random command stream on two nodes, one
+// that answers a poll of a held key itself (heldSetNX) and one that sends
+// every command through miniredis: every reply, the watched key after each
+// command, OBJECT IDLETIME and the whole state (State) must be the same on
+// both, over node times that jump back as well as forward.
+func TestHeldSetNXAsMiniredis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ms := func() string { return strconv.Itoa(1 + rng.IntN(3000)) }
+	key := func() string { return []string{"k", "k", "other"}[rng.IntN(3)] }
+	cmds := []func() []string{
+		func() []string { return []string{"SET", key(), "t" + ms(), "NX", "PX", ms()} },
+		func() []string { return []string{"set", key(), "t", "px", ms(), "nx"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "EX", "1"} },
+		func() []string { return []string{"SET", key(), "t", "NX"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "PXAT", strconv.Itoa(rng.IntN(5000))} },
+		func() []string { return []string{"SET", key(), "t", "NX", "PX", "0"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "PX", "-5"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "PX", "abc"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "PX"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "PX", "5", "EX", "5"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "GET"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "XX"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "KEEPTTL"} },
+		func() []string { return []string{"SET", key(), "t", "NX", "BOGUS"} },
+		func() []string { return []string{"SET", key(), "t", "PX", ms()} },
+		func() []string { return []string{"SETNX", key(), "t"} },
+		func() []string { return []string{"setnx", key(), "t", "x"} },
+		func() []string { return []string{"SETNX", key()} },
+		func() []string { return []string{"HSET", key(), "f", "v"} },
+		func() []string { return []string{"PEXPIRE", key(), ms()} },
+		func() []string { return []string{"DEL", key()} },
+		func() []string { return []string{"GET", key()} },
+		func() []string { return []string{"PTTL", key()} },
+		func() []string { return []string{"OBJECT", "IDLETIME", key()} },
+		func() []string { return []string{"MULTI"} },
+		func() []string { return []string{"EXEC"} },
+		func() []string { return []string{"WATCH", key()} },
+		func() []string {
+			return []string{"EVAL", `return redis.call("set", KEYS[1], "s", "NX", "PX", "100")`, "1", key()}
+		},
+	}
+	fast, slow := New(1), New(1)
+	fast.Watch("k")
+	slow.Watch("k")
+	slow.noHeld = true
+	state := func(n *Node, now time.Time) string {
+		var b strings.Builder
+		ok := n.State(now, func(s string) { b.WriteString(s + ",") }, func(v int64) { fmt.Fprint(&b, v, ",") })
+		return fmt.Sprint(ok, b.String())
+	}
+	now := t0
+	for i := range 30000 {
+		step := time.Duration(rng.IntN(2_000_000_000)) // up to 2 s: IDLETIME counts seconds
+		if rng.IntN(10) == 0 {
+			step = -step / 3
+		}
+		now = now.Add(step)
+		if rng.IntN(300) == 0 {
+			fast.Flush()
+			slow.Flush()
+		}
+		conn, args := rng.IntN(3), cmds[rng.IntN(len(cmds))]()
+		if rng.IntN(700) == 0 {
+			args = []string{"SELECT", strconv.Itoa(rng.IntN(2))}
+		}
+		got, want := fast.Exec(conn, now, args), slow.Exec(conn, now, args)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: %q replied %+v, through miniredis %+v", i, args, got, want)
+		}
+		if g, w := fast.Watched(), slow.Watched(); g != w {
+			t.Fatalf("step %d: after %q the watched key is %+v, through miniredis %+v", i, args, g, w)
+		}
+		if rng.IntN(50) == 0 {
+			if g, w := state(fast, now), state(slow, now); g != w {
+				t.Fatalf("step %d: after %q the state is\n%s\nthrough miniredis\n%s", i, args, g, w)
+			}
+		}
+	}
+	if fast.held < 1000 || slow.held != 0 {
+		t.Fatalf("%d polls answered without miniredis (and %d on the node that must not): the test tests little", fast.held, slow.held)
+	}
+}
