@@ -118,6 +118,12 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 	if r, ok := n.publish(name, args); ok {
 		return r
 	}
+	if r, ok := n.answerPoll(vm.peer, name, args); ok { // a waiter's poll (poll.go)
+		if n.follow.on {
+			n.followed(args, r)
+		}
+		return r
+	}
 	r := n.dispatchKnown(vm.peer, args, vm.known)
 	if r.Kind == Error && strings.HasPrefix(r.Str, "ERR wrong number of arguments for '") {
 		// Redis checks a script's command arity itself, with its own words.

@@ -47,10 +47,14 @@ type Node struct {
 	// of the node, not of the package: runs on other nodes go on at once.
 	readBack bool
 	follows  int
-	// noHeld turns heldSetNX off (tests compare the two ways); held counts
-	// the polls it answered.
-	noHeld bool
-	held   int
+	// noPolls turns answerPoll off (tests compare the two ways); polls
+	// counts the commands it answered.
+	noPolls bool
+	polls   int
+	// accessed is the key whose access time (OBJECT IDLETIME) answerPoll
+	// last set, at node time accessedAt, with nothing dispatched since.
+	accessed   string
+	accessedAt time.Time
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -112,7 +116,7 @@ func New(seed int64) *Node {
 func (n *Node) Reset(seed int64) {
 	n.m.FlushAll()
 	n.setTime(time.Unix(0, 0))
-	n.seed, n.seeded, n.fieldTTLs = seed, false, false
+	n.seed, n.seeded, n.fieldTTLs, n.accessed = seed, false, false, ""
 	n.ScriptBudget, n.written = 0, 0
 	n.Publish = nil
 	n.disconnect()
@@ -187,11 +191,13 @@ func (n *Node) exec(conn int, now time.Time, args []string) Reply {
 			return r
 		}
 	}
-	if r, ok := n.heldSetNX(p, conn, name, args); ok { // a poll of a held lock (held.go)
-		if n.follow.on {
-			n.followed(args, r)
+	if !n.multi[conn] {
+		if r, ok := n.answerPoll(p, name, args); ok { // a waiter's poll (poll.go)
+			if n.follow.on {
+				n.followed(args, r)
+			}
+			return r
 		}
-		return r
 	}
 	r := n.dispatch(p, args)
 	n.track(conn, name, args, r)
@@ -212,6 +218,7 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	if IsName(args[0], "SELECT") {
 		n.selected = true
 	}
+	n.accessed = "" // no longer known to have been accessed now (answerPoll)
 	if !n.fieldTTLs && givesFieldTTLs(args[0]) {
 		n.fieldTTLs = true
 	}
@@ -328,6 +335,7 @@ func (n *Node) Key(now time.Time, key string) KeyState {
 // restarts.
 func (n *Node) Flush() {
 	n.m.FlushAll()
+	n.accessed = ""
 	n.disconnect()
 	n.forgetScripts()
 	n.watch.last, n.watch.writer = KeyState{TTL: -1}, noWriter
