@@ -16,7 +16,8 @@
 #           at Go's GOGC and at simrun's 400
 #   simrun  explore of set-nx-px-token, all faults, 6,000 runs: 1 worker and
 #           2 as built (its GC tuner on), 2 with GOGC=100 (off), 2 built
-#           without its profile (-pgo=off)
+#           without its profile (-pgo=off), and 1 with --draw-ttl: what the
+#           lock's own TTL (waiters polling through 30 s) costs over drawn ones
 # The test binaries are built with simrun's profile, cmd/simrun/default.pgo,
 # as `go build` builds simrun; `go test -bench` alone builds without it.
 # Rounds interleave the benchmarks (and BASE's with this tree's), so that a
@@ -74,12 +75,13 @@ bench() {
 	sed "s/^/$tag /" "$tmp/one" >>"$tmp/out"
 }
 
-# cli TAG NAME WORKERS ENV [BINARY]: simrun explore's runs/s as a benchmark
-# line.
+# cli TAG NAME WORKERS ENV [BINARY [FLAG]]: simrun explore's runs/s as a
+# benchmark line.
 cli() {
 	local out
+	# shellcheck disable=SC2086 # FLAG is one word or none
 	out=$(env "$4" "$tmp/$1-${5:-simrun}" explore --algo set-nx-px-token --faults all --runs 6000 --verdict client-error \
-		--workers "$3" --json --out "$tmp/exo-$RANDOM$RANDOM" | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
+		--workers "$3" --json --out "$tmp/exo-$RANDOM$RANDOM" ${6:-} | sed -n 's/.*"runs_per_sec": *\([0-9.]*\).*/\1/p') || true
 	# explore exits 1 on the client-error it is told to stop at; no figure
 	# at all means simrun itself failed.
 	if [ -z "$out" ]; then
@@ -106,6 +108,7 @@ for ((i = 1; i <= rounds; i++)); do
 			bench "$tag" explore -test.bench '^BenchmarkExploreTokenAllFaults$' -test.benchtime 3000x
 		fi
 		cli "$tag" CLIExplore1 1 X=1
+		cli "$tag" CLIExploreDrawTTL1 1 X=1 simrun --draw-ttl
 		cli "$tag" CLIExplore 2 X=1
 		cli "$tag" CLIExploreGOGC100 2 GOGC=100
 		cli "$tag" CLIExploreNoPGO 2 X=1 simrun-nopgo
@@ -161,6 +164,7 @@ function report(tag) {
 	cli = median(tag, "CLIExplore", "runs/s")
 	cli100 = median(tag, "CLIExploreGOGC100", "runs/s")
 	nopgo = median(tag, "CLIExploreNoPGO", "runs/s")
+	drawn = median(tag, "CLIExploreDrawTTL1", "runs/s")
 	if (tags != "new") printf "%s:\n", tag == "old" ? "BASE" : "this tree"
 	printf "SimCommand / RawDispatch       %7.0f / %.0f ns = %.2fx, %s   (goal <= 1.5x)\n", simc, raw, ratio, how
 	printf "RunStandard                    %7.0f runs/s on one core, %.0f allocs/run   (goal >= 4000 runs/s)\n", 1e9 / run, allocs
@@ -173,6 +177,8 @@ function report(tag) {
 		printf "  at GOGC=400, as simrun runs %7.0f runs/s with 1 worker, %.0f with 2: %.2fx\n", t1, t2, tr
 	printf "simrun explore                 %7.0f runs/s with 1 worker, %.0f with 2: %.2fx; %.0f with 2 and GOGC=100\n", cli1, cli, cli / cli1, cli100
 	printf "  built without its profile    %7.0f runs/s with 2 (-pgo=off)\n", nopgo
+	if (drawn > 0)
+		printf "  with --draw-ttl (0.5-4 s)    %7.0f runs/s with 1 worker: a run at its own TTL costs %.2fx   (goal <= 2x)\n", drawn, drawn / cli1
 }
 { lines[++nl] = $0 }
 END {
