@@ -26,10 +26,15 @@ type memory struct {
 
 // Bounds on what a released run may leave for the next: a run longer than
 // this gives its memory to the collector instead, so that one huge run does
-// not pin its history for the rest of a search.
+// not pin its history for the rest of a search. They are set above the
+// runs a search meets often: a stuck run's waiters poll until the run's end,
+// up to 110,000 events a run in php-set-get's crash cell of the matrix, and
+// one such run dropped made every later one allocate its history in chunks
+// and join them again (a quarter of that cell's CPU under Go's default
+// collector). 2^17 events are 29 MB.
 const (
-	maxKeptEvents = 1 << 15
-	maxKeptChunks = 1 << 10
+	maxKeptEvents = 1 << 17
+	maxKeptChunks = 1 << 12
 )
 
 var memoryPool sync.Pool
