@@ -457,3 +457,27 @@ func TestScriptEnvFreshEachRun(t *testing.T) {
 	mustExec(t, n, t0, eval("return KEYS[1]", []string{"c"}), bulk("c"))
 	mustExec(t, n, t0, eval(src, []string{"d"}), bulk("d"))
 }
+
+// A script's call to one of lockCommands skips the checks that refuse a
+// command (luaVM.refused): each must pass them, on a node as it starts and
+// after a reset, under any case the table knows it by.
+func TestLockCommandsPassScriptChecks(t *testing.T) {
+	n := New(1)
+	for round := range 2 {
+		for given, name := range lockCommands {
+			if name != strings.ToUpper(given) {
+				t.Errorf("lockCommands[%q] = %q, not its upper case", given, name)
+			}
+			if msg := refusal(name, []string{name, "k", "v", "x"}); msg != "" {
+				t.Errorf("%s is refused: %s", name, msg)
+			}
+			if notInScripts[name] || name == "SELECT" {
+				t.Errorf("%s is kept out of scripts", name)
+			}
+			if !n.srv.IsRegisteredCommand(name) {
+				t.Errorf("%s is not a command of the node's miniredis (round %d)", name, round)
+			}
+		}
+		n.Reset(2)
+	}
+}
