@@ -141,6 +141,13 @@ func (w *walker) judge(n *node) *node {
 	w.explored.Add(1)
 	s.schedules++
 	switch {
+	case n.unrun:
+		w.unrun++
+	case w.p.opts.Jumps == JumpsUnread && w.p.lastIsJump(n):
+		w.jumpsRan++
+	}
+	w.keepReads(n)
+	switch {
 	case n.verdict == model.VerdictIncomplete:
 		w.incomplete.Add(1)
 		s.incomplete++

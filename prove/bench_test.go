@@ -42,6 +42,9 @@ func benchProveTo(b *testing.B, o Options, verdict string) {
 		}
 		b.ReportMetric(float64(r.Explored), "schedules")
 		b.ReportMetric(float64(r.Pruned), "pruned")
+		if o.Jumps == JumpsUnread {
+			b.ReportMetric(float64(r.Unrun), "unrun")
+		}
 		b.ReportMetric(float64(r.Explored)/r.Elapsed.Seconds(), "schedules/s")
 	}
 }
@@ -57,6 +60,13 @@ func BenchmarkProve3x2K1(b *testing.B) {
 func BenchmarkProve2x2K2(b *testing.B) {
 	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 2, Rounds: 2,
 		Classes: []string{ClassShortPause, ClassCrash, ClassClientJump}, MaxFaults: 2, MaxDelays: 1})
+}
+
+// BenchmarkProve2x2K2Jumps is BenchmarkProve2x2K2 with --jumps unread
+// (jumps.go): the same space and proof, fewer runs; side by side with it.
+func BenchmarkProve2x2K2Jumps(b *testing.B) {
+	benchProve(b, Options{Algorithm: "set-nx-px-token", Clients: 2, Rounds: 2,
+		Classes: []string{ClassShortPause, ClassCrash, ClassClientJump}, MaxFaults: 2, MaxDelays: 1, Jumps: JumpsUnread})
 }
 
 // BenchmarkProveSmall is a small space for profiling one schedule's cost.

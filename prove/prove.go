@@ -31,6 +31,10 @@
 // summary of the lock's story (tested against the full space, not proved).
 // Off, only identical whole runs are pruned. See docs/prove.md.
 //
+// Clock jumps (Options.Jumps, opt-in): a schedule with a client's clock
+// jump that the run without it shows nobody read is judged at that run's
+// verdict without running (jumps.go).
+//
 // Two answers. Each schedule's scenario is classified by the lock's
 // assumptions (scenarios.(*Scenario).InsideTTL): inside, a violation is a
 // bug in the lock; outside, it is the known limit. The enumeration stops
@@ -80,6 +84,10 @@ type Options struct {
 	Reduce Reduction
 	// Delays says where delays are offered (DelaysAll: at every point).
 	Delays Delays
+	// Jumps says whether a schedule with a clock jump nothing reads takes
+	// the verdict of the schedule without it, unrun (JumpsUnread,
+	// jumps.go).
+	Jumps Jumps
 	// Work, Latency and TTL set what every schedule holds fixed
 	// (Parameters); zero keeps prove's own: work TTL/10, or the lock's
 	// retry sleep if shorter (TTL + TTL/10 under watchdog-pause); 1 ms
@@ -164,15 +172,21 @@ type Result struct {
 	MaxDelays  int
 	Reduce     Reduction
 	Delays     Delays
+	Jumps      Jumps
 	Shard      search.Shard
 	TTL        time.Duration // the lock's lifetime, which the menu scales to
 	Params     Parameters    // what every schedule holds fixed
 	Menu       []MenuChoice  // the choices offered, sized
-	Explored   int64         // schedules run
+	Explored   int64         // schedules run (with JumpsUnread, judged: Unrun of them unrun)
 	Pruned     int64         // schedules not run: their parent's run had been extended already
 	Incomplete int64         // schedules cut at a cap: nothing can be said of them
-	Depth      int           // the last pass finished: every schedule of at most Depth choices ran (-1: none; with Found, its pass)
-	Elapsed    time.Duration
+	// Unrun counts, with JumpsUnread, the schedules explored (judged)
+	// without a run of their own: a clock jump nobody read, at the verdict
+	// of the schedule without it (jumps.go); JumpsRan, those whose last
+	// choice is a clock jump that had to run.
+	Unrun, JumpsRan int64
+	Depth           int // the last pass finished: every schedule of at most Depth choices ran (-1: none; with Found, its pass)
+	Elapsed         time.Duration
 	// Found is the worst verdict met, at its first schedule; nil: none
 	// within the bounds.
 	Found *Found
@@ -209,6 +223,9 @@ type Prover struct {
 	base     *scenarios.Scenario
 	names    []string
 	classify classifier
+	// onUnrun, set by a test, is told of every schedule taken unrun
+	// (jumps.go), in canonical order.
+	onUnrun func(steps []Step, jump int, verdict string)
 }
 
 // New checks the options.
@@ -357,13 +374,28 @@ type node struct {
 	faults []scenarios.Fault
 	path   []int
 	start  int // first choice point an extension may use
-	faultN int // faults among steps (the rest are delays)
+	// stateFrom is the engine's number (point.seq) of that point, at
+	// least: no state key is needed before it (sim.Config.StateFrom).
+	stateFrom int
+	faultN    int // faults among steps (the rest are delays)
+	// ords are, step by step, the step's point's number among its
+	// client's own points (point.own) in the run it was chosen in.
+	ords []int
 	// outside is the assumption the schedule breaks; "": inside.
 	outside string
+	// inherit is, with JumpsUnread, the verdict of the schedule without
+	// a clock jump nothing read (unreadJump, withoutJump): where judged,
+	// the schedule takes it unrun; unrun says it did.
+	inherit string
+	unrun   bool
 	// After the run:
 	points  []point
 	verdict string
 	key     [32]byte
+	// reads and room are what jumps.go reads of the run (noteReads), or
+	// of the run it was taken from.
+	reads []int
+	room  bool
 }
 
 // point is one choice point of a run.
@@ -371,6 +403,8 @@ type point struct {
 	proc int
 	at   sim.Point
 	n    int
+	seq  int       // the run's OnPoint calls so far, this one included (sim.Config.StateFrom)
+	own  int       // its process's own OnPoint calls so far, this one included (sim.Result.LastClockRead)
 	key  [4]uint64 // the state key there (Options.Reduce); zero: none
 	// When it came, and how many events the history held then.
 	now    sim.Time
@@ -436,6 +470,7 @@ func (p *Prover) run(n *node, last bool) error {
 		prep.Config.OnPoint = p.recorder(&pts)
 		if p.opts.Reduce != ReduceOff {
 			prep.Config.OnState = p.keyRecorder(&pts)
+			prep.Config.StateFrom = n.stateFrom
 		}
 	}
 	res, v, err := judge.Verdict(prep, model.Options{})
@@ -444,6 +479,7 @@ func (p *Prover) run(n *node, last bool) error {
 	}
 	defer res.Release() // nothing of the run is kept but its verdict and key
 	n.verdict = v.Verdict
+	p.noteReads(n, res)
 	if last {
 		return nil
 	}
@@ -477,7 +513,11 @@ func (p *Prover) run(n *node, last bool) error {
 // numbering each client's points of a kind from 1 as triggers count them.
 func (p *Prover) recorder(pts *[]point) func(sim.Point, int, sim.Time, int) {
 	counts := make([][3]int, len(p.names))
+	own := make([]int, len(p.names))
+	seq := 0
 	return func(at sim.Point, proc int, now sim.Time, events int) {
+		seq++ // every call, as the engine counts them
+		own[proc]++
 		var k int
 		switch at {
 		case sim.PointSend:
@@ -490,7 +530,7 @@ func (p *Prover) recorder(pts *[]point) func(sim.Point, int, sim.Time, int) {
 			return
 		}
 		counts[proc][k]++
-		*pts = append(*pts, point{proc: proc, at: at, n: counts[proc][k], now: now, events: events})
+		*pts = append(*pts, point{proc: proc, at: at, n: counts[proc][k], seq: seq, own: own[proc], now: now, events: events})
 	}
 }
 
@@ -536,9 +576,16 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 				steps:  append(append([]Step(nil), n.steps...), st),
 				faults: append(append([]scenarios.Fault(nil), n.faults...), p.fault(c, st)),
 				path:   append(append([]int(nil), n.path...), len(out)),
+				ords:   append(append([]int(nil), n.ords...), pt.own),
 				start:  i + 1,
+				// The run is n's up to point i: its later points come
+				// after n's seq there.
+				stateFrom: pt.seq + 1,
 			}
 			k.outside = p.outsideOf(k.faults)
+			if p.unreadJump(n, i, c) {
+				k.inherit, k.reads, k.room = n.verdict, n.reads, n.room
+			}
 			out = append(out, k)
 		}
 	}
@@ -589,7 +636,7 @@ type seen struct {
 func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	o := p.opts
 	r := &Result{Algorithm: p.algo.Name, Clients: o.Clients, Rounds: o.Rounds, Classes: o.Classes,
-		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Delays: o.Delays, Shard: o.Shard, TTL: p.ttl, Depth: -1,
+		MaxFaults: o.MaxFaults, MaxDelays: o.MaxDelays, Reduce: o.Reduce, Delays: o.Delays, Jumps: o.Jumps, Shard: o.Shard, TTL: p.ttl, Depth: -1,
 		Params: p.params, Menu: p.Menu()}
 	began := time.Now()
 	w := &walker{p: p, ctx: ctx, workers: o.Workers, sides: newSides()}
@@ -614,6 +661,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	}
 	finish := func() *Result {
 		r.Explored, r.Pruned, r.Incomplete, r.Elapsed = w.explored.Load(), w.pruned.Load(), w.incomplete.Load(), time.Since(began)
+		r.Unrun, r.JumpsRan = w.unrun, w.jumpsRan
 		r.Inside, r.Outside = p.answer(&w.sides.inside), p.answer(&w.sides.outside)
 		r.Met = MetOf(r.Inside.Met, r.Outside.Met)
 		if len(r.Met) > 0 {
@@ -629,6 +677,12 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 		w.depth.Store(int32(t))
 		w.target = t
 		w.memo = map[[32]byte]seen{} // the same decisions in every pass
+		if o.Jumps == JumpsUnread {
+			w.last, w.judged = w.judged, nil
+			if t < o.MaxFaults+o.MaxDelays { // the last pass's are read by no later one
+				w.judged = map[[16]byte]reads{}
+			}
+		}
 		w.states = map[[4]uint64]seen{}
 		if err := w.batch([]*node{root}, t == 0); err != nil {
 			return nil, err
@@ -664,8 +718,13 @@ type walker struct {
 	memo                         map[[32]byte]seen
 	states                       map[[4]uint64]seen // the points extended from, by state key (Options.Reduce)
 	explored, pruned, incomplete atomic.Int64
-	depth                        atomic.Int32
-	sides                        *sides // both answers so far (answer.go)
+	unrun, jumpsRan              int64 // judged in canonical order (judge): no atomics
+	// judged and last are, with JumpsUnread, what this pass's and the
+	// last pass's judged schedules' runs say of their clock reads, by
+	// their steps (jumps.go).
+	judged, last map[[16]byte]reads
+	depth        atomic.Int32
+	sides        *sides // both answers so far (answer.go)
 }
 
 // extends says whether n's extensions are worth running: not those of an
@@ -763,6 +822,23 @@ func (w *walker) batch(nodes []*node, last bool) error {
 	// the batch, in canonical order, whatever the workers.
 	if w.sides.settled {
 		nodes = slices.DeleteFunc(slices.Clone(nodes), func(n *node) bool { return n.outside != "" })
+	}
+	if last && w.p.opts.Jumps == JumpsUnread {
+		// A clock jump nobody read is judged at the verdict of the
+		// schedule without it (jumps.go); one that is extended runs.
+		nodes = slices.DeleteFunc(slices.Clone(nodes), func(n *node) bool {
+			without := len(n.steps) - 1 // the parent's
+			if n.inherit == "" {
+				if without = w.withoutJump(n); without < 0 {
+					return false
+				}
+			}
+			n.verdict, n.unrun = n.inherit, true
+			if w.p.onUnrun != nil {
+				w.p.onUnrun(n.steps, without, n.verdict)
+			}
+			return true
+		})
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup

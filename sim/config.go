@@ -29,7 +29,12 @@ type Config struct {
 	// run's state keys there (statehash.go): equal keys, equal futures.
 	// Off, the engine keeps no observations and hashes nothing.
 	OnState func(point Point, proc int, keys StateKeys)
-	_       struct{} // grows: callers name the fields they set
+	// StateFrom, with OnPoint set, is the first trigger point (the
+	// StateFrom-th OnPoint call, from 1) OnState is told of; 0 or 1: every
+	// one. The state is hashed only where it is asked for (prove extends
+	// a run only after its last choice).
+	StateFrom int
+	_         struct{} // grows: callers name the fields they set
 }
 
 // DefaultMaxEvents bounds a run's history when Config.MaxEvents is 0.

@@ -29,8 +29,19 @@ type Result struct {
 	// ever. Vacuous reads both.
 	LossyNetwork bool
 	Unanswered   int
-	mem          *memory  // what Release gives back; nil once released
-	_            struct{} // grows: callers name the fields they set
+	// LastClockRead is, for each process, how many of its own trigger
+	// points (sends, replies, acquired and released, its watchdog's too)
+	// had come when it last read its clock (Proc.Now, by it or its
+	// watchdog); -1: it never did. Nothing but Proc.Now reads a process's
+	// clock (Sleep runs on true time), so a clock jump of the process at a
+	// later point of its own changes nothing of the run but its own fault
+	// event (prove/jumps.go).
+	LastClockRead []int
+	// spareEvents and spareBytes are what the history could still have
+	// held when the run ended (Room).
+	spareEvents, spareBytes int
+	mem                     *memory  // what Release gives back; nil once released
+	_                       struct{} // grows: callers name the fields they set
 }
 
 // Release gives the run's memory (its history's events, the argument lists
@@ -128,6 +139,9 @@ type runner struct {
 	// being applied, for a kind that leaves work for later (a planned loss).
 	uses   faultUses
 	firing int
+	// points counts the trigger points told to Config.OnPoint so far
+	// (Result.LastClockRead).
+	points int
 	// bub is the run's client libraries (libhost.go, package sim/bubble);
 	// nil until one joins.
 	bub Libraries
@@ -215,7 +229,19 @@ func Run(cfg Config) (*Result, error) {
 	res.mem = r.mem
 	res.Faults = r.faultUses()
 	res.LossyNetwork, res.Unanswered = cfg.Network.lossy(), r.unanswered
+	res.LastClockRead = make([]int, len(r.procs))
+	for i, p := range r.procs {
+		res.LastClockRead[i] = p.readAt - 1
+	}
+	res.spareEvents, res.spareBytes = r.maxEv-r.hist.n, MaxHistoryBytes-r.hist.size
 	return res, nil
+}
+
+// Room says whether the history had room, when the run ended, for n more
+// events that carry no strings (a clock jump's fault event) before a cap
+// (Config.MaxEvents, MaxHistoryBytes) would have cut the run.
+func (r *Result) Room(n int) bool {
+	return r.spareEvents > n && r.spareBytes > n*eventSize
 }
 
 // historyEstimate sizes the first chunk of history so that a run with little

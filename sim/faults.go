@@ -45,10 +45,12 @@ func (t *triggers) reached(f *Fault, i int, point Point, cmd string) bool {
 // trigger counts an event of process p at point and fires the faults that
 // were waiting for its Nth occurrence.
 func (r *runner) trigger(point Point, p *process, cmd string) {
+	p.home().points++ // Result.LastClockRead
 	if r.cfg.OnPoint != nil {
+		r.points++
 		r.cfg.OnPoint(point, p.id, r.now, r.hist.n)
 	}
-	if r.cfg.OnState != nil {
+	if r.cfg.OnState != nil && r.points >= r.cfg.StateFrom {
 		r.cfg.OnState(point, p.id, StateKeys{State: r.stateKey(), History: StateKey(r.past.history),
 			Summary: r.past.summary(r.now)})
 	}

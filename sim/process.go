@@ -60,6 +60,10 @@ type process struct {
 	lose         lossPlan // a planned lost request or reply for the next command (faultapply.go)
 	ended        bool     // the workload returned: the process has finished for good
 	clockReads   uint64   // calls of Now, by the process and its watchdog (faultuse.go)
+	// points counts the process's own trigger points (its watchdog's
+	// too); readAt is 1 + points when the process or its watchdog last
+	// called Now, 0: never (Result.LastClockRead).
+	points, readAt int
 
 	// The watchdog (watchdog.go). A main coroutine's dog is its running
 	// watchdog, if any; a watchdog's owner is its process's main coroutine,
@@ -108,6 +112,7 @@ func (p *process) Nodes() int       { return len(p.r.nodes) }
 func (p *process) Now() time.Time {
 	h := p.home()
 	h.clockReads++
+	h.readAt = h.points + 1
 	t := h.clock.at(p.r.now)
 	if p.r.cfg.OnState != nil {
 		h.readClock = true
@@ -202,6 +207,9 @@ func (p *process) suspend() {
 		panic(crashSignal{})
 	}
 	if r := p.r; r.inlines(p) {
+		if p.want == effCommand {
+			p.points++ // the PointSend that fires nothing here (Result.LastClockRead)
+		}
 		r.begin(p) // what resume does on the yield: PointSend has nothing to fire
 		if r.runOwn(p) {
 			if p.crashPending {

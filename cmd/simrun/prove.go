@@ -36,7 +36,12 @@ type proveJSON struct {
 	Reduce string `json:"reduce"`
 	// Delays says where delays were offered: shards merge only with their
 	// like, as for Reduce.
-	Delays      string       `json:"delays"`
+	Delays string `json:"delays"`
+	// Jumps, Unrun and JumpsRan are there with --jumps unread only: the
+	// default output is as before it. Shards merge only with their like.
+	Jumps       string       `json:"jumps,omitempty"`
+	Unrun       int64        `json:"unrun,omitempty"`
+	JumpsRan    int64        `json:"jumps_ran,omitempty"`
 	Shard       string       `json:"shard,omitempty"`
 	TTL         string       `json:"ttl"`
 	Proved      bool         `json:"proved"`
@@ -76,6 +81,7 @@ type proveBounds struct {
 	MaxDelays int                `json:"max_delays"`
 	Delays    string             `json:"delays"`
 	Reduce    string             `json:"reduce"`
+	Jumps     string             `json:"jumps,omitempty"` // --jumps unread only
 	Menu      []prove.MenuChoice `json:"menu"`
 }
 
@@ -134,6 +140,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
 	reduce := fs.String("reduce", "history", "state pruning: `R` is history (state and whole past), summary (state and the lock's story) or off")
 	delays := fs.String("delays", "races", "where delays are offered: `W` is races (where one reorders an event with a conflicting one) or all (every point)")
+	jumps := fs.String("jumps", "run", "schedules with a client's clock jump: `W` is run (every one) or unread (one whose client never reads its clock after the jump, in the run of the schedule without it, takes that run's verdict unrun)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
 	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk inside counterexample to `FILE`, the outside one to FILE-outside")
@@ -170,6 +177,8 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	o.Reduce = red
 	del, delErr := prove.ParseDelays(*delays)
 	o.Delays = del
+	jmp, jmpErr := prove.ParseJumps(*jumps)
+	o.Jumps = jmp
 	if af.File == "" {
 		o.Algorithm = a.Name
 	} else {
@@ -185,6 +194,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 		flagCheck{"max-delays", prove.CheckMaxDelays(*maxDelays)},
 		flagCheck{"reduce", redErr},
 		flagCheck{"delays", delErr},
+		flagCheck{"jumps", jmpErr},
 		flagCheck{"workers", search.ValidateWorkers(*workers)},
 		flagCheck{"work", prove.CheckWork(*work)},
 		flagCheck{"latency", prove.CheckLatency(*latency)},
@@ -325,6 +335,9 @@ func proveReport(r *prove.Result, failOn string) proveJSON {
 		FailOn: failOn,
 		Inside: answerJSON(r.Inside), Outside: answerJSON(r.Outside)}
 	rep.Met = metJSON(r.Met)
+	if r.Jumps != prove.JumpsRun {
+		rep.Jumps, rep.Bounds.Jumps, rep.Unrun, rep.JumpsRan = r.Jumps.String(), r.Jumps.String(), r.Unrun, r.JumpsRan
+	}
 	if r.Found != nil {
 		rep.Verdict, rep.Schedule, rep.Path = r.Found.Verdict, r.Found.Schedule, r.Found.Path
 	} else if r.Incomplete > 0 {
@@ -377,6 +390,9 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, where, r.TTL)
 	writeProveBounds(b, r)
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
+	if r.Jumps != "" {
+		fmt.Fprintf(b, "jumps      %s: %d of them taken unrun (a clock jump its client never read after), %d ending in a jump ran\n", r.Jumps, r.Unrun, r.JumpsRan)
+	}
 	switch {
 	case r.Interrupted && len(r.Met) > 0:
 		b.WriteString("result     interrupted: nothing shrunk; met so far, worst first:\n")
@@ -534,7 +550,7 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 	}
 	m := lines[0]
 	m.Shard, m.LockSHA256, m.FailOn = "", "", failOn
-	m.Explored, m.Pruned, m.Incomplete, m.Seconds, m.Depth = 0, 0, 0, 0, 0
+	m.Explored, m.Pruned, m.Incomplete, m.Seconds, m.Depth, m.Unrun, m.JumpsRan = 0, 0, 0, 0, 0, 0, 0
 	m.Proved, m.Verdict, m.Schedule, m.Path = true, "safe", []prove.Step{}, nil
 	m.Inside, m.Outside = proveAnswer{Base: m.Inside.Base, NeverInside: m.Inside.NeverInside}, proveAnswer{}
 	var count int
@@ -552,7 +568,7 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		}
 		same := l.Algorithm == m.Algorithm && l.Clients == m.Clients && l.Rounds == m.Rounds &&
 			strings.Join(l.Faults, ",") == strings.Join(m.Faults, ",") && l.MaxFaults == m.MaxFaults && l.MaxDelays == m.MaxDelays &&
-			l.Reduce == m.Reduce && l.Delays == m.Delays && reflect.DeepEqual(l.Bounds, m.Bounds)
+			l.Reduce == m.Reduce && l.Delays == m.Delays && l.Jumps == m.Jumps && reflect.DeepEqual(l.Bounds, m.Bounds)
 		switch {
 		case l.Parameters.Work == "":
 			return fail(stderr, "prove", fmt.Errorf("--merge: line %d (shard %s) names no parameters: it is from an older simrun; run the shard again", i+1, l.Shard))
@@ -570,6 +586,8 @@ func proveMerge(files []string, a locks.Algorithm, af *algoFlags, out string, fo
 		seen[idx] = true
 		m.Explored += l.Explored
 		m.Pruned += l.Pruned
+		m.Unrun += l.Unrun
+		m.JumpsRan += l.JumpsRan
 		m.Incomplete += l.Incomplete
 		m.Seconds = max(m.Seconds, l.Seconds)
 		if i == 0 || l.Depth < m.Depth {
@@ -665,6 +683,11 @@ func mergedProver(m proveJSON, a locks.Algorithm, af *algoFlags, workers int) (*
 	}
 	if o.Delays, err = prove.ParseDelays(m.Delays); err != nil {
 		return nil, fmt.Errorf("--merge: delays: %w", err)
+	}
+	if m.Jumps != "" {
+		if o.Jumps, err = prove.ParseJumps(m.Jumps); err != nil {
+			return nil, fmt.Errorf("--merge: jumps: %w", err)
+		}
 	}
 	for _, d := range []struct {
 		field, value string

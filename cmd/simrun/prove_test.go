@@ -142,6 +142,7 @@ func TestProveBadFlags(t *testing.T) {
 		{[]string{"--algo", "set-nx-px-token", "--max-delays", "9"}, "--max-delays"},
 		{[]string{"--algo", "set-nx-px-token", "--reduce", "most"}, "--reduce"},
 		{[]string{"--algo", "set-nx-px-token", "--delays", "some"}, "--delays"},
+		{[]string{"--algo", "set-nx-px-token", "--jumps", "some"}, "--jumps"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "pause,lava"}, "--faults"},
 		{[]string{"--algo", "set-nx-px-token", "--faults", "restart"}, "faults: restart is for a lock on several nodes"},
 		{[]string{"--algo", "set-nx-px-token", "--shard", "2/2"}, "--shard"},
@@ -225,8 +226,9 @@ func TestProveMerge(t *testing.T) {
 		t.Errorf("merge --fail-on any: exit %d, stderr %q", code, errOut)
 	}
 	// A shard of another --reduce or --delays is refused: its canonical
-	// positions are not the others'; so is one of other parameters.
-	for _, flag := range [][]string{{"--reduce", "summary"}, {"--delays", "all"}, {"--work", "1s"}, {"--latency", "2ms"}, {"--ttl", "20s"}} {
+	// positions are not the others'; so is one of other parameters, and
+	// one of another --jumps (its counts are not the others').
+	for _, flag := range [][]string{{"--reduce", "summary"}, {"--delays", "all"}, {"--jumps", "unread"}, {"--work", "1s"}, {"--latency", "2ms"}, {"--ttl", "20s"}} {
 		code, other, errOut := simrun(append(append(args, "--shard", "2/3"), flag...)...)
 		if code != exitOK && code != exitViolation {
 			t.Fatalf("%v shard: exit %d, stderr %q", flag, code, errOut)
@@ -304,5 +306,37 @@ func TestProveSummaryInterruptedWithMet(t *testing.T) {
 	}
 	if want := "met        STUCK: lost reply at c1's send #1 (inside)\n"; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "\nshrunk ") {
 		t.Errorf("summary lacks %q or shrank:\n%s", want, b.String())
+	}
+}
+
+// --jumps unread is opt-in: without it the output names no jumps (as
+// before it); with it, the same schedules and answers, and how many were
+// taken unrun, in a line of their own and in JSON.
+func TestProveJumpsUnread(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"prove", "--algo", "set-nx-px-token", "--rounds", "1", "--faults", "crash,client-jump", "--max-delays", "0", "-o", filepath.Join(dir, "c.yaml")}
+	code, plain, errOut := simrun(append(args, "--json")...)
+	if code != exitOK || strings.Contains(plain, "jumps") || strings.Contains(plain, "unrun") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, plain, errOut)
+	}
+	code, out, errOut := simrun(append(args, "--json", "--jumps", "unread")...)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var p, j map[string]any
+	if err := json.Unmarshal([]byte(plain), &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	bounds := j["bounds"].(map[string]any)
+	if j["jumps"] != "unread" || bounds["jumps"] != "unread" || j["unrun"] == nil || j["unrun"].(float64) <= 0 || j["explored"] != p["explored"] ||
+		j["verdict"] != p["verdict"] || fmt.Sprint(j["inside"]) != fmt.Sprint(p["inside"]) {
+		t.Errorf("--jumps unread: %s\nwithout: %s", out, plain)
+	}
+	code, text, errOut := simrun(append(args, "--jumps", "unread")...)
+	if code != exitOK || !strings.Contains(text, "jumps      unread: ") || !strings.Contains(text, "taken unrun") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, text, errOut)
 	}
 }
