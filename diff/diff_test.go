@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/internal/racedetect"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
@@ -172,11 +173,20 @@ func TestFindsWorseForNew(t *testing.T) {
 // TestSameWhateverTheWorkers: the first worse run, the counts and the
 // shrunk scenario do not depend on the workers.
 func TestSameWhateverTheWorkers(t *testing.T) {
+	// The outside half finds run 73 worse; the inside half finds nothing
+	// and compares every run. Under the race detector, which looks for
+	// the workers' races and makes each run several times dearer, the inside half
+	// compares 200 runs, not 2000: a sample of the same search.
+	runs := 2000
+	if racedetect.Enabled {
+		runs = 200
+		t.Log("under -race, 200 runs a half (the outside one still finds run 73); the plain go test compares 2000")
+	}
 	var first []byte
 	var firstRuns int
 	for _, w := range []int{1, 3} {
 		d, err := New(Options{Old: reference(t), New: brokenRelease(t),
-			Classes: []string{scenarios.ClassPause, scenarios.ClassCrash}, Seed: 7, Runs: 2000, Workers: w, ShrinkTries: 300})
+			Classes: []string{scenarios.ClassPause, scenarios.ClassCrash}, Seed: 7, Runs: runs, Workers: w, ShrinkTries: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,9 +195,11 @@ func TestSameWhateverTheWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
+		found := 0
 		for _, h := range r.Halves {
 			data := []byte("none")
 			if h.Counterexample != nil {
+				found++
 				if data, err = scenarios.Marshal(h.Counterexample); err != nil {
 					t.Fatal(err)
 				}
@@ -195,6 +207,9 @@ func TestSameWhateverTheWorkers(t *testing.T) {
 			}
 			b.WriteString(h.Half)
 			b.Write(data)
+		}
+		if found == 0 {
+			t.Fatalf("workers %d: no half found a worse run: the test compares nothing", w)
 		}
 		if first == nil {
 			first, firstRuns = []byte(b.String()), r.Halves[0].Runs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/locksim/locksim/explore"
@@ -54,6 +55,25 @@ func explorer(t testing.TB, o explore.Options) *explore.Explorer {
 	return e
 }
 
+// smallMatrixOnce is smallMatrix searched once, with one worker, for the
+// tests that read it: TestMatrixSameWhateverWorkers compares the other
+// worker counts with it, and TestMatrixCellIsExplore (whose cells are so
+// the same whatever the workers) compares it with explore.
+var smallMatrixOnce = sync.OnceValues(func() (*Matrix, error) {
+	o := smallMatrix
+	o.Workers = 1
+	return Run(context.Background(), o)
+})
+
+func smallMatrixOneWorker(t *testing.T) *Matrix {
+	t.Helper()
+	m, err := smallMatrixOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // The same options give the same cells, counterexamples included, whatever
 // the number of workers.
 func TestMatrixSameWhateverWorkers(t *testing.T) {
@@ -61,7 +81,12 @@ func TestMatrixSameWhateverWorkers(t *testing.T) {
 	for _, workers := range raceCut([]int{1, 2, 5}, []int{1, 5}) {
 		o := smallMatrix
 		o.Workers = workers
-		m := runMatrix(t, o)
+		var m *Matrix
+		if workers == 1 {
+			m = smallMatrixOneWorker(t)
+		} else {
+			m = runMatrix(t, o)
+		}
 		if want == nil {
 			want = m
 			continue
@@ -88,7 +113,7 @@ func TestMatrixSameWhateverWorkers(t *testing.T) {
 // budget, a counterexample as small as explore's. A class with no inside
 // runs has no inside answer, and says why.
 func TestMatrixCellIsExplore(t *testing.T) {
-	m := runMatrix(t, smallMatrix)
+	m := smallMatrixOneWorker(t)
 	inCounterexamples := 0
 	for _, row := range m.Cells {
 		for _, cell := range row {

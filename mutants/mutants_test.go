@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/diff"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/golden"
+	"github.com/locksim/locksim/internal/racedetect"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
@@ -139,12 +140,23 @@ func TestMutationFigure(t *testing.T) {
 		all = append(all, ms...)
 	}
 	sample := all
+	sampled := map[string]bool{} // the subjects of the sample's mutants
 	if testing.Short() {
 		// Every fourth mutant: a sample, each door at the full budget.
-		sample = nil
-		for i := 0; i < len(all); i += 4 {
-			sample = append(sample, all[i])
+		// Under the race detector, where each run costs several times as
+		// much and the detector's memory grows with every one (7 GB for
+		// every fourth), every twelfth, and only their subjects' baselines.
+		stride := 4
+		if racedetect.Enabled {
+			stride = 12
 		}
+		sample = nil
+		for i := 0; i < len(all); i += stride {
+			sample = append(sample, all[i])
+			sampled[all[i].Subject] = true
+		}
+		t.Logf("-short: every %dth mutant, %d of %d; go test ./mutants -run TestMutationFigure checks them all",
+			stride, len(sample), len(all))
 	}
 	// Each subject's baseline: the verdicts its unmutated lock meets
 	// inside, and diff of the lock with itself (loaded twice), which must
@@ -152,6 +164,9 @@ func TestMutationFigure(t *testing.T) {
 	base := map[string]map[string]int{}
 	loaded := map[string]locks.Algorithm{}
 	for _, f := range subjects(t) {
+		if racedetect.Enabled && !sampled[f] {
+			continue // no mutant of it in the race detector's sample
+		}
 		u, err := algofile.LoadFile(f)
 		if err != nil {
 			t.Fatal(err)

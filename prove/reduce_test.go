@@ -160,11 +160,14 @@ func TestReductionProperty(t *testing.T) {
 		classes := []string{ClassShortPause, ClassLongPause, ClassCrash, ClassClientJump, ClassNet}
 		o.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom(classes), 1, 2, rapid.ID[string]).Draw(rt, "classes")
 		// Keep each space small (seconds): more clients and rounds, fewer
-		// choices.
+		// choices. Lost commands multiply a lone client's choices too: one
+		// client under net with K=2 and a delay is 258,622 schedules for
+		// fenced-token (100 s), where K+D=2 is at most thousands.
+		net := slices.Contains(o.Classes, ClassNet)
 		switch work := o.Clients * o.Rounds; {
 		case work > 2:
 			o.MaxFaults, o.MaxDelays = min(o.MaxFaults, 1), 0
-		case work == 2:
+		case work == 2 || net:
 			o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
 		}
 		o.Reduce, o.Delays = ReduceOff, DelaysAll

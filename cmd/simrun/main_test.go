@@ -61,17 +61,6 @@ func builtSimrun(t *testing.T) string {
 	return binPath
 }
 
-// raceCut is all, or under the race detector the cut of it that still
-// runs the test's concurrent case: the detector's bookkeeping grows with
-// every run the test binary makes, and this package's tests would pass
-// 2 GB together. The plain `go test` runs all of it.
-func raceCut[T any](all, cut T) T {
-	if racedetect.Enabled {
-		return cut
-	}
-	return all
-}
-
 // skipUnderRace skips a test of the command line whose searches the race
 // detector would make too big for one test binary (their concurrency is
 // raced in the package that runs it, named by why), saying so; the plain

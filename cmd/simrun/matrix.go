@@ -23,6 +23,11 @@ import (
 // them fast.
 var matrixAlgorithms []string
 
+// runMatrix searches simrun matrix's matrix: matrix.Run, which the tests
+// replace with a cache, so that the commands of a test binary that ask
+// for the same matrix share one search (matrix_test.go: sharedMatrix).
+var runMatrix = matrix.Run
+
 // addMatrixFlags declares the flags simrun matrix and simrun book share,
 // with one name, default and meaning: the matrix's run space (--seed,
 // --runs) and the cells searched at once (--workers). --shrink-tries is
@@ -153,7 +158,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	// Ctrl-C stops every cell: a part of a matrix is no matrix (nothing
 	// is written), so say so and exit 130 as a shell does for SIGINT.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
-	m, err := matrix.Run(ctx, o)
+	m, err := runMatrix(ctx, o)
 	stopSignals()
 	if progress {
 		fmt.Fprint(stdout, "\r\033[K")
