@@ -58,7 +58,7 @@ func ParseJumps(s string) (Jumps, error) { return parseWord[Jumps](jumpsNames[:]
 // only where it is judged; a child that is extended is run (its points and
 // state keys are its own).
 func (p *Prover) unreadJump(n *node, i int, c *choice) bool {
-	if p.opts.Jumps != JumpsUnread || c.class != ClassClientJump || n.reads == nil || !n.room || n.verdict == model.VerdictIncomplete {
+	if p.opts.Jumps != JumpsUnread || c.class != ClassClientJump || !n.source() {
 		return false
 	}
 	pt := &n.points[i]
@@ -66,31 +66,33 @@ func (p *Prover) unreadJump(n *node, i int, c *choice) bool {
 }
 
 // reads is what a judged schedule's run says of its clock reads: its
-// verdict, each client's last read (sim.Result.LastClockRead) and whether
-// K events more had room (each jump of a schedule adds one).
+// verdict and each client's last read (sim.Result.LastClockRead).
 type reads struct {
 	verdict string
 	last    []int
-	room    bool
 }
 
-// noteReads keeps what unreadJump and withoutJump need of n's run.
+// noteReads keeps what unreadJump and withoutJump need of n's run: its
+// clock reads, when the run can stand for a run with jumps more (it was
+// not cut, and K events more had room: each jump adds one).
 func (p *Prover) noteReads(n *node, res *sim.Result) {
-	if p.opts.Jumps != JumpsUnread {
-		return
+	if p.opts.Jumps == JumpsUnread && res.Cut == "" && res.Room(max(p.opts.MaxFaults, 1)) {
+		n.reads = res.LastClockRead
 	}
-	n.reads = res.LastClockRead
-	n.room = res.Cut == "" && res.Room(max(p.opts.MaxFaults, 1))
 }
+
+// source says whether n's run can stand for its children's with a clock
+// jump nothing reads: noteReads kept its reads, and it is not incomplete.
+func (n *node) source() bool { return n.reads != nil && n.verdict != model.VerdictIncomplete }
 
 // keepReads files judged n's reads by its steps, for the next pass
 // (withoutJump): from its run, or from the run it was taken from, which
 // is its own but for the jump's event.
 func (w *walker) keepReads(n *node) {
-	if w.judged == nil || n.reads == nil || !n.room || n.verdict == model.VerdictIncomplete {
+	if w.judged == nil || !n.source() {
 		return
 	}
-	w.judged[stepsKey(n.steps, -1)] = reads{verdict: n.verdict, last: n.reads, room: n.room}
+	w.judged[stepsKey(n.steps, -1)] = reads{verdict: n.verdict, last: n.reads}
 }
 
 // withoutJump takes n, judged in this pass, at the verdict of the
@@ -116,10 +118,10 @@ func (w *walker) withoutJump(n *node) int {
 	}
 	r, ok := w.last[stepsKey(n.steps, j)]
 	proc := slices.Index(w.p.names, n.steps[j].Client)
-	if !ok || !r.room || proc < 0 || r.last[proc] >= n.ords[j] {
+	if !ok || proc < 0 || r.last[proc] >= n.ords[j] {
 		return -1
 	}
-	n.inherit, n.reads, n.room = r.verdict, r.last, r.room
+	n.inherit, n.reads = r.verdict, r.last
 	return j
 }
 

@@ -183,12 +183,7 @@ func TestUnreadJumpsProperty(t *testing.T) {
 		}
 		others := []string{ClassShortPause, ClassLongPause, ClassCrash, ClassNet}
 		o.Classes = append([]string{ClassClientJump}, rapid.SliceOfNDistinct(rapid.SampledFrom(others), 0, 1, rapid.ID[string]).Draw(rt, "classes")...)
-		switch work := o.Clients * o.Rounds; {
-		case work > 2:
-			o.MaxFaults, o.MaxDelays = 1, 0
-		case work == 2:
-			o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
-		}
+		keepSmall(&o)
 		o.Reduce, o.Delays = ReduceOff, DelaysAll
 		full := run(t, o)
 		o.Reduce, o.Delays, o.Jumps = ReduceHistory, DelaysRaces, JumpsUnread

@@ -392,10 +392,9 @@ type node struct {
 	points  []point
 	verdict string
 	key     [32]byte
-	// reads and room are what jumps.go reads of the run (noteReads), or
-	// of the run it was taken from.
+	// reads is what jumps.go reads of the run (noteReads), or of the run
+	// it was taken from; nil when that run cannot stand for another.
 	reads []int
-	room  bool
 }
 
 // point is one choice point of a run.
@@ -584,7 +583,7 @@ func (p *Prover) children(n *node, skip func(pt *point, faults, delays int) bool
 			}
 			k.outside = p.outsideOf(k.faults)
 			if p.unreadJump(n, i, c) {
-				k.inherit, k.reads, k.room = n.verdict, n.reads, n.room
+				k.inherit, k.reads = n.verdict, n.reads
 			}
 			out = append(out, k)
 		}

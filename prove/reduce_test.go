@@ -159,17 +159,7 @@ func TestReductionProperty(t *testing.T) {
 		}
 		classes := []string{ClassShortPause, ClassLongPause, ClassCrash, ClassClientJump, ClassNet}
 		o.Classes = rapid.SliceOfNDistinct(rapid.SampledFrom(classes), 1, 2, rapid.ID[string]).Draw(rt, "classes")
-		// Keep each space small (seconds): more clients and rounds, fewer
-		// choices. Lost commands multiply a lone client's choices too: one
-		// client under net with K=2 and a delay is 258,622 schedules for
-		// fenced-token (100 s), where K+D=2 is at most thousands.
-		net := slices.Contains(o.Classes, ClassNet)
-		switch work := o.Clients * o.Rounds; {
-		case work > 2:
-			o.MaxFaults, o.MaxDelays = min(o.MaxFaults, 1), 0
-		case work == 2 || net:
-			o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
-		}
+		keepSmall(&o)
 		o.Reduce, o.Delays = ReduceOff, DelaysAll
 		full := run(t, o)
 		rt.Logf("%+v: %d schedules", o, full.Explored)
@@ -234,5 +224,19 @@ func TestReductionSameWhateverWorkers(t *testing.T) {
 	}
 	if err := sameFindings(one, two); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// keepSmall bounds a property test's drawn space to seconds: more clients
+// and rounds, fewer choices. Lost commands multiply a lone client's
+// choices too: one client under net with K=2 and a delay is 258,622
+// schedules for fenced-token (100 s), where K+D=2 is at most thousands.
+func keepSmall(o *Options) {
+	net := slices.Contains(o.Classes, ClassNet)
+	switch work := o.Clients * o.Rounds; {
+	case work > 2:
+		o.MaxFaults, o.MaxDelays = min(o.MaxFaults, 1), 0
+	case work == 2 || net:
+		o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
 	}
 }
