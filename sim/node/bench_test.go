@@ -145,3 +145,28 @@ func BenchmarkCheckSet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHashLockPoll is a waiter's poll of a held hash lock (EXISTS,
+// HEXISTS, then the tail call PTTL), the clock a millisecond on each time:
+// run in Lua, and replayed from its known path (replay.go).
+func BenchmarkHashLockPoll(b *testing.B) {
+	for _, way := range []struct {
+		name     string
+		noReplay bool
+	}{{"lua", true}, {"known-path", false}} {
+		b.Run(way.name, func(b *testing.B) {
+			n := New(1)
+			n.noReplay = way.noReplay
+			now := t0
+			n.Exec(0, now, eval(hashLockScript, []string{"lock"}, "3600000", "holder"))
+			poll := eval(hashLockScript, []string{"lock"}, "3600000", "waiter")
+			b.ReportAllocs()
+			for b.Loop() {
+				now = now.Add(time.Millisecond)
+				if r := n.Exec(1, now, poll); r.Kind != Int {
+					b.Fatalf("poll: %s", r)
+				}
+			}
+		})
+	}
+}

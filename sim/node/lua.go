@@ -30,6 +30,7 @@ type luaVM struct {
 	args       []string       // redis.call's arguments, reused (luaredis.go)
 	known      []string       // the script's ARGV: bulk replies equal to one reuse it
 	fn         *lua.LFunction // the last script's main function
+	replay     replayer       // the paths scripts took (replay.go)
 
 	// Set for the script being run.
 	peer     *server.Peer
@@ -245,6 +246,7 @@ func luaSetMetatable(L *lua.LState) int {
 
 // mathRandom is Lua 5.1's math.random over a PCG owned by the node.
 func (vm *luaVM) mathRandom(L *lua.LState) int {
+	vm.replay.random = true
 	r := vm.rand.Float64()
 	switch L.GetTop() {
 	case 0:
@@ -268,6 +270,7 @@ func (vm *luaVM) mathRandom(L *lua.LState) int {
 }
 
 func (vm *luaVM) mathRandomSeed(L *lua.LState) int {
+	vm.replay.random = true
 	vm.pcg.Seed(uint64(L.CheckInt(1)), pcgStream)
 	return 0
 }

@@ -1,6 +1,8 @@
 package node
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,10 +52,33 @@ func (vm *luaVM) raise(L *lua.LState, msg string) {
 
 // call is redis.call (raise) and redis.pcall (return an error table).
 func (vm *luaVM) call(L *lua.LState, raise bool) int {
-	r, refused := vm.chargeCall(L)
+	cost := callCost(L)
+	vm.charge(L, cost, "redis.call arguments")
+	entry := vm.budget.used
+	args, msg := vm.callArgs(L)
+	var r Reply
+	var refused bool
+	if rp := &vm.replay; rp.preset < len(rp.presets) {
+		// A replay that left its known paths made this call already.
+		p := rp.presets[rp.preset]
+		rp.preset++
+		if msg != "" || p.cost != cost || !slices.Equal(p.args, args) {
+			panic(fmt.Sprintf("locksim: a script rerun after its replay called %q where the replay called %q", args, p.args))
+		}
+		r, refused, args = p.reply, p.refused, p.args
+	} else {
+		var kept []string
+		if vm.recording() && msg == "" {
+			kept = slices.Clone(args) // exec upper-cases the name in place
+		}
+		r, refused = vm.send(args, msg, cost)
+		args = kept
+	}
 	if !refused {
-		r = vm.command(L)
 		vm.charge(L, replyCost(r), "a redis.call reply")
+	}
+	if vm.recording() {
+		vm.record(L, args, cost, r, refused, entry) // nil args (bad ones): the path is not kept
 	}
 	if r.Kind == Error {
 		r.Str = errorText(r.Str)
@@ -65,10 +90,25 @@ func (vm *luaVM) call(L *lua.LState, raise bool) int {
 	return 1
 }
 
-func (vm *luaVM) command(L *lua.LState) Reply {
+// callCost is what redis.call's arguments count against the script's
+// memory budget and the node's MaxScriptWrites.
+func callCost(L *lua.LState) int64 {
+	var n int64
+	for i := 1; i <= L.GetTop(); i++ {
+		if s, ok := L.Get(i).(lua.LString); ok {
+			n += int64(len(s))
+		}
+		n += valueCost
+	}
+	return n
+}
+
+// callArgs is redis.call's arguments as strings, or the error for arguments
+// Redis refuses.
+func (vm *luaVM) callArgs(L *lua.LState) ([]string, string) {
 	top := L.GetTop()
 	if top == 0 {
-		return errorReply("ERR Please specify at least one argument for this redis lib call")
+		return nil, "ERR Please specify at least one argument for this redis lib call"
 	}
 	// One list reused for every call: nothing keeps it past the call (the
 	// commands that would queue it, MULTI and the blocking ones' callers,
@@ -84,9 +124,28 @@ func (vm *luaVM) command(L *lua.LState) Reply {
 		case lua.LNumber:
 			args[i] = formatNumber(float64(v))
 		default:
-			return errorReply("ERR Lua redis lib command arguments must be strings or integers")
+			return nil, "ERR Lua redis lib command arguments must be strings or integers"
 		}
 	}
+	return args, ""
+}
+
+// send is one redis.call's command, cost bytes of arguments: refused with
+// Redis's OOM error past MaxScriptWrites, else run (or the error msg for
+// its arguments). Replays send their recorded calls here too (replay.go).
+func (vm *luaVM) send(args []string, msg string, cost int64) (r Reply, refused bool) {
+	if vm.n.written+cost > scriptWrites {
+		return errorReply(oomError), true
+	}
+	vm.n.written += cost
+	if msg != "" {
+		return errorReply(msg), false
+	}
+	return vm.exec(args), false
+}
+
+// exec runs a script's command args, whose name it upper-cases in place.
+func (vm *luaVM) exec(args []string) Reply {
 	n := vm.n
 	// args is ours: miniredis upper-cases the name again, which costs nothing
 	// on an upper-case one, and answers the same (it only quotes the name as

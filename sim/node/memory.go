@@ -228,25 +228,6 @@ func (vm *luaVM) gsub(L *lua.LState, orig *lua.LFunction) int {
 // oomError is Redis's answer to a write past maxmemory.
 const oomError = "OOM command not allowed when used memory > 'maxmemory'."
 
-// chargeCall counts redis.call's arguments against the script's budget and
-// the node's MaxScriptWrites; past the latter the call is refused with
-// Redis's OOM error instead of run.
-func (vm *luaVM) chargeCall(L *lua.LState) (Reply, bool) {
-	var n int64
-	for i := 1; i <= L.GetTop(); i++ {
-		if s, ok := L.Get(i).(lua.LString); ok {
-			n += int64(len(s))
-		}
-		n += valueCost
-	}
-	vm.charge(L, n, "redis.call arguments")
-	if vm.n.written+n > scriptWrites {
-		return errorReply(oomError), true
-	}
-	vm.n.written += n
-	return Reply{}, false
-}
-
 // replyCost is what converting r into Lua values makes.
 func replyCost(r Reply) int64 {
 	n := int64(len(r.Str)) + valueCost

@@ -51,6 +51,10 @@ type Node struct {
 	// counts the commands it answered.
 	noPolls bool
 	polls   int
+	// noReplay turns replaying scripts' known paths off (replay.go; tests
+	// compare the two ways); replays counts the scripts replayed.
+	noReplay bool
+	replays  int
 	// accessed is the key whose access time (OBJECT IDLETIME) answerPoll
 	// last set, at node time accessedAt, with nothing dispatched since.
 	accessed   string

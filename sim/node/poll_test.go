@@ -11,11 +11,18 @@ import (
 )
 
 // TestPollsAsMiniredis runs one random command stream on two nodes, one
-// that answers a waiter's polls itself (answerPoll) and one that sends
-// every command through miniredis: every reply, the watched key after each
+// that answers a waiter's polls itself (answerPoll) and replays scripts'
+// known paths (replay.go), and one that sends every command through
+// miniredis and runs every script in Lua: every reply, the watched key after each
 // command, OBJECT IDLETIME and the whole state (State) must be the same on
 // both, over node times that jump back as well as forward.
 func TestPollsAsMiniredis(t *testing.T) {
+	// tokenScript branches on a reply that varies, ending in a tail call
+	// on two of its paths.
+	const tokenScript = `local v = redis.call("get", KEYS[1])
+if v == false then return redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) end
+if v == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end
+return redis.call("pttl", KEYS[1])`
 	rng := rand.New(rand.NewPCG(5, 6))
 	ms := func() string { return strconv.Itoa(1 + rng.IntN(3000)) }
 	key := func() string { return []string{"k", "k", "other"}[rng.IntN(3)] }
@@ -74,11 +81,43 @@ func TestPollsAsMiniredis(t *testing.T) {
 		func() []string {
 			return []string{"EVAL", `redis.call("exists", KEYS[1]); pcall(redis.call, "rename", KEYS[2], KEYS[1]); return redis.call("hexists", KEYS[1], "f")`, "2", "k", "other"}
 		},
+		// Scripts a replay of known paths (replay.go) must tell apart:
+		// the same calls and replies, or a tail call, each ending the
+		// script its own way.
+		func() []string { return []string{"EVAL", hashLockScript, "1", key(), "1000", "f"} },
+		func() []string { return []string{"EVAL", hashLockScript, "1", "k", "2000", "g"} },
+		func() []string {
+			return []string{"EVAL", tokenScript, "1", key(), []string{"t1", "t2"}[rng.IntN(2)], "1500"}
+		},
+		func() []string { return []string{"EVAL", `return pcall(redis.call, "pttl", KEYS[1])`, "1", key()} },
+		func() []string { return []string{"EVAL", `local t = redis.call("pttl", KEYS[1]) return t`, "1", key()} },
+		func() []string { return []string{"EVAL", `return redis.call("pttl", KEYS[1]) + 0`, "1", key()} },
+		func() []string { return []string{"EVAL", `return {redis.call("pttl", KEYS[1])}`, "1", key()} },
+		func() []string { return []string{"EVAL", `return tostring(redis.call("pttl", KEYS[1]))`, "1", key()} },
+		func() []string {
+			return []string{"EVAL", `local function f() return redis.call("pttl", KEYS[1]) end return f()`, "1", key()}
+		},
+		func() []string { return []string{"EVAL", `return redis.call("incr", KEYS[1])`, "1", "n" + key()} },
+		func() []string { return []string{"EVAL", `return redis.call("incr", KEYS[1])`, "1", key()} },
+		func() []string {
+			return []string{"EVAL", `return math.random(1000) + redis.call("exists", KEYS[1])`, "1", key()}
+		},
+		func() []string {
+			return []string{"EVAL", `local r = redis.pcall("hincrby", KEYS[1], "f", 1) if type(r) == "table" then return r.err end return r`, "1", key()}
+		},
+		func() []string {
+			return []string{"EVAL", `if redis.call("exists", KEYS[1]) == 1 then return redis.pcall("hget", KEYS[1], "f") end return redis.status_reply("none")`, "1", key()}
+		},
+		func() []string { return []string{"EVAL_RO", `return redis.call("get", KEYS[1])`, "1", key()} },
+		func() []string { return []string{"EVAL_RO", `return redis.call("del", KEYS[1])`, "1", key()} },
+		func() []string {
+			return []string{"EVAL", `redis.call("exists", KEYS[1]) return redis.call()`, "1", key()}
+		},
 	}
 	fast, slow := New(1), New(1)
 	fast.Watch("k")
 	slow.Watch("k")
-	slow.noPolls = true
+	slow.noPolls, slow.noReplay = true, true
 	state := func(n *Node, now time.Time) string {
 		var b strings.Builder
 		ok := n.State(now, func(s string) { b.WriteString(s + ",") }, func(v int64) { fmt.Fprint(&b, v, ",") })
@@ -114,5 +153,8 @@ func TestPollsAsMiniredis(t *testing.T) {
 	}
 	if fast.polls < 1000 || slow.polls != 0 {
 		t.Fatalf("%d polls answered without miniredis (and %d on the node that must not): the test tests little", fast.polls, slow.polls)
+	}
+	if fast.replays < 1000 || slow.replays != 0 {
+		t.Fatalf("%d scripts replayed (and %d on the node that must not): the test tests little", fast.replays, slow.replays)
 	}
 }

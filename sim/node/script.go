@@ -168,6 +168,16 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	if limit <= 0 {
 		limit = DefaultScriptBudget
 	}
+	var known *scriptPaths
+	if !vm.n.noReplay {
+		if known = vm.replay.find(c.proto, keys, argv, readOnly, limit); known != nil {
+			if r, ok := vm.replayed(known); ok {
+				vm.peer, vm.known = nil, nil
+				return r
+			}
+		}
+	}
+	vm.beginRun(known)
 	vm.budget.reset(limit)
 	vm.mem = memBudget{}
 	L.Env = vm.env // setfenv(0, t) must not reach the next script
@@ -175,6 +185,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	L.Push(vm.function(c))
 	err := L.PCall(0, 1, nil)
 	var r Reply
+	normal := false // the script returned
 	switch {
 	case vm.budget.exceeded():
 		r = errorReply(vm.budget.message())
@@ -186,13 +197,15 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 			r.Str += errorPlace(err, c.sha)
 		}
 	default:
-		r = toReply(L.Get(-1))
+		r, normal = toReply(L.Get(-1)), true
 	}
 	L.SetTop(0)
 	vm.keys.check(keys)
 	vm.argv.check(argv)
 	vm.known = nil
 	vm.finish()
+	vm.keep(normal, c, keys, argv, readOnly, limit, r)
+	vm.endRun()
 	return r
 }
 
