@@ -90,14 +90,14 @@ type replayer struct {
 	paths   []*scriptPaths // a ring of maxReplayScripts
 	next    int            // the ring's oldest when full
 	cur     *scriptPaths   // the running script's tree, if kept
-	record  bool           // the running script's calls are recorded in made
 	made    []madeCall
 	presets []madeCall // calls a replay made before it left the tree
 	preset  int        // the next preset a call takes
 	random  bool       // the running script drew from math.random
 }
 
-func (vm *luaVM) recording() bool { return vm.replay.record }
+// recording says the running script's calls are noted in made.
+func (vm *luaVM) recording() bool { return !vm.n.noReplay }
 
 // find returns the tree of the script with these arguments, or nil.
 func (r *replayer) find(proto *lua.FunctionProto, keys, argv []string, readOnly bool, limit int64) *scriptPaths {
@@ -126,7 +126,7 @@ func (r *replayer) add(proto *lua.FunctionProto, keys, argv []string, readOnly b
 // tree if kept, and presets what a replay of it already made.
 func (vm *luaVM) beginRun(cur *scriptPaths) {
 	r := &vm.replay
-	r.cur, r.record, r.random = cur, !vm.n.noReplay, false
+	r.cur, r.random = cur, false
 	r.made, r.preset = r.made[:0], 0
 }
 
@@ -136,7 +136,7 @@ func (vm *luaVM) endRun() {
 	if r.preset != len(r.presets) {
 		panic(fmt.Sprintf("locksim: a script rerun after its replay made %d of the replay's %d calls", r.preset, len(r.presets)))
 	}
-	r.presets, r.preset, r.record, r.cur = r.presets[:0], 0, false, nil
+	r.presets, r.preset, r.cur = r.presets[:0], 0, nil
 }
 
 // record notes one call of a script running in Lua.
@@ -158,7 +158,7 @@ func (vm *luaVM) record(L *lua.LState, args []string, cost int64, reply Reply, r
 // normally (ok) to its tree.
 func (vm *luaVM) keep(ok bool, c *compiled, keys, argv []string, readOnly bool, limit int64, result Reply) {
 	r := &vm.replay
-	if !ok || !r.record || r.random || vm.spoiled {
+	if !ok || !vm.recording() || r.random || vm.spoiled {
 		return
 	}
 	made := r.made
@@ -170,7 +170,6 @@ func (vm *luaVM) keep(ok bool, c *compiled, keys, argv []string, readOnly bool, 
 	p := r.cur
 	if p == nil {
 		p = r.add(c.proto, keys, argv, readOnly, limit)
-		r.cur = p
 	}
 	if p.steps >= maxReplaySteps || len(made) >= maxReplaySteps {
 		return // a tree holds at most about twice the bound

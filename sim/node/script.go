@@ -155,19 +155,11 @@ func wrongArgs(cmd string) string {
 func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly bool) Reply {
 	L := vm.L
 	vm.peer, vm.readOnly, vm.raised, vm.known = p, readOnly, "", argv
-	// Redis restarts the PRNG for every script, so no sequence spans calls.
-	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
-	// The globals are out of scripts' reach: a kept table is still there.
-	if t, isNew := vm.keys.fill(L, keys); isNew {
-		vm.globals.RawSetString("KEYS", t)
-	}
-	if t, isNew := vm.argv.fill(L, argv); isNew {
-		vm.globals.RawSetString("ARGV", t)
-	}
 	limit := vm.n.ScriptBudget
 	if limit <= 0 {
 		limit = DefaultScriptBudget
 	}
+	// A known path needs none of the Lua state's preparation below.
 	var known *scriptPaths
 	if !vm.n.noReplay {
 		if known = vm.replay.find(c.proto, keys, argv, readOnly, limit); known != nil {
@@ -176,6 +168,15 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 				return r
 			}
 		}
+	}
+	// Redis restarts the PRNG for every script, so no sequence spans calls.
+	vm.pcg.Seed(uint64(vm.n.seed), pcgStream)
+	// The globals are out of scripts' reach: a kept table is still there.
+	if t, isNew := vm.keys.fill(L, keys); isNew {
+		vm.globals.RawSetString("KEYS", t)
+	}
+	if t, isNew := vm.argv.fill(L, argv); isNew {
+		vm.globals.RawSetString("ARGV", t)
 	}
 	vm.beginRun(known)
 	vm.budget.reset(limit)
