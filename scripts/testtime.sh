@@ -22,7 +22,7 @@ if [ "${1:-}" = --exec ]; then # one test binary, as go test -exec runs it
 	# times' second line: the user and system time of the waited-for
 	# children (times in this shell: in $(…) it would time the subshell's).
 	times >"$TESTTIME_OUT.$$"
-	printf '%s %s %s %s\n' "$PWD" "$start" "$end" "$(tail -n 1 "$TESTTIME_OUT.$$")" >>"$TESTTIME_OUT"
+	printf '%s %s %s %s\n' "$start" "$end" "$(tail -n 1 "$TESTTIME_OUT.$$")" "$PWD" >>"$TESTTIME_OUT"
 	rm -f "$TESTTIME_OUT.$$"
 	exit "$rc"
 fi
@@ -46,8 +46,11 @@ rows=$(awk -v root="$root/" '
 		return m * 60 + t
 	}
 	{
-		pkg = $1; sub("^" root, "", pkg); if (pkg == $1) pkg = "."
-		printf "%9.1f %9.1f  %s\n", secs($4) + secs($5), $3 - $2, pkg
+		dir = $0 # the folder, spaces and all: what follows the four times
+		for (i = 1; i <= 4; i++) sub(/^[^ ]+ /, "", dir)
+		pkg = index(dir "/", root) == 1 ? substr(dir "/", length(root) + 1) : dir
+		sub(/\/$/, "", pkg)
+		printf "%9.1f %9.1f  %s\n", secs($3) + secs($4), $2 - $1, pkg == "" ? "." : pkg
 	}' "$TESTTIME_OUT" | sort -rn)
 echo "  CPU (s)  wall (s)  package"
 echo "$rows"
