@@ -68,7 +68,7 @@ func (vm *luaVM) call(L *lua.LState, raise bool) int {
 		r, refused, args = p.reply, p.refused, p.args
 	} else {
 		var kept []string
-		if vm.recording() && msg == "" {
+		if vm.replaying() && msg == "" {
 			kept = slices.Clone(args) // exec upper-cases the name in place
 		}
 		r, refused = vm.send(args, msg, cost)
@@ -77,7 +77,7 @@ func (vm *luaVM) call(L *lua.LState, raise bool) int {
 	if !refused {
 		vm.charge(L, replyCost(r), "a redis.call reply")
 	}
-	if vm.recording() {
+	if vm.replaying() {
 		vm.record(L, args, cost, r, refused, entry) // nil args (bad ones): the path is not kept
 	}
 	if r.Kind == Error {

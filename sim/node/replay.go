@@ -96,8 +96,9 @@ type replayer struct {
 	random  bool       // the running script drew from math.random
 }
 
-// recording says the running script's calls are noted in made.
-func (vm *luaVM) recording() bool { return !vm.n.noReplay }
+// replaying says the node keeps and replays scripts' paths: a script it
+// runs in Lua has its calls noted in made, and a known one is replayed.
+func (vm *luaVM) replaying() bool { return !vm.n.noReplay }
 
 // find returns the tree of the script with these arguments, or nil.
 func (r *replayer) find(proto *lua.FunctionProto, keys, argv []string, readOnly bool, limit int64) *scriptPaths {
@@ -123,7 +124,8 @@ func (r *replayer) add(proto *lua.FunctionProto, keys, argv []string, readOnly b
 }
 
 // beginRun readies the calls of a script about to run in Lua: cur is its
-// tree if kept, and presets what a replay of it already made.
+// tree if kept. presets, left by a replay that met an unknown reply, are
+// untouched: the run's first calls take them.
 func (vm *luaVM) beginRun(cur *scriptPaths) {
 	r := &vm.replay
 	r.cur, r.random = cur, false
@@ -158,7 +160,7 @@ func (vm *luaVM) record(L *lua.LState, args []string, cost int64, reply Reply, r
 // normally (ok) to its tree.
 func (vm *luaVM) keep(ok bool, c *compiled, keys, argv []string, readOnly bool, limit int64, result Reply) {
 	r := &vm.replay
-	if !ok || !vm.recording() || r.random || vm.spoiled {
+	if !ok || !vm.replaying() || r.random || vm.spoiled {
 		return
 	}
 	made := r.made

@@ -161,7 +161,7 @@ func (vm *luaVM) run(p *server.Peer, c *compiled, keys, argv []string, readOnly 
 	}
 	// A known path needs none of the Lua state's preparation below.
 	var known *scriptPaths
-	if !vm.n.noReplay {
+	if vm.replaying() {
 		if known = vm.replay.find(c.proto, keys, argv, readOnly, limit); known != nil {
 			if r, ok := vm.replayed(known); ok {
 				vm.peer, vm.known = nil, nil
