@@ -51,6 +51,7 @@ type Node struct {
 	// counts the commands it answered.
 	noPolls bool
 	polls   int
+	owes    int // polls that owed miniredis's clock step (clockstep.go)
 	// noReplay turns replaying scripts' known paths off (replay.go; tests
 	// compare the two ways); replays counts the scripts replayed.
 	noReplay bool
@@ -64,7 +65,9 @@ type Node struct {
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
 	ScriptBudget int64
 
-	now time.Time // node time of the command being run
+	now  time.Time          // node time of the command being run
+	db0  *miniredis.RedisDB // database 0, read without miniredis's clock step (its DB makes one)
+	step clockStep          // miniredis's last clock step (clockstep.go)
 
 	scripts map[string]string // sha1 -> source: what EVALSHA may run
 	written int64             // bytes scripts passed to redis.call: MaxScriptWrites
@@ -104,7 +107,7 @@ func New(seed int64) *Node {
 	srv.Close()
 	m.SetTime(time.Unix(0, 0))
 	m.ClockTTL(true)
-	n := &Node{m: m, srv: srv, seed: seed}
+	n := &Node{m: m, srv: srv, seed: seed, db0: m.DB(0)}
 	// A one-byte buffer: miniredis writes each reply element with one
 	// Fprintf, which then goes straight to out instead of through a copy.
 	// dispatch still flushes, for any write of a single byte.
@@ -226,7 +229,9 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	if !n.fieldTTLs && givesFieldTTLs(args[0]) {
 		n.fieldTTLs = true
 	}
+	n.payOwed()
 	n.srv.Dispatch(p, args)
+	n.step = clockStep{} // the command may or may not have stepped
 	n.w.Flush()
 	r, _, err := resp.ParseReplyKnown(n.out.Bytes(), known)
 	n.out.Reset()
@@ -316,6 +321,7 @@ func (n *Node) setTime(now time.Time) {
 	if now.IsZero() {
 		now = time.Unix(0, 0)
 	}
+	n.clockTo(now)
 	n.now = now
 	n.m.SetTime(now)
 }

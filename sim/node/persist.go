@@ -178,5 +178,5 @@ func (n *Node) restarted(now time.Time) {
 	n.disconnect()
 	n.forgetScripts()
 	n.setTime(now)
-	n.m.DB(0) // miniredis counts TTLs down on a database access
+	n.stepped() // miniredis counts TTLs down on a database access
 }

@@ -15,7 +15,8 @@ import (
 // HEXISTS and PTTL. Those are most of a long-TTL search's commands.
 // answerPoll answers them without miniredis's dispatch and the reply's RESP
 // text, doing to the data what that dispatch would: the clock step to now
-// (TTLs counted down, the expired dropped) and the key's access time
+// (TTLs counted down, the expired dropped; owed where it leaves the reply
+// as it is, clockstep.go) and the key's access time
 // (OBJECT IDLETIME) where the command sets it (SET, GET, EXISTS; not SETNX,
 // HEXISTS or PTTL). TestPollsAsMiniredis runs both ways on random commands.
 
@@ -56,7 +57,8 @@ func (n *Node) answerPoll(p *server.Peer, name string, args []string) (r Reply, 
 	touched := false // the command set the key's access time
 	switch {
 	case name == "GET" && len(args) == 2:
-		v, err := n.m.DB(0).Get(key) // the clock step and the access time
+		db, _ := n.pollDB(key)
+		v, err := db.Get(key) // the access time
 		switch err {
 		case nil:
 			r, touched = Reply{Kind: Bulk, Str: v}, true
@@ -66,21 +68,22 @@ func (n *Node) answerPoll(p *server.Peer, name string, args []string) (r Reply, 
 			return Reply{}, false
 		}
 	case name == "EXISTS" && len(args) == 2:
-		r, touched = pollZero, n.m.DB(0).Exists(key) // the clock step and the access time
+		db, _ := n.pollDB(key)
+		r, touched = pollZero, db.Exists(key) // the access time
 		if touched {
 			r = pollOne
 		}
 	case name == "PTTL" && len(args) == 2:
-		db := n.m.DB(0) // the clock step
+		db, over := n.pollDB(key)
 		if db.Type(key) == "" {
 			r = pollGone
-		} else if ttl := db.TTL(key); ttl > 0 {
+		} else if ttl := db.TTL(key) - over; ttl > 0 {
 			r = Reply{Kind: Int, Int: ttl.Nanoseconds() / 1_000_000}
 		} else { // no TTL: miniredis says so
 			return Reply{}, false
 		}
 	case name == "HEXISTS" && len(args) == 3:
-		db := n.m.DB(0) // the clock step
+		db, _ := n.pollDB(key)
 		switch db.Type(key) {
 		case "":
 			r = pollZero
@@ -97,12 +100,12 @@ func (n *Node) answerPoll(p *server.Peer, name string, args []string) (r Reply, 
 			return Reply{}, false
 		}
 	case name == "SETNX" && len(args) == 3:
-		if n.m.DB(0).Type(key) == "" { // the clock step; no access time
+		if db, _ := n.pollDB(key); db.Type(key) == "" { // no access time
 			return Reply{}, false
 		}
 		r = pollZero
 	case name == "SET" && len(args) > 3 && setNXOnly(args[3:]):
-		if !n.m.DB(0).Exists(key) { // the clock step and the access time
+		if db, _ := n.pollDB(key); !db.Exists(key) { // the access time
 			return Reply{}, false
 		}
 		r, touched = pollNull, true

@@ -154,7 +154,68 @@ return redis.call("pttl", KEYS[1])`
 	if fast.polls < 1000 || slow.polls != 0 {
 		t.Fatalf("%d polls answered without miniredis (and %d on the node that must not): the test tests little", fast.polls, slow.polls)
 	}
+	t.Logf("owes %d of %d polls", fast.owes, fast.polls)
 	if fast.replays < 1000 || slow.replays != 0 {
 		t.Fatalf("%d scripts replayed (and %d on the node that must not): the test tests little", fast.replays, slow.replays)
+	}
+}
+
+// TestPollsOweTheStep follows a held lock's waiters through the clock's
+// moves that matter to a step a poll owes (clockstep.go): polls a
+// millisecond apart, a command that reads no data, the clock back before
+// the last poll and forward again, a poll at the very instant the key
+// expires, and other commands between; each reply, the TTLs and OBJECT IDLETIME must be those of a
+// node whose every poll steps miniredis's clock.
+func TestPollsOweTheStep(t *testing.T) {
+	fast, slow := New(1), New(1)
+	slow.noPolls, slow.noReplay = true, true
+	both := func(step string, now time.Time, args ...string) {
+		t.Helper()
+		if g, w := fast.Exec(1, now, args), slow.Exec(1, now, args); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s: %q replied %+v, stepping at every poll %+v", step, args, g, w)
+		}
+		for _, check := range [][]string{{"PTTL", "lock"}, {"PTTL", "other"}} {
+			if g, w := fast.Exec(2, now, check), slow.Exec(2, now, check); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s: then %q replied %+v, stepping at every poll %+v", step, check, g, w)
+			}
+		}
+	}
+	poll := eval(hashLockScript, []string{"lock"}, "1000", "waiter")
+	now := t0
+	both("holder", now, eval(hashLockScript, []string{"lock"}, "1000", "holder")...)
+	both("other key", now, "SET", "other", "v", "PX", "1500")
+	for i := range 5 {
+		now = now.Add(time.Millisecond)
+		both(fmt.Sprintf("poll %d", i), now, poll...)
+		both(fmt.Sprintf("get %d", i), now, "GET", "other")
+	}
+	now = now.Add(-time.Millisecond) // before the last poll, which owes its step
+	both("back a little", now, poll...)
+	now = now.Add(time.Millisecond)
+	both("forward a little", now, poll...)
+	polled := now
+	ping := []string{"PING"} // reads no data: miniredis makes no step
+	if g, w := fast.Exec(1, now.Add(5*time.Millisecond), ping), slow.Exec(1, now.Add(5*time.Millisecond), ping); !reflect.DeepEqual(g, w) {
+		t.Fatalf("ping replied %+v, stepping at every poll %+v", g, w)
+	}
+	now = polled.Add(-3 * time.Millisecond) // before the last polls
+	both("back", now, poll...)
+	now = now.Add(200 * time.Millisecond)
+	both("forward", now, poll...)
+	both("idle", now, "OBJECT", "IDLETIME", "lock")
+	// The lock's TTL of 1 s counted 5 ms to the first time the clock went
+	// back, 1 ms after, and 200 ms after the second: 794 ms are left, to
+	// 996 ms.
+	now = t0.Add(995 * time.Millisecond)
+	both("before expiry", now, poll...)
+	both("again", now.Add(500*time.Microsecond), poll...)
+	now = t0.Add(996 * time.Millisecond) // the lock's TTL runs out now
+	both("expiry", now, poll...)
+	now = now.Add(time.Millisecond)
+	both("after", now, "EXISTS", "other")
+	now = t0.Add(1500 * time.Millisecond)
+	both("other's expiry", now, "GET", "other")
+	if fast.owes == 0 {
+		t.Fatal("no poll owed the step: the test tests nothing")
 	}
 }

@@ -23,7 +23,7 @@ func (n *Node) State(now time.Time, str func(string), num func(int64)) (ok bool)
 		n.setTime(now)
 	}
 	n.watch.looked = true
-	keys := n.m.DB(0).Keys() // sorted
+	keys := n.stepped().Keys() // sorted
 	num(int64(len(keys)))
 	for _, k := range keys {
 		ks := n.readKey(k)

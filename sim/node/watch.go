@@ -85,7 +85,7 @@ func (n *Node) lookBefore(now time.Time) KeyState {
 	b := n.watch.last
 	b.Fresh = false
 	n.setTime(now)
-	db := n.m.DB(0)                 // counts TTLs down to now, dropping the expired
+	db := n.stepped()               // counts TTLs down to now, dropping the expired
 	if db.Type(n.watch.key) == "" { // Type, unlike Exists, leaves OBJECT IDLETIME alone
 		return KeyState{TTL: -1}
 	}
@@ -172,7 +172,9 @@ func (n *Node) followed(args []string, r Reply) {
 // some followed reads do not.
 func (n *Node) settleFollowed(before KeyState, writer int) {
 	if n.follow.touch && n.follow.key.Exists {
-		n.m.DB(0).Exists(n.watch.key)
+		// No clock step: the followed command stepped to now (ran), or
+		// owes that step (pollDB), which leaves the key where it is.
+		n.db0.Exists(n.watch.key)
 	}
 	n.settle(before, n.watch.writer, n.follow.key, writer)
 }
@@ -282,7 +284,7 @@ func (n *Node) TakeOver(now time.Time, prev *Node) KeyState {
 // Get and one TTL, as before the node drew other types), the drawing for
 // the rest.
 func (n *Node) readKey(key string) KeyState {
-	db := n.m.DB(0) // applies expiry up to now once
+	db := n.stepped() // applies expiry up to now once
 	value, err := db.Get(key)
 	switch err {
 	case nil:

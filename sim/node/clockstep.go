@@ -1,0 +1,87 @@
+package node
+
+import (
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+)
+
+// miniredis counts TTLs down on every database access (ClockTTL): by the
+// node time since its last access, none when its clock went back. That
+// step lists, sorts and visits every key, and a waiter's poll paid it at
+// each poll: in a long-TTL search it was a sixth of all the work. A poll
+// reads one key, and the step changes nothing of that key but its TTL
+// unless the step expires it, so answerPoll reads the data unstepped and
+// owes the step (pollDB). What is owed is paid before anything else reads
+// the data, as the step miniredis would have made at the last poll's time,
+// so miniredis's TTLs, expiries and clock are as if every poll had stepped.
+// TestPollsAsMiniredis and TestPollsOweTheStep compare with a node that
+// steps at every poll.
+
+// clockStep is what the node knows of miniredis's last step.
+type clockStep struct {
+	// known says at is the node time of miniredis's last step (its
+	// lastTick): after a step the node made or saw, until a command whose
+	// access is not known (a dispatch, which may not access the data).
+	known bool
+	at    time.Time
+	// owed, when not zero, is the node time of the last poll that did not
+	// step: miniredis's TTLs are those of at, counted down to owed by
+	// nobody yet.
+	owed time.Time
+}
+
+// stepped is database 0 after a step to the node's time, which anything
+// that reads the data takes first: a step to now subsumes an owed one,
+// which is no later than now (setTime).
+func (n *Node) stepped() *miniredis.RedisDB {
+	db := n.m.DB(0) // the clock step
+	n.step = clockStep{known: true, at: n.now}
+	return db
+}
+
+// pollDB is database 0 for a poll of key at the node's time, and what
+// miniredis's TTL of key overstates it by: stepped when the node cannot
+// say what a step would leave of key (the time of the last step unknown,
+// fields that may expire on their own) or when the step expires key; else
+// unstepped, owing the step.
+func (n *Node) pollDB(key string) (db *miniredis.RedisDB, over time.Duration) {
+	if !n.step.known || n.fieldTTLs {
+		return n.stepped(), 0
+	}
+	over = n.now.Sub(n.step.at)
+	if over == 0 {
+		return n.db0, 0
+	}
+	if ttl := n.db0.TTL(key); ttl < 0 || ttl > 0 && ttl <= over {
+		return n.stepped(), 0 // the step drops key
+	}
+	n.step.owed = n.now
+	n.owes++
+	return n.db0, over
+}
+
+// payOwed makes the step a poll owed, at its time, so that miniredis's
+// clock and data are what they would be had the poll stepped; the node's
+// clock is left as it was.
+func (n *Node) payOwed() {
+	if n.step.owed.IsZero() {
+		return
+	}
+	n.m.SetTime(n.step.owed)
+	n.m.DB(0) // the clock step
+	n.m.SetTime(n.now)
+	n.step = clockStep{known: true, at: n.step.owed}
+}
+
+// clockTo is setTime's part: a clock that goes back before an owed step
+// pays it first, since miniredis then counts from the new time (no TTL
+// counts up) and the step to the poll's time would be lost.
+func (n *Node) clockTo(now time.Time) {
+	if !n.step.owed.IsZero() && now.Before(n.step.owed) {
+		n.payOwed()
+	}
+	if n.step.known && now.Before(n.step.at) {
+		n.step.at = now // miniredis's own rule (SetTime)
+	}
+}
