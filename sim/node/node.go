@@ -51,7 +51,7 @@ type Node struct {
 	// counts the commands it answered.
 	noPolls bool
 	polls   int
-	owes    int // polls that owed miniredis's clock step (clockstep.go)
+	owes    int // reads of a polled key that owed miniredis's clock step (pollDB)
 	// noReplay turns replaying scripts' known paths off (replay.go; tests
 	// compare the two ways); replays counts the scripts replayed.
 	noReplay bool
