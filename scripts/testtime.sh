@@ -5,7 +5,8 @@
 # binary through this script (go test -exec), and prints every package's
 # wall time and CPU time (user + system of the test binary and of the
 # processes it waited for: the Node and PHP workers it starts, not the
-# Python workers sim/foreign's zygote forks, which the zygote reaps), the
+# Python workers sim/foreign's zygote forks, which the zygote reaps, nor
+# the reset Node workers still idle when the binary exits), the
 # most CPU first, with the total and the wall time that total allows on
 # this machine's cores. go test's own output goes to stderr.
 #

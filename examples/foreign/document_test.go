@@ -104,8 +104,10 @@ func TestRedisPyLockAgainstItsAlgorithmFile(t *testing.T) {
 // TestRedlockAgainstItsAlgorithmFile: node-redlock 4.2.0 and 5.0.0-beta.2
 // over ioredis (examples/foreign/node) against ../redlock.yaml, the
 // reference Redlock as an algorithm file, on one node and on three (every
-// scenario's node count set so, where it sets none). A Node worker starts
-// fresh (about 0.1 s), so the classes are searched less far.
+// scenario's node count set so, where it sets none). A fresh Node worker
+// takes about 0.15 s to start (redlock 5's are reset and reused after
+// that, redlock 4's start fresh: docs/foreign.md, "Workers"), so the
+// classes are searched less far.
 func TestRedlockAgainstItsAlgorithmFile(t *testing.T) {
 	t.Parallel()
 	needs(t, "node/redlock-v4.js", "node/redlock-v5.js")
@@ -126,7 +128,7 @@ func TestRedlockAgainstItsAlgorithmFile(t *testing.T) {
 const phpClassRuns = 30
 
 // nodeClassRuns is each class's search for a Node program: a tenth of a
-// Python one's, as its workers cost ten times as much to start.
+// Python one's, as a fresh worker costs ten times as much to start.
 const nodeClassRuns = 10
 
 // classRuns is each class's search, both halves, in the agreement tables:

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -81,9 +82,9 @@ func TestSameDigestEveryWay(t *testing.T) {
 	}
 }
 
-// TestSameDigestNode: a Node program's digest is the same run after run
-// and at GOMAXPROCS 1 and 2 (Node workers start fresh only), crash runs
-// included.
+// TestSameDigestNode: a Node program's digest is the same run after run,
+// whether its workers start fresh or are reset workers of earlier runs, and
+// at GOMAXPROCS 1 and 2, crash runs included.
 func TestSameDigestNode(t *testing.T) {
 	needs(t, Node)
 	for _, c := range []struct{ program, scenario string }{
@@ -92,17 +93,98 @@ func TestSameDigestNode(t *testing.T) {
 		t.Run(c.program+"/"+c.scenario, func(t *testing.T) {
 			needsProgram(t, "../../examples/foreign/node/"+c.program)
 			var first string
-			for _, procs := range []int{1, 2, 2} {
+			before := Reused()
+			for _, procs := range []int{1, 2} {
 				old := runtime.GOMAXPROCS(procs)
-				o := run(t, "../../examples/foreign/node/"+c.program, c.scenario, Starter{})
-				runtime.GOMAXPROCS(old)
-				if first == "" {
-					first = o.Digest
-				} else if o.Digest != first {
-					t.Errorf("GOMAXPROCS %d: digest %.12s, want %.12s", procs, o.Digest, first)
+				for _, mode := range []Mode{Fresh, Forked, Forked} {
+					o := run(t, "../../examples/foreign/node/"+c.program, c.scenario, Starter{Mode: mode})
+					if first == "" {
+						first = o.Digest
+					} else if o.Digest != first {
+						t.Errorf("GOMAXPROCS %d, %s workers: digest %.12s, want %.12s", procs, mode, o.Digest, first)
+					}
 				}
+				runtime.GOMAXPROCS(old)
+			}
+			if Reused() == before {
+				t.Errorf("no worker was reset and reused in four runs with Forked")
 			}
 		})
+	}
+}
+
+// nodeModules points the Node shim at examples/foreign/node's packages, for
+// the programs in testdata.
+func nodeModules(t *testing.T) {
+	t.Helper()
+	dir, err := filepath.Abs("../../examples/foreign/node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LOCKSIM_NODE_MODULES", dir)
+	needsProgram(t, "../../examples/foreign/node/setnx-px.js")
+}
+
+// TestResetWorkerIsPristine: a program that leaves marks in its process (a
+// global, process.env, a builtin module's export and prototype, Math, a
+// process listener, a cached module, the working folder) finds none of
+// them when its worker is a reset one.
+func TestResetWorkerIsPristine(t *testing.T) {
+	needs(t, Node)
+	nodeModules(t)
+	before := Reused()
+	var first string
+	for i := range 4 {
+		o := run(t, "testdata/marks.js", "crash-deadlock", Starter{})
+		for _, e := range o.Result.History.Events {
+			if strings.Contains(e.Err, "earlier incarnation") {
+				t.Fatalf("run %d, %s: %s", i, o.Result.History.Procs[e.Proc], e.Err)
+			}
+		}
+		if first == "" {
+			first = o.Digest
+		} else if o.Digest != first {
+			t.Errorf("run %d: digest %.12s, want %.12s", i, o.Digest, first)
+		}
+	}
+	if Reused() == before {
+		t.Fatal("no worker was reset and reused in four runs")
+	}
+	// the marks are seen where they are left: a worker that is not reset
+	// would fail the test
+	o := run(t, "testdata/marks.js", "crash-deadlock", Starter{Mode: Fresh})
+	if o.Digest != first {
+		t.Errorf("fresh workers: digest %.12s, want %.12s", o.Digest, first)
+	}
+}
+
+// TestResetRefusedFreshStart: a program that freezes a builtin module
+// leaves its process where a reset cannot put it back; its worker refuses
+// the reset, saying why, and the program's next workers start fresh, with
+// the same digest.
+func TestResetRefusedFreshStart(t *testing.T) {
+	needs(t, Node)
+	nodeModules(t)
+	DropResetWorkers()
+	var first string
+	before := Reused()
+	for i := range 3 {
+		o := run(t, "testdata/freezes.js", "crash-deadlock", Starter{})
+		if first == "" {
+			first = o.Digest
+		} else if o.Digest != first {
+			t.Errorf("run %d: digest %.12s, want %.12s", i, o.Digest, first)
+		}
+	}
+	if n := Reused() - before; n != 0 {
+		t.Errorf("%d workers reused after freezing os, want none", n)
+	}
+	prog, err := Load("testdata/freezes.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := Refusal(prog.SHA256); !strings.Contains(why, "froze or sealed require('os')") {
+		t.Errorf("the refusal says %q, want that the program froze a builtin", why)
 	}
 }
 

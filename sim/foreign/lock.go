@@ -14,8 +14,9 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// run is a run's workers (sim.Host.SetBackend): all of them are killed
-// when the run ends, and an incarnation's when its process starts again.
+// run is a run's workers (sim.Host.SetBackend): all of them are retired
+// when the run ends (killed, or told to reset for another run), and an
+// incarnation's is killed when its process starts again.
 type run struct {
 	workers []*locker
 }
@@ -23,7 +24,7 @@ type run struct {
 func (r *run) end() {
 	for _, l := range r.workers {
 		if l.w != nil {
-			l.w.kill()
+			retire(l.w)
 		}
 	}
 }
@@ -133,7 +134,7 @@ func (l *locker) boot(p sim.Proc) error {
 		}
 	}
 	rs.workers = append(rs.workers, l)
-	w, err := l.start.start(l.prog.Lang)
+	w, err := l.start.start(l.prog)
 	if err != nil {
 		return l.fail(err) // each later call says the same, and starts nothing
 	}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,8 +27,9 @@ var shims embed.FS
 type Mode uint8
 
 const (
-	// Forked: from a warm interpreter that has loaded the shim and the
-	// client library (Python only; a Node worker starts fresh).
+	// Forked: a Python worker is forked from a warm interpreter that has
+	// loaded the shim and the client library; a Node worker that ended
+	// its last run at rest is reset and serves the next (reuse).
 	Forked Mode = iota
 	// Fresh: a new interpreter for every worker.
 	Fresh
@@ -101,12 +103,20 @@ type worker struct {
 	pid  int
 	lang string
 	ver  string
-	wait func() // reaps a fresh worker; nil for a forked one
-	dead bool
+	// key is the interpreter and environment a Node worker started with:
+	// a reset one serves only starts of the same key. A resettable one
+	// was started with --reset; program is the SHA-256 of the program it
+	// runs.
+	key        string
+	resettable bool
+	program    string
+	wait       func() // reaps a fresh worker; nil for a forked one
+	dead       bool
 }
 
-// start starts a worker for lang and reads its hello.
-func (s Starter) start(lang Lang) (*worker, error) {
+// start starts a worker for prog's language and reads its hello.
+func (s Starter) start(prog *Program) (*worker, error) {
+	lang := prog.Lang
 	interp, err := s.interpreter(lang)
 	if err != nil {
 		return nil, err
@@ -115,40 +125,60 @@ func (s Starter) start(lang Lang) (*worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	key := interp + "\x00" + strings.Join(workerEnv(dir), "\x00")
+	resettable := lang == Node && s.Mode == Forked && !refused(prog)
+	if resettable {
+		if w := takeReset(key); w != nil {
+			w.program = prog.SHA256
+			return w, nil
+		}
+	}
 	ours, theirs, err := socketPair()
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{c: ours, r: bufio.NewReaderSize(ours, 64<<10)}
+	w := &worker{c: ours, r: bufio.NewReaderSize(ours, 64<<10), key: key, resettable: resettable, program: prog.SHA256}
 	if lang == Python && s.Mode == Forked {
 		err = forkPython(interp, dir, theirs)
 		theirs.Close()
 	} else {
-		err = w.exec(interp, dir, lang, theirs)
+		err = w.exec(interp, dir, lang, theirs, resettable)
 	}
 	if err != nil {
 		ours.Close()
 		return nil, err
 	}
-	hello, err := w.read()
-	if err != nil {
+	if err := w.hello(); err != nil {
 		w.kill()
 		return nil, fmt.Errorf("%s worker did not start: %v", lang, err)
 	}
-	if hello.Op != "hello" || hello.PID <= 0 {
-		w.kill()
-		return nil, fmt.Errorf("%s worker: first message %q, want hello with its pid", lang, hello.Op)
-	}
-	w.pid, w.lang, w.ver = hello.PID, hello.Lang, hello.Version
 	return w, nil
 }
 
-// exec starts a fresh interpreter on the shim's entry, with fd 3 theirs.
-func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
+// hello reads the worker's hello.
+func (w *worker) hello() error {
+	hello, err := w.read()
+	if err != nil {
+		return err
+	}
+	if hello.Op != "hello" || hello.PID <= 0 {
+		return fmt.Errorf("first message %q, want hello with its pid", hello.Op)
+	}
+	w.pid, w.lang, w.ver = hello.PID, hello.Lang, hello.Version
+	return nil
+}
+
+// exec starts a fresh interpreter on the shim's entry, with fd 3 theirs;
+// a resettable Node worker takes --reset (it saves the process's state
+// before its first init, to put it back on reset).
+func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File, resettable bool) error {
 	args := []string{filepath.Join(dir, "python", "locksim_worker.py")}
 	switch lang {
 	case Node:
 		args = []string{filepath.Join(dir, "node", "locksim.js")}
+		if resettable {
+			args = append(args, "--reset")
+		}
 	case PHP:
 		args = slices.Concat(phpFlags, []string{filepath.Join(dir, "php", "locksim_worker.php")}) // a copy: explore starts workers at once
 	}

@@ -92,6 +92,7 @@ function recv() {
       if (msg === null || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.op !== 'string') {
         die(`controller sent a message without an op: ${line.slice(0, 200)}`);
       }
+      if (msg.op === 'reset' && !atRest) process.exit(0); // not at rest: a fresh worker serves the next
       clockReads = 0;
       turnsWithoutWait = 0;
       return msg;
@@ -876,13 +877,21 @@ function waitForEvent() {
     timeout = t.toString();
   }
   sendNow({ op: 'wait', conns: ids, timeout });
-  const ev = recv();
+  const ev = restAndRecv();
+  if (ev.op === 'reset') {
+    reuse();
+    return;
+  }
   if (ev.op !== 'event') die(`controller answered wait with ${JSON.stringify(ev.op)}, want event`);
   beginAdvance(ev, () => deliver(ev));
 }
 
 function nextCall() {
-  const m = recv();
+  const m = restAndRecv();
+  if (m.op === 'reset') {
+    reuse();
+    return;
+  }
   if (m.op !== 'call') die(`controller sent ${JSON.stringify(m.op)} between calls, want call`);
   if (!LOCK_FNS.includes(m.fn)) die(`controller called ${JSON.stringify(m.fn)}, want acquire, release or extend`);
   inCall = true;
@@ -928,9 +937,187 @@ function loop() {
   realSetImmediate(loop);
 }
 
+// ---- reuse -------------------------------------------------------------------
+// A worker whose run ends while it waits for a call or an event (no program
+// code on its stack, nothing due) can serve another incarnation: the
+// controller sends reset, and the shim puts the process back as it was
+// before its first init, then says hello again. "As it was" is what a
+// program can reach: the own properties of the globals, of every builtin
+// module the shim loaded before the snapshot, of their exports' objects and
+// classes' prototypes (Module._cache among them: the module cache empties);
+// process.env, the working folder, process's listeners. A program that
+// leaves the process where the shim cannot put it back (a frozen builtin, a
+// property that cannot be deleted, a builtin module loaded that was not
+// loaded before) makes the worker send refuse, saying why, and exit; the
+// controller starts that program's workers fresh from then on. Reloading a
+// program's modules in a warm process costs about a quarter of a fresh
+// start (V8 keeps their compiled code).
+
+// SKIP_BUILTINS are not loaded before the snapshot: loading them changes
+// the process (domain's hooks, deprecation warnings) or is experimental.
+const SKIP_BUILTINS = new Set(['domain', 'inspector', 'inspector/promises', 'punycode', 'repl', 'sys', 'test', 'trace_events', 'wasi']);
+const PUBLIC_BUILTINS = new Set(Module.builtinModules);
+
+function loadedBuiltins() {
+  const out = new Set();
+  for (const e of process.moduleLoadList) {
+    if (e.startsWith('NativeModule ') && PUBLIC_BUILTINS.has(e.slice(13))) out.add(e.slice(13));
+  }
+  return out;
+}
+
+// EMITTER_KEYS are an EventEmitter's own bookkeeping: process's listeners
+// are put back by listener, not by these properties.
+const EMITTER_KEYS = new Set(['_events', '_eventsCount', '_maxListeners']);
+
+function snapshotProcess() {
+  for (const name of Module.builtinModules) {
+    if (!name.startsWith('_') && !name.includes(':') && !SKIP_BUILTINS.has(name)) require(name);
+  }
+  const objs = [];
+  const seen = new Set();
+  const track = (o, name) => {
+    if (o === null || (typeof o !== 'object' && typeof o !== 'function') || seen.has(o) || o === process.moduleLoadList) return;
+    seen.add(o);
+    const props = new Map();
+    for (const k of Reflect.ownKeys(o)) {
+      if (o === process && EMITTER_KEYS.has(k)) continue;
+      props.set(k, Object.getOwnPropertyDescriptor(o, k));
+    }
+    objs.push({ o, name, props, extensible: Object.isExtensible(o) });
+  };
+  // an object, its data properties' objects, and their prototypes
+  const trackDeep = (o, name) => {
+    track(o, name);
+    if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return;
+    for (const k of Reflect.ownKeys(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, k);
+      if (!d || !('value' in d)) continue;
+      track(d.value, `${name}.${String(k)}`);
+      if (typeof d.value === 'function') {
+        const pd = Object.getOwnPropertyDescriptor(d.value, 'prototype');
+        if (pd && 'value' in pd) track(pd.value, `${name}.${String(k)}.prototype`);
+      }
+    }
+  };
+  trackDeep(globalThis, 'globalThis');
+  trackDeep(globalThis.performance, 'globalThis.performance');
+  trackDeep(globalThis.crypto, 'globalThis.crypto');
+  for (const name of loadedBuiltins()) trackDeep(require(name), `require('${name}')`);
+  const listeners = new Map();
+  for (const ev of process.eventNames()) listeners.set(ev, process.rawListeners(ev));
+  return {
+    objs,
+    listeners,
+    env: { ...process.env },
+    cwd: process.cwd(),
+    builtins: loadedBuiltins(),
+  };
+}
+
+function sameDescriptor(a, b) {
+  return (
+    a.value === b.value &&
+    a.get === b.get &&
+    a.set === b.set &&
+    a.writable === b.writable &&
+    a.enumerable === b.enumerable &&
+    a.configurable === b.configurable
+  );
+}
+
+// restoreProcess puts back what snapshotProcess saw: '' when it has, else
+// what it could not put back.
+function restoreProcess(snap) {
+  for (const b of loadedBuiltins()) if (!snap.builtins.has(b)) return `the program loaded ${b}, a builtin not loaded before`;
+  for (const ev of process.eventNames()) process.removeAllListeners(ev);
+  for (const [ev, fns] of snap.listeners) for (const fn of fns) process.on(ev, fn);
+  for (const { o, name, props, extensible } of snap.objs) {
+    if (Object.isExtensible(o) !== extensible) return `the program froze or sealed ${name}`;
+    for (const k of Reflect.ownKeys(o)) {
+      if (o === process && EMITTER_KEYS.has(k)) continue;
+      if (!props.has(k) && !Reflect.deleteProperty(o, k)) return `the program defined ${name}.${String(k)}, which cannot be deleted`;
+    }
+    for (const [k, d] of props) {
+      const now = Object.getOwnPropertyDescriptor(o, k);
+      if (now !== undefined && sameDescriptor(now, d)) continue;
+      try {
+        Object.defineProperty(o, k, d);
+      } catch (_) {
+        return `the program redefined ${name}.${String(k)}, which cannot be put back`;
+      }
+    }
+  }
+  for (const k of Object.keys(process.env)) if (!(k in snap.env)) delete process.env[k];
+  for (const [k, v] of Object.entries(snap.env)) if (process.env[k] !== v) process.env[k] = v;
+  if (process.cwd() !== snap.cwd) process.chdir(snap.cwd);
+  process.exitCode = undefined;
+  Module.syncBuiltinESMExports();
+  return '';
+}
+
+// resetState is the shim's own state as at load (inBuf keeps what the
+// controller has sent already).
+function resetState() {
+  inCall = false;
+  outbox.length = 0;
+  nextMath = null;
+  nextBytes64 = null;
+  byteCache = 0n;
+  byteCacheLeft = 0;
+  clock = null;
+  off = 0;
+  wallNs = 0n;
+  monoNs = 0n;
+  anchorMono = 0n;
+  anchorNow = 0;
+  capMono = 0n;
+  clockReads = 0;
+  advancing = null;
+  nodes = [];
+  nextConn = 1;
+  conns.clear();
+  program = null;
+  lease = undefined;
+  phase = 'load';
+  call = null;
+  turnsWithoutWait = 0;
+}
+
+// RESETTABLE: the controller may reset this worker (--reset); without it
+// the shim takes no snapshot and a reset ends the worker.
+const RESETTABLE = process.argv.includes('--reset');
+let pristine = null;
+let atRest = false; // in the recv of a wait or between calls
+
+// restAndRecv is recv where a reset may come.
+function restAndRecv() {
+  atRest = RESETTABLE;
+  const m = recv();
+  atRest = false;
+  return m;
+}
+
+function reuse() {
+  try {
+    clock.uninstall();
+    const refused = restoreProcess(pristine);
+    if (refused !== '') {
+      sendNow({ op: 'refuse', msg: refused });
+      process.exit(0);
+    }
+  } catch (e) {
+    sendNow({ op: 'refuse', msg: `the reset raised ${errorLine(e)}` });
+    process.exit(0);
+  }
+  resetState();
+  begin();
+}
+
 // ---- start -------------------------------------------------------------------
 
-function start() {
+// begin says hello, takes init and loads the program.
+function begin() {
   sendNow({ op: 'hello', lang: 'node', version: process.version, pid: process.pid });
   const init = recv();
   if (init.op !== 'init') die(`controller sent ${JSON.stringify(init.op)} first, want init`);
@@ -974,7 +1161,8 @@ function start() {
     sendNow({ op: 'raise', error: errorLine(e) });
     for (;;) recv();
   }
-  realSetImmediate(loop);
 }
 
-start();
+if (RESETTABLE) pristine = snapshotProcess();
+begin();
+realSetImmediate(loop);
