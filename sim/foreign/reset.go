@@ -1,6 +1,7 @@
 package foreign
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -16,9 +17,10 @@ var resetWorkers struct {
 	by map[string][]*worker
 }
 
-// maxResetWorkers bounds the idle workers kept per key (each holds a Node
-// process of some 50 MB).
-const maxResetWorkers = 8
+// maxResetWorkers bounds the idle workers kept per key, each a Node
+// process of some 50 MB: enough for the runs a search has under way at once
+// (one per core, each with a worker per client).
+func maxResetWorkers() int { return max(8, 3*runtime.GOMAXPROCS(0)) }
 
 // retire ends a run's worker that is still alive: a resettable Node
 // worker is told to reset and kept, any other is killed.
@@ -26,13 +28,13 @@ func retire(w *worker) {
 	if w.dead {
 		return
 	}
-	if !w.resettable {
+	if !w.resettable || w.send(&message{Op: "reset"}) != nil {
 		w.kill()
 		return
 	}
 	resetWorkers.Lock()
 	idle := resetWorkers.by[w.key]
-	if len(idle) >= maxResetWorkers || w.send(&message{Op: "reset"}) != nil {
+	if len(idle) >= maxResetWorkers() {
 		resetWorkers.Unlock()
 		w.kill()
 		return
