@@ -126,9 +126,9 @@ func nodeModules(t *testing.T) {
 }
 
 // TestResetWorkerIsPristine: a program that leaves marks in its process (a
-// global, process.env, a builtin module's export and prototype, Math, a
-// process listener, a cached module, the working folder) finds none of
-// them when its worker is a reset one.
+// global, process.env, a builtin module's export, prototype and setting,
+// Math, a process listener, a cached module, the working folder) finds none
+// of them when its worker is a reset one.
 func TestResetWorkerIsPristine(t *testing.T) {
 	needs(t, Node)
 	nodeModules(t)

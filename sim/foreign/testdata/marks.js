@@ -1,6 +1,8 @@
 // locksim: ttl=2s source=sim/foreign's tests: what an earlier incarnation in the same process left behind
 // Each load looks for what an earlier load in the same process would have
-// left, then leaves it: a reset worker must show none of it
+// left (a global, process.env, a builtin's export, prototype and setting,
+// Math, a process listener, a cached module, the working folder), then
+// leaves it: a reset worker must show none of it
 // (TestResetWorkerIsPristine). acquire raises naming what it found.
 const util = require('util');
 const events = require('events');
@@ -17,6 +19,7 @@ if (Math.__locksimMark !== undefined) found.push('Math');
 if (process.listenerCount('locksim-mark') > 0) found.push('a process listener');
 if (counter.loads > 1) found.push('a cached module');
 if (process.cwd() === '/') found.push('the working folder');
+if (events.defaultMaxListeners !== 10) found.push("a builtin's setting");
 
 globalThis.__locksimMark = 'left';
 process.env.LOCKSIM_MARK = 'left';
@@ -25,6 +28,7 @@ events.prototype.__locksimMark = 'left';
 Math.__locksimMark = 'left';
 process.on('locksim-mark', () => {});
 process.chdir('/');
+events.defaultMaxListeners = 42;
 
 module.exports = {
   async acquire() {

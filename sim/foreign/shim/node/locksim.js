@@ -980,11 +980,17 @@ function snapshotProcess() {
     if (o === null || (typeof o !== 'object' && typeof o !== 'function') || seen.has(o) || o === process.moduleLoadList) return;
     seen.add(o);
     const props = new Map();
+    const values = new Map();
     for (const k of Reflect.ownKeys(o)) {
       if (o === process && EMITTER_KEYS.has(k)) continue;
-      props.set(k, Object.getOwnPropertyDescriptor(o, k));
+      const d = Object.getOwnPropertyDescriptor(o, k);
+      props.set(k, d);
+      if (d.get && d.set && settable(o, name)) {
+        const v = readSetting(o, k);
+        if (v !== NOT_A_SETTING) values.set(k, v);
+      }
     }
-    objs.push({ o, name, props, extensible: Object.isExtensible(o) });
+    objs.push({ o, name, props, values, extensible: Object.isExtensible(o) });
   };
   // an object, its data properties' objects, and their prototypes
   const trackDeep = (o, name) => {
@@ -1015,6 +1021,27 @@ function snapshotProcess() {
   };
 }
 
+// A setting is a primitive a builtin keeps behind a getter and a setter
+// (events.defaultMaxListeners, buffer.INSPECT_MAX_BYTES, process.exitCode):
+// its descriptor stays the same when the program sets it, so its value is
+// saved too. globalThis's accessors are lazy globals (fetch and the like:
+// reading one loads it), a prototype's read an instance's state, and
+// RegExp's legacy statics ($1, lastMatch) change with every match: none is
+// read.
+const NOT_A_SETTING = Symbol('not a setting');
+function settable(o, name) {
+  return o !== globalThis && o !== RegExp && !name.endsWith('.prototype');
+}
+function readSetting(o, k) {
+  let v;
+  try {
+    v = Reflect.get(o, k);
+  } catch (_) {
+    return NOT_A_SETTING;
+  }
+  return v === null || (typeof v !== 'object' && typeof v !== 'function') ? v : NOT_A_SETTING;
+}
+
 function sameDescriptor(a, b) {
   return (
     a.value === b.value &&
@@ -1032,7 +1059,7 @@ function restoreProcess(snap) {
   for (const b of loadedBuiltins()) if (!snap.builtins.has(b)) return `the program loaded ${b}, a builtin not loaded before`;
   for (const ev of process.eventNames()) process.removeAllListeners(ev);
   for (const [ev, fns] of snap.listeners) for (const fn of fns) process.on(ev, fn);
-  for (const { o, name, props, extensible } of snap.objs) {
+  for (const { o, name, props, values, extensible } of snap.objs) {
     if (Object.isExtensible(o) !== extensible) return `the program froze or sealed ${name}`;
     for (const k of Reflect.ownKeys(o)) {
       if (o === process && EMITTER_KEYS.has(k)) continue;
@@ -1047,11 +1074,18 @@ function restoreProcess(snap) {
         return `the program redefined ${name}.${String(k)}, which cannot be put back`;
       }
     }
+    for (const [k, v] of values) {
+      try {
+        if (!Object.is(Reflect.get(o, k), v)) Reflect.set(o, k, v);
+      } catch (_) {
+        // checked below
+      }
+      if (!Object.is(readSetting(o, k), v)) return `the program set ${name}.${String(k)}, which cannot be set back`;
+    }
   }
   for (const k of Object.keys(process.env)) if (!(k in snap.env)) delete process.env[k];
   for (const [k, v] of Object.entries(snap.env)) if (process.env[k] !== v) process.env[k] = v;
   if (process.cwd() !== snap.cwd) process.chdir(snap.cwd);
-  process.exitCode = undefined;
   Module.syncBuiltinESMExports();
   return '';
 }
