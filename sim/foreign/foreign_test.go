@@ -150,8 +150,7 @@ func TestResetWorkerIsPristine(t *testing.T) {
 	if Reused() == before {
 		t.Fatal("no worker was reset and reused in four runs")
 	}
-	// the marks are seen where they are left: a worker that is not reset
-	// would fail the test
+	// fresh workers, which see no marks, give the same digest
 	o := run(t, "testdata/marks.js", "crash-deadlock", Starter{Mode: Fresh})
 	if o.Digest != first {
 		t.Errorf("fresh workers: digest %.12s, want %.12s", o.Digest, first)

@@ -125,9 +125,10 @@ func (s Starter) start(prog *Program) (*worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := interp + "\x00" + strings.Join(workerEnv(dir), "\x00")
+	var key string // only a resettable worker has one
 	resettable := lang == Node && s.Mode == Forked && !refused(prog)
 	if resettable {
+		key = interp + "\x00" + strings.Join(workerEnv(dir), "\x00")
 		if w := takeReset(key); w != nil {
 			w.program = prog.SHA256
 			return w, nil
@@ -142,41 +143,34 @@ func (s Starter) start(prog *Program) (*worker, error) {
 		err = forkPython(interp, dir, theirs)
 		theirs.Close()
 	} else {
-		err = w.exec(interp, dir, lang, theirs, resettable)
+		err = w.exec(interp, dir, lang, theirs)
 	}
 	if err != nil {
 		ours.Close()
 		return nil, err
 	}
-	if err := w.hello(); err != nil {
+	hello, err := w.read()
+	if err != nil {
 		w.kill()
 		return nil, fmt.Errorf("%s worker did not start: %v", lang, err)
 	}
-	return w, nil
-}
-
-// hello reads the worker's hello.
-func (w *worker) hello() error {
-	hello, err := w.read()
-	if err != nil {
-		return err
-	}
 	if hello.Op != "hello" || hello.PID <= 0 {
-		return fmt.Errorf("first message %q, want hello with its pid", hello.Op)
+		w.kill()
+		return nil, fmt.Errorf("%s worker: first message %q, want hello with its pid", lang, hello.Op)
 	}
 	w.pid, w.lang, w.ver = hello.PID, hello.Lang, hello.Version
-	return nil
+	return w, nil
 }
 
 // exec starts a fresh interpreter on the shim's entry, with fd 3 theirs;
 // a resettable Node worker takes --reset (it saves the process's state
 // before its first init, to put it back on reset).
-func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File, resettable bool) error {
+func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
 	args := []string{filepath.Join(dir, "python", "locksim_worker.py")}
 	switch lang {
 	case Node:
 		args = []string{filepath.Join(dir, "node", "locksim.js")}
-		if resettable {
+		if w.resettable {
 			args = append(args, "--reset")
 		}
 	case PHP:

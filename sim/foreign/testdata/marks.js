@@ -17,6 +17,7 @@ if (util.__locksimMark !== undefined) found.push("a builtin module's export");
 if (events.prototype.__locksimMark !== undefined) found.push('a builtin prototype');
 if (Math.__locksimMark !== undefined) found.push('Math');
 if (process.listenerCount('locksim-mark') > 0) found.push('a process listener');
+if (process.getMaxListeners() !== 10) found.push("process's listener limit");
 if (counter.loads > 1) found.push('a cached module');
 if (process.cwd() === '/') found.push('the working folder');
 if (events.defaultMaxListeners !== 10) found.push("a builtin's setting");
@@ -27,6 +28,7 @@ util.__locksimMark = 'left';
 events.prototype.__locksimMark = 'left';
 Math.__locksimMark = 'left';
 process.on('locksim-mark', () => {});
+process.setMaxListeners(42);
 process.chdir('/');
 events.defaultMaxListeners = 42;
 

@@ -944,8 +944,8 @@ function loop() {
 // before its first init, then says hello again. "As it was" is what a
 // program can reach: the own properties of the globals, of every builtin
 // module the shim loaded before the snapshot, of their exports' objects and
-// classes' prototypes (Module._cache among them: the module cache empties);
-// process.env, the working folder, process's listeners. A program that
+// classes' prototypes (Module._cache and process.env among them: the module
+// cache empties); the working folder, process's listeners. A program that
 // leaves the process where the shim cannot put it back (a frozen builtin, a
 // property that cannot be deleted, a builtin module loaded that was not
 // loaded before) makes the worker send refuse, saying why, and exit; the
@@ -966,9 +966,9 @@ function loadedBuiltins() {
   return out;
 }
 
-// EMITTER_KEYS are an EventEmitter's own bookkeeping: process's listeners
-// are put back by listener, not by these properties.
-const EMITTER_KEYS = new Set(['_events', '_eventsCount', '_maxListeners']);
+// EMITTER_KEYS are an EventEmitter's listener bookkeeping: process's
+// listeners are put back by listener, not by these properties.
+const EMITTER_KEYS = new Set(['_events', '_eventsCount']);
 
 function snapshotProcess() {
   for (const name of Module.builtinModules) {
@@ -1015,7 +1015,6 @@ function snapshotProcess() {
   return {
     objs,
     listeners,
-    env: { ...process.env },
     cwd: process.cwd(),
     builtins: loadedBuiltins(),
   };
@@ -1083,8 +1082,6 @@ function restoreProcess(snap) {
       if (!Object.is(readSetting(o, k), v)) return `the program set ${name}.${String(k)}, which cannot be set back`;
     }
   }
-  for (const k of Object.keys(process.env)) if (!(k in snap.env)) delete process.env[k];
-  for (const [k, v] of Object.entries(snap.env)) if (process.env[k] !== v) process.env[k] = v;
   if (process.cwd() !== snap.cwd) process.chdir(snap.cwd);
   Module.syncBuiltinESMExports();
   return '';
