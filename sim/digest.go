@@ -13,7 +13,7 @@ import (
 // every event, integers as fixed 8 bytes, strings length-prefixed. Same
 // scenario and seed give the same digest on any machine.
 func (h *History) Digest() string {
-	d := digester{h: sha256.New()}
+	d := digester{h: sha256.New(), buf: make([]byte, 0, digestBuffer+64)}
 	d.int(int64(len(h.Procs)))
 	for _, p := range h.Procs {
 		d.str(p)
@@ -31,25 +31,44 @@ func (h *History) Digest() string {
 	for i := range h.Events {
 		d.event(&h.Events[i])
 	}
+	d.flush()
 	return hex.EncodeToString(d.h.Sum(nil))
 }
 
+// digester writes the encoding through buf, handing the hash whole blocks:
+// a Write per 8-byte integer was most of a digest's cost (a run's events
+// hold some 25 fields each), and the bytes hashed are the same.
 type digester struct {
 	h   hash.Hash
-	buf [8]byte
+	buf []byte
 	// lanes is the watched key as the last event carrying it left each
 	// lane: what a KeyState's Fresh is implied from.
 	lanes []KeyState
 }
 
+// digestBuffer is how many bytes the digester gathers before it hashes
+// them: a multiple of sha256's 64-byte block.
+const digestBuffer = 4096
+
 func (d *digester) int(v int64) {
-	binary.LittleEndian.PutUint64(d.buf[:], uint64(v))
-	d.h.Write(d.buf[:])
+	d.buf = binary.LittleEndian.AppendUint64(d.buf, uint64(v))
+	if len(d.buf) >= digestBuffer {
+		d.flush()
+	}
 }
 
 func (d *digester) str(s string) {
 	d.int(int64(len(s)))
-	d.h.Write([]byte(s))
+	d.buf = append(d.buf, s...)
+	if len(d.buf) >= digestBuffer {
+		d.flush()
+	}
+}
+
+// flush hashes what buf holds.
+func (d *digester) flush() {
+	d.h.Write(d.buf)
+	d.buf = d.buf[:0]
 }
 
 func (d *digester) bool(b bool) {
