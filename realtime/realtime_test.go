@@ -24,6 +24,13 @@ import (
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
 )
 
+// parallelOwnServers: the tests that spend seconds of real time on servers
+// they start run side by side (t.Parallel), and so does one of the two that
+// use the shared server (redistest.Addr): a parallel test starts once every
+// sequential one has ended, so it never meets TestSearchAgainstServer on
+// that server, nor TestStopStarted, which stops every started server.
+// The package's wall time was the sum of theirs.
+
 // TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
 // are incomplete, as in explore's JSON; nothing met is no verdict.
 func TestSearchVerdict(t *testing.T) {
@@ -88,6 +95,7 @@ func TestSearchAgainstServer(t *testing.T) {
 // and restart real server processes, and Redlock is still broken the
 // same way: C2 wins a majority while C1 holds one.
 func TestNodeRestartOnStartedServers(t *testing.T) {
+	t.Parallel() // real time on servers of its own (see parallelOwnServers)
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
 	}
@@ -122,6 +130,7 @@ func TestNodeRestartOnStartedServers(t *testing.T) {
 // whose first two drawn scenarios are short (seed 201: 11 and 10 s when
 // chosen, against seed 1's 45 and 62 s); the test logs them.
 func TestSearchCountsIncompleteRuns(t *testing.T) {
+	t.Parallel() // the server's only parallel user here (see parallelOwnServers)
 	addr := redistest.Addr(t)
 	a, err := locks.Lookup("set-nx-px-token")
 	if err != nil {
@@ -151,6 +160,7 @@ func TestSearchCountsIncompleteRuns(t *testing.T) {
 // (node 2's libfaketime clock steps 10 s and expires C1's key). Side by
 // side: about 6 s in all.
 func TestStartedServersRows(t *testing.T) {
+	t.Parallel() // see parallelOwnServers
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
 	}
@@ -241,6 +251,7 @@ func TestStopStarted(t *testing.T) {
 // A search with Start runs each run on servers it starts (persistence,
 // replicas and Sentinel as the run needs), StartParallel at a time.
 func TestSearchOnStartedServers(t *testing.T) {
+	t.Parallel() // see parallelOwnServers
 	for _, bin := range []string{"redis-server", "redis-sentinel"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Skipf("%s is not on PATH (scripts/redis-server.sh installs it)", bin)

@@ -21,6 +21,7 @@ func BenchmarkExploreProgram(b *testing.B) {
 		runs          int
 	}{
 		{"python-redis-py-lock", "python/redis-py-lock-5s.py", "../redis-py-lock.yaml", 400},
+		{"python-002", "python/002-setnx.py", "python-setnx", 100},
 		{"node-redlock-v5", "node/redlock-v5.js", "../redlock.yaml", 40},
 		{"php-004", "php/004-set-get.php", "php-set-get", 100},
 	} {

@@ -370,6 +370,7 @@ func TestFaketimeStepsExpiry(t *testing.T) {
 // Sentinel promotes, and clients dialling afterwards reach the promoted
 // replica, a primary now.
 func TestReplicaLagAndFailover(t *testing.T) {
+	t.Parallel() // seconds of wall time on servers of its own, next to the other tests'
 	if _, err := exec.LookPath("redis-sentinel"); err != nil {
 		t.Skip("redis-sentinel is not on PATH (scripts/redis-server.sh installs it)")
 	}

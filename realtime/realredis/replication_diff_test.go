@@ -128,6 +128,7 @@ var diffCases = []diffCase{
 }
 
 func TestReplicationDifferential(t *testing.T) {
+	t.Parallel() // seconds of wall time on servers of its own, next to the other tests'
 	for _, bin := range []string{"redis-server", "redis-sentinel"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Skipf("%s is not on PATH (scripts/redis-server.sh installs it)", bin)
