@@ -211,3 +211,17 @@ func BenchmarkSwitchChan(b *testing.B) {
 		<-resp
 	}
 }
+
+// BenchmarkDigest is the digest of one faulty standard run's history, the
+// work prove does for every run it extends.
+func BenchmarkDigest(b *testing.B) {
+	res, err := Run(faultyConfig(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = res.History.Digest()
+	}
+	b.ReportMetric(float64(len(res.History.Events)), "events")
+}
