@@ -158,11 +158,12 @@ func BenchmarkHashLockPoll(b *testing.B) {
 			n := New(1)
 			n.noReplay = way.noReplay
 			now := t0
-			n.Exec(0, now, eval(hashLockScript, []string{"lock"}, "3600000", "holder"))
-			poll := eval(hashLockScript, []string{"lock"}, "3600000", "waiter")
+			n.Exec(0, now, eval(hashLockScript, []string{"lock"}, "1000000000", "holder")) // 11 days: b.Loop may poll millions of times, a millisecond apart
+			poll := eval(hashLockScript, []string{"lock"}, "1000000000", "waiter")
 			b.ReportAllocs()
 			for b.Loop() {
 				now = now.Add(time.Millisecond)
+				n.written = 0 // a run's bound on script writes (MaxScriptWrites), not a benchmark's
 				if r := n.Exec(1, now, poll); r.Kind != Int {
 					b.Fatalf("poll: %s", r)
 				}
