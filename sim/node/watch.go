@@ -141,7 +141,9 @@ func (n *Node) startFollow(before KeyState) {
 // that replied a value or null leaves it, as do EXISTS, TTL and PTTL of it
 // alone and HEXISTS and HGET of one of its fields that replied a count, a
 // value or null (a waiter's poll of a hash lock); DEL of it alone that
-// replied a count leaves it absent; SET of it with no option but NX, XX,
+// replied a count leaves it absent; SETNX that replied 0 leaves it, and
+// SETNX that replied 1 and GETSET that replied a value or null wrote the
+// value with no TTL (a timestamp lock's poll and takeover); SET of it with no option but NX, XX,
 // EX and PX, each once, that replied OK wrote the value with its TTL (none
 // without EX or PX), and one that replied null (NX of a key that exists,
 // XX of one that does not) left it. Anything else, a reply queued in MULTI
@@ -159,6 +161,16 @@ func (n *Node) followed(args []string, r Reply) {
 		n.follow.touch = true // some of these leave the key's idle time as it was: the read would not
 	case len(args) == 2 && IsName(args[0], "DEL") && r.Kind == Int:
 		n.follow.key = KeyState{TTL: -1}
+	case len(args) == 3 && IsName(args[0], "SETNX") && r.Kind == Int:
+		// 0: the key exists and is left (a waiter's poll, which leaves its idle
+		// time: the read would not); 1: it was absent and is the value, with
+		// no TTL (miniredis's stringSet), touched.
+		n.follow.touch = r.Int == 0
+		if r.Int == 1 {
+			n.follow.key = KeyState{Exists: true, Value: args[2], TTL: -1}
+		}
+	case len(args) == 3 && IsName(args[0], "GETSET") && (r.Kind == Bulk || r.Kind == Nil):
+		n.follow.key = KeyState{Exists: true, Value: args[2], TTL: -1} // GETSET clears the TTL
 	case IsName(args[0], "SET"):
 		n.follow.on = n.followSet(args, r)
 	default:

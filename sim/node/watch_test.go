@@ -453,6 +453,11 @@ func TestKnownSetsReadAsTheData(t *testing.T) {
 		func() []string { return []string{"EVAL", hashLockScript, "1", "k", ms(), "f"} },
 		func() []string { return []string{"EVAL", hashLockScript, "1", "k", ms(), "g"} },
 		func() []string { return []string{"EVAL", `return redis.call("hexists", KEYS[1], "f")`, "1", "k"} },
+		func() []string { return []string{"SETNX", "k", "s" + ms()} },
+		func() []string { return []string{"SETNX", "other", "s"} },
+		func() []string { return []string{"GETSET", "k", "g" + ms()} },
+		func() []string { return []string{"EVAL", `return redis.call("setnx", KEYS[1], "e")`, "1", "k"} },
+		func() []string { return []string{"EVAL", `return redis.call("getset", KEYS[1], "e")`, "1", "k"} },
 	}
 	known, read := New(1), New(1)
 	known.Watch("k")
