@@ -28,6 +28,39 @@ type clockStep struct {
 	// step: miniredis's TTLs are those of at, counted down to owed by
 	// nobody yet.
 	owed time.Time
+	// read is what the Exec running read of one key in the data as this
+	// step left it: a script's polls read the same key three times (EXISTS,
+	// HEXISTS, PTTL), and each read costs miniredis's lock.
+	read polledKey
+}
+
+// polledKey is what polls read of key since the last step and dispatch in
+// one Exec (cleared at each: exec), which nothing but a dispatch changes.
+type polledKey struct {
+	key string
+	// checked: the step owed leaves key (pollDB), whose TTL is ttl.
+	checked bool
+	ttl     time.Duration
+	// typed: key's type is typ ("" for none).
+	typed bool
+	typ   string
+}
+
+// read is the poll memo for key, made new when it was of another key.
+func (n *Node) read(key string) *polledKey {
+	if r := &n.step.read; r.key != key {
+		*r = polledKey{key: key}
+	}
+	return &n.step.read
+}
+
+// typeOf is db.Type(key) for a poll, read once per Exec.
+func (n *Node) typeOf(db *miniredis.RedisDB, key string) string {
+	r := n.read(key)
+	if !r.typed {
+		r.typ, r.typed = db.Type(key), true
+	}
+	return r.typ
 }
 
 // stepped is database 0 after a step to the node's time, which anything
@@ -52,12 +85,25 @@ func (n *Node) pollDB(key string) (db *miniredis.RedisDB, over time.Duration) {
 	if over == 0 {
 		return n.db0, 0
 	}
-	if ttl := n.db0.TTL(key); ttl < 0 || ttl > 0 && ttl <= over {
-		return n.stepped(), 0 // the step drops key
+	r := n.read(key)
+	if !r.checked {
+		ttl := n.db0.TTL(key)
+		if ttl < 0 || ttl > 0 && ttl <= over {
+			return n.stepped(), 0 // the step drops key
+		}
+		r.checked, r.ttl = true, ttl
 	}
 	n.step.owed = n.now
 	n.owes++
 	return n.db0, over
+}
+
+// ttlOf is db.TTL(key) for a poll, read once per Exec when pollDB read it.
+func (n *Node) ttlOf(db *miniredis.RedisDB, key string) time.Duration {
+	if r := n.read(key); r.checked {
+		return r.ttl
+	}
+	return db.TTL(key)
 }
 
 // payOwed makes the step a poll owed, at its time, so that miniredis's

@@ -60,6 +60,11 @@ type Node struct {
 	// last set, at node time accessedAt, with nothing dispatched since.
 	accessed   string
 	accessedAt time.Time
+	// hashed is the hash whose fields answerPoll last listed (HEXISTS), as
+	// they are with nothing dispatched since: a hash lock's waiters ask of
+	// the same fields at every poll, and a listing sorts them.
+	hashed       string
+	hashedFields []string
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -123,7 +128,7 @@ func New(seed int64) *Node {
 func (n *Node) Reset(seed int64) {
 	n.m.FlushAll()
 	n.setTime(time.Unix(0, 0))
-	n.seed, n.seeded, n.fieldTTLs, n.accessed = seed, false, false, ""
+	n.seed, n.seeded, n.fieldTTLs, n.accessed, n.hashed = seed, false, false, "", ""
 	n.ScriptBudget, n.written = 0, 0
 	n.Publish = nil
 	n.disconnect()
@@ -169,6 +174,7 @@ func (n *Node) execCapture(conn int, now time.Time, args []string) Reply {
 }
 
 func (n *Node) exec(conn int, now time.Time, args []string) Reply {
+	n.step.read = polledKey{} // what another Exec's polls read (a Flush may have been since)
 	n.setTime(now)
 	if len(args) == 0 {
 		return errorReply("ERR empty command")
@@ -225,7 +231,7 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	if IsName(args[0], "SELECT") {
 		n.selected = true
 	}
-	n.accessed = "" // no longer known to have been accessed now (answerPoll)
+	n.accessed, n.hashed = "", "" // no longer known to have been accessed now, or as listed (answerPoll)
 	if !n.fieldTTLs && givesFieldTTLs(args[0]) {
 		n.fieldTTLs = true
 	}
@@ -345,7 +351,7 @@ func (n *Node) Key(now time.Time, key string) KeyState {
 // restarts.
 func (n *Node) Flush() {
 	n.m.FlushAll()
-	n.accessed = ""
+	n.accessed, n.hashed = "", ""
 	n.disconnect()
 	n.forgetScripts()
 	n.watch.last, n.watch.writer = KeyState{TTL: -1}, noWriter

@@ -75,32 +75,31 @@ func (n *Node) answerPoll(p *server.Peer, name string, args []string) (r Reply, 
 		}
 	case name == "PTTL" && len(args) == 2:
 		db, over := n.pollDB(key)
-		if db.Type(key) == "" {
+		if n.typeOf(db, key) == "" {
 			r = pollGone
-		} else if ttl := db.TTL(key) - over; ttl > 0 {
+		} else if ttl := n.ttlOf(db, key) - over; ttl > 0 {
 			r = Reply{Kind: Int, Int: ttl.Nanoseconds() / 1_000_000}
 		} else { // no TTL: miniredis says so
 			return Reply{}, false
 		}
 	case name == "HEXISTS" && len(args) == 3:
 		db, _ := n.pollDB(key)
-		switch db.Type(key) {
+		switch n.typeOf(db, key) {
 		case "":
 			r = pollZero
 		case "hash":
 			if n.accessed != key || !n.accessedAt.Equal(n.now) {
 				return Reply{}, false // HKeys would set the access time, HEXISTS does not
 			}
-			fields, _ := db.HKeys(key)
 			r = pollZero
-			if slices.Contains(fields, args[2]) {
+			if slices.Contains(n.hashFields(db, key), args[2]) {
 				r = pollOne
 			}
 		default:
 			return Reply{}, false
 		}
 	case name == "SETNX" && len(args) == 3:
-		if db, _ := n.pollDB(key); db.Type(key) == "" { // no access time
+		if db, _ := n.pollDB(key); n.typeOf(db, key) == "" { // no access time
 			return Reply{}, false
 		}
 		r = pollZero
@@ -139,4 +138,16 @@ func setNXOnly(opts []string) bool {
 		}
 	}
 	return nx
+}
+
+// hashFields is db.HKeys(key) of a hash key whose access time is now
+// already, which the listing would set: listed again only after a
+// dispatch, or while fields can expire on their own (fieldTTLs).
+func (n *Node) hashFields(db *miniredis.RedisDB, key string) []string {
+	if n.hashed == key && !n.fieldTTLs {
+		return n.hashedFields
+	}
+	fields, _ := db.HKeys(key)
+	n.hashed, n.hashedFields = key, fields
+	return fields
 }
