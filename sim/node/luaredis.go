@@ -132,28 +132,53 @@ func (vm *luaVM) callArgs(L *lua.LState) ([]string, string) {
 
 // send is one redis.call's command, cost bytes of arguments: refused with
 // Redis's OOM error past MaxScriptWrites, else run (or the error msg for
-// its arguments). Replays send their recorded calls here too (replay.go).
+// its arguments). Replays send their recorded calls through sendAs.
 func (vm *luaVM) send(args []string, msg string, cost int64) (r Reply, refused bool) {
-	if vm.n.written+cost > scriptWrites {
+	if msg == "" {
+		name, common := commandCase(args[0])
+		return vm.sendAs(args, name, common, cost)
+	}
+	if !vm.written(cost) {
 		return errorReply(oomError), true
 	}
-	vm.n.written += cost
-	if msg != "" {
-		return errorReply(msg), false
-	}
-	return vm.exec(args), false
+	return errorReply(msg), false
 }
 
-// exec runs a script's command args, whose name it upper-cases in place.
-func (vm *luaVM) exec(args []string) Reply {
+// sendAs is send of a call with good arguments whose name is known
+// upper-cased: a replayed one's was looked up when it was kept, which at
+// every call was 5% of the hash lock's row.
+func (vm *luaVM) sendAs(args []string, name string, common bool, cost int64) (r Reply, refused bool) {
+	if !vm.written(cost) {
+		return errorReply(oomError), true
+	}
+	return vm.exec(args, name, common), false
+}
+
+// written counts cost against MaxScriptWrites, false past it.
+func (vm *luaVM) written(cost int64) bool {
+	if vm.n.written+cost > scriptWrites {
+		return false
+	}
+	vm.n.written += cost
+	return true
+}
+
+// commandCase is a script's command name upper-cased, and whether it is one
+// of lockCommands.
+func commandCase(cmd string) (name string, common bool) {
+	if name, common = lockCommands[cmd]; !common {
+		name = strings.ToUpper(cmd)
+	}
+	return name, common
+}
+
+// exec runs a script's command args, whose name it sets to name, args[0]
+// upper-cased (commandCase), in place.
+func (vm *luaVM) exec(args []string, name string, common bool) Reply {
 	n := vm.n
 	// args is ours: miniredis upper-cases the name again, which costs nothing
 	// on an upper-case one, and answers the same (it only quotes the name as
 	// given for an unknown command, refused below).
-	name, common := lockCommands[args[0]]
-	if !common {
-		name = strings.ToUpper(args[0])
-	}
 	args[0] = name
 	if r, refused := vm.refused(name, args, common); refused {
 		return r

@@ -51,6 +51,8 @@ type scriptPaths struct {
 // (args not nil), or its end, returning result.
 type pathStep struct {
 	args    []string // as the script passed them, name not upper-cased
+	name    string   // args[0] upper-cased (commandCase), looked up once
+	common  bool     // name is one of lockCommands
 	cost    int64    // callCost
 	tail    bool     // the script returns this call's reply
 	replies []pathEdge
@@ -181,6 +183,7 @@ func (vm *luaVM) keep(ok bool, c *compiled, keys, argv []string, readOnly bool, 
 		s := *at
 		if s == nil {
 			s = &pathStep{args: m.args, cost: m.cost}
+			s.name, s.common = commandCase(m.args[0])
 			*at = s
 			p.steps++
 		} else if !slices.Equal(s.args, m.args) || s.cost != m.cost {
@@ -222,7 +225,7 @@ func (vm *luaVM) replayed(p *scriptPaths) (Reply, bool) {
 		}
 		args := append(vm.args[:0], s.args...)
 		vm.args = args
-		reply, refused := vm.send(args, "", s.cost)
+		reply, refused := vm.sendAs(args, s.name, s.common, s.cost)
 		r.presets = append(r.presets, madeCall{args: s.args, cost: s.cost, reply: reply, refused: refused})
 		next := s.after(reply)
 		if next == nil && s.tail && !refused && (reply.Kind == Int || reply.Kind == Nil) {
