@@ -28,22 +28,23 @@ type clockStep struct {
 	// step: miniredis's TTLs are those of at, counted down to owed by
 	// nobody yet.
 	owed time.Time
-	// read is what the Exec running read of one key in the data as this
-	// step left it: a script's polls read the same key three times (EXISTS,
-	// HEXISTS, PTTL), and each read costs miniredis's lock.
+	// read is what polls read of one key in the data as this step left
+	// it, which only a step, a dispatch or a flush changes (flushAll): a
+	// hash lock's poll reads its key three times a script (EXISTS, HEXISTS,
+	// PTTL), each under miniredis's lock, and HEXISTS's listing sorts the
+	// fields.
 	read polledKey
 }
 
-// polledKey is what polls read of key since the last step and dispatch in
-// one Exec (cleared at each: exec), which nothing but a dispatch changes.
+// polledKey is what polls read of key, each part once.
 type polledKey struct {
-	key string
-	// checked: the step owed leaves key (pollDB), whose TTL is ttl.
-	checked bool
-	ttl     time.Duration
-	// typed: key's type is typ ("" for none).
-	typed bool
-	typ   string
+	key    string
+	timed  bool // ttl is miniredis's TTL of key (0: none, or no key)
+	ttl    time.Duration
+	typed  bool // typ is key's type ("" for none)
+	typ    string
+	listed bool // fields are key's, a hash's, sorted (HKeys)
+	fields []string
 }
 
 // read is the poll memo for key, made new when it was of another key.
@@ -54,13 +55,34 @@ func (n *Node) read(key string) *polledKey {
 	return &n.step.read
 }
 
-// typeOf is db.Type(key) for a poll, read once per Exec.
+// ttlOf is db.TTL(key) for a poll, db the data as the step left it.
+func (n *Node) ttlOf(db *miniredis.RedisDB, key string) time.Duration {
+	r := n.read(key)
+	if !r.timed {
+		r.ttl, r.timed = db.TTL(key), true
+	}
+	return r.ttl
+}
+
+// typeOf is db.Type(key) for a poll.
 func (n *Node) typeOf(db *miniredis.RedisDB, key string) string {
 	r := n.read(key)
 	if !r.typed {
 		r.typ, r.typed = db.Type(key), true
 	}
 	return r.typ
+}
+
+// hashFields is db.HKeys(key) for a poll of a hash whose access time is now
+// already, which the listing would set. Fields that expire on their own
+// (fieldTTLs) need no care: pollDB then steps at every poll.
+func (n *Node) hashFields(db *miniredis.RedisDB, key string) []string {
+	r := n.read(key)
+	if !r.listed {
+		r.fields, _ = db.HKeys(key)
+		r.listed = true
+	}
+	return r.fields
 }
 
 // stepped is database 0 after a step to the node's time, which anything
@@ -85,25 +107,19 @@ func (n *Node) pollDB(key string) (db *miniredis.RedisDB, over time.Duration) {
 	if over == 0 {
 		return n.db0, 0
 	}
-	r := n.read(key)
-	if !r.checked {
-		ttl := n.db0.TTL(key)
-		if ttl < 0 || ttl > 0 && ttl <= over {
-			return n.stepped(), 0 // the step drops key
-		}
-		r.checked, r.ttl = true, ttl
+	if ttl := n.ttlOf(n.db0, key); ttl < 0 || ttl > 0 && ttl <= over {
+		return n.stepped(), 0 // the step drops key
 	}
 	n.step.owed = n.now
 	n.owes++
 	return n.db0, over
 }
 
-// ttlOf is db.TTL(key) for a poll, read once per Exec when pollDB read it.
-func (n *Node) ttlOf(db *miniredis.RedisDB, key string) time.Duration {
-	if r := n.read(key); r.checked {
-		return r.ttl
-	}
-	return db.TTL(key)
+// flushAll empties miniredis, with no step: what polls read of it goes too.
+func (n *Node) flushAll() {
+	n.m.FlushAll()
+	n.step.read = polledKey{}
+	n.accessed = ""
 }
 
 // payOwed makes the step a poll owed, at its time, so that miniredis's

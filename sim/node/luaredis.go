@@ -138,7 +138,7 @@ func (vm *luaVM) send(args []string, msg string, cost int64) (r Reply, refused b
 		name, common := commandCase(args[0])
 		return vm.sendAs(args, name, common, cost)
 	}
-	if !vm.written(cost) {
+	if !vm.countWrites(cost) {
 		return errorReply(oomError), true
 	}
 	return errorReply(msg), false
@@ -148,14 +148,14 @@ func (vm *luaVM) send(args []string, msg string, cost int64) (r Reply, refused b
 // upper-cased: a replayed one's was looked up when it was kept, which at
 // every call was 5% of the hash lock's row.
 func (vm *luaVM) sendAs(args []string, name string, common bool, cost int64) (r Reply, refused bool) {
-	if !vm.written(cost) {
+	if !vm.countWrites(cost) {
 		return errorReply(oomError), true
 	}
 	return vm.exec(args, name, common), false
 }
 
-// written counts cost against MaxScriptWrites, false past it.
-func (vm *luaVM) written(cost int64) bool {
+// countWrites counts cost against MaxScriptWrites, false past it.
+func (vm *luaVM) countWrites(cost int64) bool {
 	if vm.n.written+cost > scriptWrites {
 		return false
 	}

@@ -60,11 +60,6 @@ type Node struct {
 	// last set, at node time accessedAt, with nothing dispatched since.
 	accessed   string
 	accessedAt time.Time
-	// hashed is the hash whose fields answerPoll last listed (HEXISTS), as
-	// they are with nothing dispatched since: a hash lock's waiters ask of
-	// the same fields at every poll, and a listing sorts them.
-	hashed       string
-	hashedFields []string
 
 	// ScriptBudget is how many Lua VM instructions one script may run before
 	// it is stopped with an error reply; zero means DefaultScriptBudget.
@@ -126,9 +121,9 @@ func New(seed int64) *Node {
 // script) and the client connections, put back as new (disconnect). It
 // saves about 200 µs per run.
 func (n *Node) Reset(seed int64) {
-	n.m.FlushAll()
+	n.flushAll()
 	n.setTime(time.Unix(0, 0))
-	n.seed, n.seeded, n.fieldTTLs, n.accessed, n.hashed = seed, false, false, "", ""
+	n.seed, n.seeded, n.fieldTTLs = seed, false, false
 	n.ScriptBudget, n.written = 0, 0
 	n.Publish = nil
 	n.disconnect()
@@ -174,7 +169,6 @@ func (n *Node) execCapture(conn int, now time.Time, args []string) Reply {
 }
 
 func (n *Node) exec(conn int, now time.Time, args []string) Reply {
-	n.step.read = polledKey{} // what another Exec's polls read (a Flush may have been since)
 	n.setTime(now)
 	if len(args) == 0 {
 		return errorReply("ERR empty command")
@@ -231,7 +225,7 @@ func (n *Node) dispatchKnown(p *server.Peer, args, known []string) Reply {
 	if IsName(args[0], "SELECT") {
 		n.selected = true
 	}
-	n.accessed, n.hashed = "", "" // no longer known to have been accessed now, or as listed (answerPoll)
+	n.accessed = "" // no longer known to have been accessed now (answerPoll)
 	if !n.fieldTTLs && givesFieldTTLs(args[0]) {
 		n.fieldTTLs = true
 	}
@@ -350,8 +344,7 @@ func (n *Node) Key(now time.Time, key string) KeyState {
 // new state would, and making one was 6% of explore's time under node
 // restarts.
 func (n *Node) Flush() {
-	n.m.FlushAll()
-	n.accessed, n.hashed = "", ""
+	n.flushAll()
 	n.disconnect()
 	n.forgetScripts()
 	n.watch.last, n.watch.writer = KeyState{TTL: -1}, noWriter

@@ -139,15 +139,3 @@ func setNXOnly(opts []string) bool {
 	}
 	return nx
 }
-
-// hashFields is db.HKeys(key) of a hash key whose access time is now
-// already, which the listing would set: listed again only after a
-// dispatch, or while fields can expire on their own (fieldTTLs).
-func (n *Node) hashFields(db *miniredis.RedisDB, key string) []string {
-	if n.hashed == key && !n.fieldTTLs {
-		return n.hashedFields
-	}
-	fields, _ := db.HKeys(key)
-	n.hashed, n.hashedFields = key, fields
-	return fields
-}

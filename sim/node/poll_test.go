@@ -138,6 +138,9 @@ return redis.call("pttl", KEYS[1])`
 		if rng.IntN(700) == 0 {
 			args = []string{"SELECT", strconv.Itoa(rng.IntN(2))}
 		}
+		if i > 27000 && rng.IntN(100) == 0 { // from then on fields can expire on their own (fieldTTLs)
+			args = []string{"HEXPIRE", key(), "1", "FIELDS", "1", "f"}
+		}
 		got, want := fast.Exec(conn, now, args), slow.Exec(conn, now, args)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("step %d: %q replied %+v, through miniredis %+v", i, args, got, want)
@@ -153,6 +156,9 @@ return redis.call("pttl", KEYS[1])`
 	}
 	if fast.polls < 1000 || slow.polls != 0 {
 		t.Fatalf("%d polls answered without miniredis (and %d on the node that must not): the test tests little", fast.polls, slow.polls)
+	}
+	if !fast.fieldTTLs {
+		t.Fatal("no hash field was given a TTL of its own: the test tests little")
 	}
 	if fast.owes < 1000 {
 		t.Fatalf("%d reads of a polled key owed the clock step: the test tests little", fast.owes)
@@ -219,5 +225,36 @@ func TestPollsOweTheStep(t *testing.T) {
 	both("other's expiry", now, "GET", "other")
 	if fast.owes == 0 {
 		t.Fatal("no poll owed the step: the test tests nothing")
+	}
+}
+
+// TestPollReadsAreForgotten: what polls read of a key (clockStep.read) is
+// kept until the data changes, and is forgotten when it does without a
+// command: a flush, and the owed step paid when the clock goes back past
+// it from later (payOwed's own SetTime). Each
+// poll of one key must reply as on a node that steps at every poll.
+func TestPollReadsAreForgotten(t *testing.T) {
+	fast, slow := New(1), New(1)
+	slow.noPolls, slow.noReplay = true, true
+	both := func(step string, now time.Time, args ...string) {
+		t.Helper()
+		if g, w := fast.Exec(1, now, args), slow.Exec(1, now, args); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s: %q replied %+v, stepping at every poll %+v", step, args, g, w)
+		}
+	}
+	pttl := []string{"PTTL", "lock"}
+	now := t0
+	both("holder", now, "SET", "lock", "v", "PX", "10000")
+	both("first poll", now.Add(time.Second), pttl...)
+	both("owing poll", now.Add(2*time.Second), pttl...)
+	both("no data read", now.Add(2500*time.Millisecond), "EVAL", "return 1", "0") // the node's clock past the owed step, no dispatch
+	both("clock back, the owed step paid", now.Add(1500*time.Millisecond), pttl...)
+	both("forward", now.Add(3*time.Second), pttl...)
+	reads := fast.polls
+	fast.Flush()
+	slow.Flush()
+	both("after a flush", now.Add(4*time.Second), pttl...)
+	if fast.owes == 0 || reads < 3 {
+		t.Fatalf("%d polls answered, %d owed the step: the test tests little", reads, fast.owes)
 	}
 }

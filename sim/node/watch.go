@@ -143,11 +143,11 @@ func (n *Node) startFollow(before KeyState) {
 // value or null (a waiter's poll of a hash lock); DEL of it alone that
 // replied a count leaves it absent; SETNX that replied 0 leaves it, and
 // SETNX that replied 1 and GETSET that replied a value or null wrote the
-// value with no TTL (a timestamp lock's poll and takeover); SET of it with no option but NX, XX,
-// EX and PX, each once, that replied OK wrote the value with its TTL (none
-// without EX or PX), and one that replied null (NX of a key that exists,
-// XX of one that does not) left it. Anything else, a reply queued in MULTI
-// or an error included, stops.
+// value with no TTL (a timestamp lock's poll and takeover); SET of it with
+// no option but NX, XX, EX and PX, each once, that replied OK wrote the
+// value with its TTL (none without EX or PX), and one that replied null (NX
+// of a key that exists, XX of one that does not) left it. Anything else, a
+// reply queued in MULTI or an error included, stops.
 func (n *Node) followed(args []string, r Reply) {
 	if n.selected || len(args) < 2 || args[1] != n.watch.key {
 		n.follow.on = false
@@ -157,20 +157,15 @@ func (n *Node) followed(args []string, r Reply) {
 	switch {
 	case len(args) == 2 && IsName(args[0], "GET") && (r.Kind == Bulk || r.Kind == Nil):
 	case len(args) == 2 && r.Kind == Int && (IsName(args[0], "EXISTS") || IsName(args[0], "PTTL") || IsName(args[0], "TTL")),
-		len(args) == 3 && (r.Kind == Int && IsName(args[0], "HEXISTS") || (r.Kind == Bulk || r.Kind == Nil) && IsName(args[0], "HGET")):
+		len(args) == 3 && (r.Kind == Int && (IsName(args[0], "HEXISTS") || IsName(args[0], "SETNX") && r.Int == 0) ||
+			(r.Kind == Bulk || r.Kind == Nil) && IsName(args[0], "HGET")):
 		n.follow.touch = true // some of these leave the key's idle time as it was: the read would not
 	case len(args) == 2 && IsName(args[0], "DEL") && r.Kind == Int:
 		n.follow.key = KeyState{TTL: -1}
-	case len(args) == 3 && IsName(args[0], "SETNX") && r.Kind == Int:
-		// 0: the key exists and is left (a waiter's poll, which leaves its idle
-		// time: the read would not); 1: it was absent and is the value, with
-		// no TTL (miniredis's stringSet), touched.
-		n.follow.touch = r.Int == 0
-		if r.Int == 1 {
-			n.follow.key = KeyState{Exists: true, Value: args[2], TTL: -1}
-		}
-	case len(args) == 3 && IsName(args[0], "GETSET") && (r.Kind == Bulk || r.Kind == Nil):
-		n.follow.key = KeyState{Exists: true, Value: args[2], TTL: -1} // GETSET clears the TTL
+	case len(args) == 3 && (r.Kind == Int && r.Int == 1 && IsName(args[0], "SETNX") ||
+		(r.Kind == Bulk || r.Kind == Nil) && IsName(args[0], "GETSET")):
+		// SETNX of an absent key, GETSET clearing the TTL (miniredis's stringSet touches it)
+		n.follow.key = KeyState{Exists: true, Value: args[2], TTL: -1}
 	case IsName(args[0], "SET"):
 		n.follow.on = n.followSet(args, r)
 	default:
