@@ -175,18 +175,12 @@ return redis.call("pttl", KEYS[1])`
 // expires, and other commands between; each reply, the TTLs and OBJECT IDLETIME must be those of a
 // node whose every poll steps miniredis's clock.
 func TestPollsOweTheStep(t *testing.T) {
-	fast, slow := New(1), New(1)
-	slow.noPolls, slow.noReplay = true, true
+	fast, slow := pollPair()
 	both := func(step string, now time.Time, args ...string) {
 		t.Helper()
-		if g, w := fast.Exec(1, now, args), slow.Exec(1, now, args); !reflect.DeepEqual(g, w) {
-			t.Fatalf("%s: %q replied %+v, stepping at every poll %+v", step, args, g, w)
-		}
-		for _, check := range [][]string{{"PTTL", "lock"}, {"PTTL", "other"}} {
-			if g, w := fast.Exec(2, now, check), slow.Exec(2, now, check); !reflect.DeepEqual(g, w) {
-				t.Fatalf("%s: then %q replied %+v, stepping at every poll %+v", step, check, g, w)
-			}
-		}
+		pollsAgree(t, fast, slow, 1, step, now, args...)
+		pollsAgree(t, fast, slow, 2, step+", then", now, "PTTL", "lock")
+		pollsAgree(t, fast, slow, 2, step+", then", now, "PTTL", "other")
 	}
 	poll := eval(hashLockScript, []string{"lock"}, "1000", "waiter")
 	now := t0
@@ -202,10 +196,8 @@ func TestPollsOweTheStep(t *testing.T) {
 	now = now.Add(time.Millisecond)
 	both("forward a little", now, poll...)
 	polled := now
-	ping := []string{"PING"} // reads no data: miniredis makes no step
-	if g, w := fast.Exec(1, now.Add(5*time.Millisecond), ping), slow.Exec(1, now.Add(5*time.Millisecond), ping); !reflect.DeepEqual(g, w) {
-		t.Fatalf("ping replied %+v, stepping at every poll %+v", g, w)
-	}
+	// PING reads no data: miniredis makes no step.
+	pollsAgree(t, fast, slow, 1, "ping", now.Add(5*time.Millisecond), "PING")
 	now = polled.Add(-3 * time.Millisecond) // before the last polls
 	both("back", now, poll...)
 	now = now.Add(200 * time.Millisecond)
@@ -234,13 +226,10 @@ func TestPollsOweTheStep(t *testing.T) {
 // it from later (payOwed's own SetTime). Each
 // poll of one key must reply as on a node that steps at every poll.
 func TestPollReadsAreForgotten(t *testing.T) {
-	fast, slow := New(1), New(1)
-	slow.noPolls, slow.noReplay = true, true
+	fast, slow := pollPair()
 	both := func(step string, now time.Time, args ...string) {
 		t.Helper()
-		if g, w := fast.Exec(1, now, args), slow.Exec(1, now, args); !reflect.DeepEqual(g, w) {
-			t.Fatalf("%s: %q replied %+v, stepping at every poll %+v", step, args, g, w)
-		}
+		pollsAgree(t, fast, slow, 1, step, now, args...)
 	}
 	pttl := []string{"PTTL", "lock"}
 	now := t0
@@ -256,5 +245,22 @@ func TestPollReadsAreForgotten(t *testing.T) {
 	both("after a flush", now.Add(4*time.Second), pttl...)
 	if fast.owes == 0 || reads < 3 {
 		t.Fatalf("%d polls answered, %d owed the step: the test tests little", reads, fast.owes)
+	}
+}
+
+// pollPair is a node that answers polls and replays scripts, and one that
+// runs every command through miniredis, stepping its clock at every poll.
+func pollPair() (fast, slow *Node) {
+	fast, slow = New(1), New(1)
+	slow.noPolls, slow.noReplay = true, true
+	return fast, slow
+}
+
+// pollsAgree runs args from conn at now on both nodes of a pollPair and fails
+// unless they reply the same.
+func pollsAgree(t *testing.T, fast, slow *Node, conn int, step string, now time.Time, args ...string) {
+	t.Helper()
+	if g, w := fast.Exec(conn, now, args), slow.Exec(conn, now, args); !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s: %q replied %+v, stepping at every poll %+v", step, args, g, w)
 	}
 }
