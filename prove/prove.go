@@ -618,12 +618,35 @@ func (p *Prover) offered(n *node, i int, c *choice) bool {
 	return n.faultN < p.opts.MaxFaults
 }
 
-// seen is what pruning remembers of an extended run: where its extensions
-// began and how many faults and delays they could still add.
-type seen struct {
-	start, faults, delays int
-	now                   sim.Time
-	events                int
+// budget is how many faults and delays a schedule's extensions may still
+// add: each at most 8 (CheckMaxFaults, CheckMaxDelays).
+type budget struct{ faults, delays uint8 }
+
+func budgetOf(faults, delays int) budget { return budget{uint8(faults), uint8(delays)} }
+
+func (b budget) covers(o budget) bool { return b.faults >= o.faults && b.delays >= o.delays }
+
+// extended is what pruning remembers of an extended run (walker.memo):
+// where its extensions began, and their budget.
+type extended struct {
+	start int32
+	budget
+}
+
+// vouch is what pruning remembers of a point extended from (walker.states):
+// its extensions' budget and their room before the run's caps. Kept small:
+// a pass holds one for every point of every run it extends, millions at
+// three clients, where a larger one took the heap to the soft memory limit
+// and the collector ran without pause.
+type vouch struct {
+	now    sim.Time
+	events int32 // at most scenarios.MaxEvents
+	budget
+}
+
+// covers says whether v vouches for o: no smaller budget, no less room.
+func (v vouch) covers(o vouch) bool {
+	return v.budget.covers(o.budget) && v.now >= o.now && v.events >= o.events
 }
 
 // Run enumerates the space by iterative deepening: pass t runs every
@@ -675,14 +698,14 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	for t := 0; t <= o.MaxFaults+o.MaxDelays; t++ {
 		w.depth.Store(int32(t))
 		w.target = t
-		w.memo = map[[32]byte]seen{} // the same decisions in every pass
+		w.memo = map[[32]byte]extended{} // the same decisions in every pass
 		if o.Jumps == JumpsUnread {
 			w.last, w.judged = w.judged, nil
 			if t < o.MaxFaults+o.MaxDelays { // the last pass's are read by no later one
 				w.judged = map[[16]byte]reads{}
 			}
 		}
-		w.states = map[[4]uint64]seen{}
+		w.states = map[[4]uint64]vouch{}
 		if err := w.batch([]*node{root}, t == 0); err != nil {
 			return nil, err
 		}
@@ -714,8 +737,8 @@ type walker struct {
 	ctx                          context.Context
 	workers                      int
 	target                       int // the pass: schedules with this many choices are judged
-	memo                         map[[32]byte]seen
-	states                       map[[4]uint64]seen // the points extended from, by state key (Options.Reduce)
+	memo                         map[[32]byte]extended
+	states                       map[[4]uint64]vouch // the points extended from, by state key (Options.Reduce)
 	explored, pruned, incomplete atomic.Int64
 	unrun, jumpsRan              int64 // judged in canonical order (judge): no atomics
 	// judged and last are, with JumpsUnread, what this pass's and the
@@ -747,12 +770,12 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 			// The earlier point vouches for this one when its extensions
 			// had no smaller budget and no less room before the run's caps:
 			// this one's futures are its futures, shifted no later.
-			here := seen{faults: faults, delays: delays, now: pt.now, events: pt.events}
+			here := vouch{now: pt.now, events: int32(pt.events), budget: budgetOf(faults, delays)}
 			s, ok := w.states[pt.key]
-			if ok && s.faults >= faults && s.delays >= delays && s.now >= pt.now && s.events >= pt.events {
+			if ok && s.covers(here) {
 				return true
 			}
-			if !ok || here.faults >= s.faults && here.delays >= s.delays && here.now >= s.now && here.events >= s.events {
+			if !ok || here.covers(s) {
 				w.states[pt.key] = here
 			}
 			return false
@@ -794,8 +817,8 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 			}
 			// A failing schedule is extended too: a worse verdict may
 			// follow from more choices (an unsafe one inside ended the search).
-			left := seen{start: k.start, faults: p.opts.MaxFaults - k.faultN, delays: p.opts.MaxDelays - (len(k.steps) - k.faultN)}
-			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.faults >= left.faults && s.delays >= left.delays {
+			left := extended{start: int32(k.start), budget: budgetOf(p.opts.MaxFaults-k.faultN, p.opts.MaxDelays-(len(k.steps)-k.faultN))}
+			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.covers(left.budget) {
 				if d+2 == w.target {
 					kids, _ := p.children(k, nil)
 					w.pruned.Add(int64(len(kids)))

@@ -240,3 +240,33 @@ func keepSmall(o *Options) {
 		o.MaxDelays = min(o.MaxDelays, 2-o.MaxFaults)
 	}
 }
+
+// TestVouchCovers: a point vouches for another only with no smaller budget
+// of either kind and no less room, in time and in events, before the
+// run's caps; and a run's memo entry for a later one only with no smaller
+// budget. Each condition is one case that must not vouch.
+func TestVouchCovers(t *testing.T) {
+	base := vouch{now: 100, events: 50, budget: budgetOf(1, 1)}
+	if !base.covers(base) {
+		t.Error("a point does not vouch for its equal")
+	}
+	for _, c := range []struct {
+		name string
+		v    vouch
+	}{
+		{"fewer faults", vouch{now: 100, events: 50, budget: budgetOf(0, 1)}},
+		{"fewer delays", vouch{now: 100, events: 50, budget: budgetOf(1, 0)}},
+		{"less time", vouch{now: 99, events: 50, budget: budgetOf(1, 1)}},
+		{"fewer events", vouch{now: 100, events: 49, budget: budgetOf(1, 1)}},
+	} {
+		if c.v.covers(base) {
+			t.Errorf("%s: %+v vouches for %+v", c.name, c.v, base)
+		}
+		if !base.covers(c.v) {
+			t.Errorf("%s: %+v does not vouch for the smaller %+v", c.name, base, c.v)
+		}
+	}
+	if budgetOf(8, 8) != (budget{8, 8}) {
+		t.Error("the largest budgets do not fit")
+	}
+}
