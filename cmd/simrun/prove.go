@@ -37,8 +37,9 @@ type proveJSON struct {
 	// Delays says where delays were offered: shards merge only with their
 	// like, as for Reduce.
 	Delays string `json:"delays"`
-	// Jumps, Unrun and JumpsRan are there with --jumps unread only: the
-	// default output is as before it. Shards merge only with their like.
+	// Jumps, Unrun and JumpsRan are there with --jumps unread (the
+	// default) only: --jumps run's output is as before the flag. Shards
+	// merge only with their like.
 	Jumps       string       `json:"jumps,omitempty"`
 	Unrun       int64        `json:"unrun,omitempty"`
 	JumpsRan    int64        `json:"jumps_ran,omitempty"`
@@ -140,7 +141,7 @@ func cmdProve(args []string, stdout, stderr io.Writer) int {
 	maxDelays := fs.Int("max-delays", 1, "at most `D` delays (reorderings) in one schedule, besides the faults")
 	reduce := fs.String("reduce", "history", "state pruning: `R` is history (state and whole past), summary (state and the lock's story) or off")
 	delays := fs.String("delays", "races", "where delays are offered: `W` is races (where one reorders an event with a conflicting one) or all (every point)")
-	jumps := fs.String("jumps", "run", "schedules with a client's clock jump: `W` is run (every one) or unread (one whose client never reads its clock after the jump, in the run of the schedule without it, takes that run's verdict unrun)")
+	jumps := fs.String("jumps", "unread", "schedules with a client's clock jump: `W` is unread (one whose client never reads its clock after the jump, in the run of the schedule without it, takes that run's verdict unrun) or run (every one)")
 	workers := fs.Int("workers", 0, "parallel runs (0: one per core); the result does not depend on it")
 	shard := fs.String("shard", "", "enumerate shard `i/n` of the space (split by the first choice) and print one JSON line")
 	out := addOutFlag(fs, "prove-counterexample.yaml", "write the shrunk inside counterexample to `FILE`, the outside one to FILE-outside")
@@ -390,7 +391,7 @@ func writeProveSummary(w io.Writer, r proveJSON) error {
 		r.Algorithm, r.Clients, r.Rounds, strings.Join(r.Faults, ","), r.MaxFaults, r.MaxDelays, where, r.TTL)
 	writeProveBounds(b, r)
 	fmt.Fprintf(b, "schedules  %d explored, %d pruned, %d incomplete, depth %d, %.1f s\n", r.Explored, r.Pruned, r.Incomplete, r.Depth, r.Seconds)
-	if r.Jumps != "" {
+	if r.Jumps != "" && slices.Contains(r.Faults, prove.ClassClientJump) { // no jumps, nothing to say
 		fmt.Fprintf(b, "jumps      %s: %d of them taken unrun (a clock jump its client never read after), %d ending in a jump ran\n", r.Jumps, r.Unrun, r.JumpsRan)
 	}
 	switch {
