@@ -143,6 +143,9 @@ func (w *walker) judge(n *node) *node {
 	switch {
 	case n.unrun:
 		w.unrun++
+		if w.p.onUnrun != nil {
+			w.p.onUnrun(n.steps, n.jump, n.verdict)
+		}
 	case w.p.opts.Jumps == JumpsUnread && w.p.lastIsJump(n):
 		w.jumpsRan++
 	}

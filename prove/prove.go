@@ -50,7 +50,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -224,8 +223,11 @@ type Prover struct {
 	names    []string
 	classify classifier
 	// onUnrun, set by a test, is told of every schedule taken unrun
-	// (jumps.go), in canonical order.
+	// (jumps.go), in canonical order, as it is judged.
 	onUnrun func(steps []Step, jump int, verdict string)
+	// waitEach, set by a test, has the walk wait for the verdicts of the
+	// schedules it hands over where it hands them over (pool.go).
+	waitEach bool
 }
 
 // New checks the options.
@@ -388,6 +390,7 @@ type node struct {
 	// the schedule takes it unrun; unrun says it did.
 	inherit string
 	unrun   bool
+	jump    int // the step of the jump it was taken unrun for (onUnrun)
 	// After the run:
 	points  []point
 	verdict string
@@ -665,6 +668,8 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 	if w.workers <= 0 {
 		w.workers = runtime.GOMAXPROCS(0)
 	}
+	w.startPool()
+	defer w.stopPool()
 	if o.Progress != nil {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -706,7 +711,7 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 			}
 		}
 		w.states = map[[4]uint64]vouch{}
-		if err := w.batch([]*node{root}, t == 0); err != nil {
+		if _, err := w.runNow([]*node{root}, t == 0); err != nil {
 			return nil, err
 		}
 		var found *node
@@ -714,7 +719,9 @@ func (p *Prover) Run(ctx context.Context) (*Result, error) {
 		if t == 0 {
 			found = w.judge(root)
 		} else if root.verdict != model.VerdictIncomplete && w.extends(root) {
-			found, err = w.walk(root, 0)
+			if found, err = w.walk(root, 0); found == nil && err == nil {
+				found, err = w.settle(0) // the pass's last judged schedules
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -747,6 +754,7 @@ type walker struct {
 	judged, last map[[16]byte]reads
 	depth        atomic.Int32
 	sides        *sides // both answers so far (answer.go)
+	pool         pool   // the workers, and what the walk owes the answer (pool.go)
 }
 
 // extends says whether n's extensions are worth running: not those of an
@@ -782,8 +790,9 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 		}
 	}
 	kids, skipped := p.children(n, skip)
-	if d+1 == w.target {
-		w.pruned.Add(int64(skipped))
+	judged := d+1 == w.target
+	if judged {
+		w.owePruned(skipped)
 	}
 	if d == 0 && p.opts.Shard.Count > 1 {
 		var mine []*node
@@ -795,25 +804,29 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 		kids = mine
 	}
 	n.points = nil // the children hold what they need
-	const chunk = 256
-	judged := d+1 == w.target
+	if judged {
+		return w.judgeLater(kids)
+	}
 	for lo := 0; lo < len(kids); lo += chunk {
 		batch := kids[lo:min(lo+chunk, len(kids))]
-		if err := w.batch(batch, judged); err != nil {
-			return nil, err
+		if f, err := w.runNow(batch, false); f != nil || err != nil {
+			return f, err
 		}
 		if w.ctx.Err() != nil {
 			return nil, nil
 		}
 		for _, k := range batch {
-			if judged {
-				if f := w.judge(k); f != nil {
-					return f, nil
-				}
-				continue
+			if k.verdict == model.VerdictIncomplete {
+				continue // cut at a cap (counted in an earlier pass)
 			}
-			if k.verdict == model.VerdictIncomplete || !w.extends(k) {
-				continue // cut at a cap (counted in an earlier pass), or settled outside: not extended
+			if k.outside != "" && !w.sides.settled {
+				// Whether it is extended hangs on the verdicts before it.
+				if f, err := w.settle(0); f != nil || err != nil {
+					return f, err
+				}
+			}
+			if !w.extends(k) {
+				continue // settled outside: not extended
 			}
 			// A failing schedule is extended too: a worse verdict may
 			// follow from more choices (an unsafe one inside ended the search).
@@ -821,7 +834,7 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 			if s, ok := w.memo[k.key]; ok && s.start <= left.start && s.covers(left.budget) {
 				if d+2 == w.target {
 					kids, _ := p.children(k, nil)
-					w.pruned.Add(int64(len(kids)))
+					w.owePruned(len(kids))
 				}
 				k.points = nil
 				continue
@@ -834,60 +847,6 @@ func (w *walker) walk(n *node, d int) (*node, error) {
 		}
 	}
 	return nil, nil
-}
-
-// batch runs the schedules, workers at a time; last: nothing will extend
-// them in this pass, so no choice points or key are recorded.
-func (w *walker) batch(nodes []*node, last bool) error {
-	// Outside schedules after the outside answer are judged skipped or not
-	// extended (judge, extends): not run. Which those are is known before
-	// the batch, in canonical order, whatever the workers.
-	if w.sides.settled {
-		nodes = slices.DeleteFunc(slices.Clone(nodes), func(n *node) bool { return n.outside != "" })
-	}
-	if last && w.p.opts.Jumps == JumpsUnread {
-		// A clock jump nobody read is judged at the verdict of the
-		// schedule without it (jumps.go); one that is extended runs.
-		nodes = slices.DeleteFunc(slices.Clone(nodes), func(n *node) bool {
-			without := len(n.steps) - 1 // the parent's
-			if n.inherit == "" {
-				if without = w.withoutJump(n); without < 0 {
-					return false
-				}
-			}
-			n.verdict, n.unrun = n.inherit, true
-			if w.p.onUnrun != nil {
-				w.p.onUnrun(n.steps, without, n.verdict)
-			}
-			return true
-		})
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range min(w.workers, len(nodes)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(nodes) || w.ctx.Err() != nil {
-					return
-				}
-				if err := w.p.run(nodes[i], last); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
 }
 
 // violation says whether a verdict breaks the lock.
