@@ -2,8 +2,8 @@ package prove
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
@@ -126,17 +126,22 @@ func (w *walker) withoutJump(n *node) int {
 }
 
 // stepsKey is a schedule's key by its steps, but step skip (-1: none).
+// Each step is "client\0point\0n\0choice\0", written into a buffer on
+// the stack: the walk takes one or two keys for every schedule it judges.
 func stepsKey(steps []Step, skip int) [16]byte {
-	h := sha256.New()
+	var buf [512]byte
+	b := buf[:0]
 	for i, st := range steps {
 		if i == skip {
 			continue
 		}
-		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s\x00", st.Client, st.Point, st.N, st.Choice)
+		b = append(append(b, st.Client...), 0)
+		b = append(append(b, st.Point...), 0)
+		b = append(strconv.AppendInt(b, int64(st.N), 10), 0)
+		b = append(append(b, st.Choice...), 0)
 	}
-	var k [16]byte
-	copy(k[:], h.Sum(nil))
-	return k
+	sum := sha256.Sum256(b)
+	return [16]byte(sum[:16])
 }
 
 // lastIsJump says whether the schedule's last choice is a client's clock jump.
