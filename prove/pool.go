@@ -1,7 +1,6 @@
 package prove
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -99,28 +98,20 @@ func (w *walker) failed() error {
 
 // handOver gives the workers the schedules of nodes that must run; last:
 // nothing will extend them in this pass, so no choice points or key are
-// recorded. Outside schedules after the outside answer are judged skipped
-// or not extended (judge, extends): not run. (One handed over before the
-// answer is paid is run for nothing; judge and extends still decide.) With JumpsUnread, a judged
-// schedule with a clock jump nobody read takes the verdict of the
-// schedule without it (jumps.go), unrun.
+// recorded. Not run: outside schedules after the outside answer, which are
+// judged skipped or not extended (judge, extends; one handed over before
+// the answer is paid runs for nothing, and judge and extends still
+// decide), and, with JumpsUnread, a judged schedule with a clock jump
+// nobody read, which takes the verdict of the schedule without it
+// (takenUnrun).
 func (w *walker) handOver(nodes []*node, last bool) *group {
 	g := &group{nodes: nodes, last: last, done: make(chan struct{})}
-	run := nodes
-	if w.sides.settled {
-		run = slices.DeleteFunc(slices.Clone(run), func(n *node) bool { return n.outside != "" })
-	}
-	if last && w.p.opts.Jumps == JumpsUnread {
-		run = slices.DeleteFunc(slices.Clone(run), func(n *node) bool {
-			n.jump = len(n.steps) - 1 // the parent's
-			if n.inherit == "" {
-				if n.jump = w.withoutJump(n); n.jump < 0 {
-					return false
-				}
-			}
-			n.verdict, n.unrun = n.inherit, true
-			return true
-		})
+	unread := last && w.p.opts.Jumps == JumpsUnread
+	var run []*node
+	for _, n := range nodes {
+		if !(w.sides.settled && n.outside != "") && !(unread && w.takenUnrun(n)) {
+			run = append(run, n)
+		}
 	}
 	if len(run) == 0 {
 		close(g.done)
@@ -131,6 +122,20 @@ func (w *walker) handOver(nodes []*node, last bool) *group {
 		w.pool.jobs <- job{n: n, g: g}
 	}
 	return g
+}
+
+// takenUnrun gives n, a judged schedule, the verdict of the schedule
+// without its unread clock jump (jumps.go) and says so, or says it must
+// run.
+func (w *walker) takenUnrun(n *node) bool {
+	n.jump = len(n.steps) - 1 // the parent's
+	if n.inherit == "" {
+		if n.jump = w.withoutJump(n); n.jump < 0 {
+			return false
+		}
+	}
+	n.verdict, n.unrun = n.inherit, true
+	return true
 }
 
 // runNow runs the schedules and waits for them, paying what is owed
