@@ -1,6 +1,8 @@
 package realredis
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -174,6 +176,56 @@ func TestStartedServersRestart(t *testing.T) {
 			t.Errorf("node %d after node 0's restart: key, script %s; want %s", n, got, want)
 		}
 		c.Close()
+	}
+}
+
+// TestStartOnTakenPort: a server started on a port another process holds
+// cannot bind it, and another process answers there: a second redis-server,
+// or a lag link, whose PONG is its primary's. startProc says the port is
+// taken (not that the server started), and onFreePort tries other ports.
+func TestStartOnTakenPort(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not on PATH: nothing to start (scripts/redis-server.sh installs it)")
+	}
+	dir := t.TempDir()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := startProc(bin, serverArgs(port, dir+"/first", sim.PersistNone), nil, dir+"/first", port)
+	defer killCmd(&first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := startProc(bin, serverArgs(port, dir+"/second", sim.PersistNone), nil, dir+"/second", port)
+	if !errors.Is(err, errPortTaken) || second != nil {
+		t.Errorf("a second server on the first's port: %v, process %v; want errPortTaken and none", err, second)
+	}
+	link, err := newLagLink("127.0.0.1:"+strconv.Itoa(port), sim.Latency{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.close()
+	onLink, err := startProc(bin, serverArgs(link.port(), dir+"/link", sim.PersistNone), nil, dir+"/link", link.port())
+	if !errors.Is(err, errPortTaken) || onLink != nil {
+		t.Errorf("a server on a lag link's port: %v, process %v; want errPortTaken and none", err, onLink)
+	}
+
+	var tried []int
+	got, err := onFreePort(func(p int) error {
+		tried = append(tried, p)
+		if len(tried) < 3 {
+			return fmt.Errorf("start: %w", errPortTaken)
+		}
+		return nil
+	})
+	if err != nil || len(tried) != 3 || got != tried[2] {
+		t.Errorf("taken twice, then free: port %d, %v after tries %v; want the third try's port", got, err, tried)
+	}
+	tried = nil
+	if _, err := onFreePort(func(p int) error { tried = append(tried, p); return errPortTaken }); !errors.Is(err, errPortTaken) || len(tried) != 3 {
+		t.Errorf("always taken: %v after %d tries; want errPortTaken after 3", err, len(tried))
 	}
 }
 

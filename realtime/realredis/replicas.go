@@ -35,19 +35,22 @@ func (s *Servers) startReplicas(bin string, i int) error {
 	sp := s.specs[i]
 	primary := "127.0.0.1:" + strconv.Itoa(s.ports[i])
 	for k := range sp.Replicas {
-		port, err := freePort()
-		if err != nil {
-			return err
-		}
+		// The link listens first, so the replica's free port is not its.
 		link, err := newLagLink(primary, sp.Lag, uint64(i)<<8|uint64(k)+1)
 		if err != nil {
 			return err
 		}
-		r := &replicaProc{port: port, link: link}
+		r := &replicaProc{link: link}
 		s.reps[i] = append(s.reps[i], r)
 		wd := filepath.Join(s.dir, fmt.Sprintf("%d-replica%d", i, k))
-		args := append(serverArgs(port, wd, sp.Persistence), "--replicaof", "127.0.0.1", strconv.Itoa(link.port()))
-		if r.cmd, err = startProc(bin, args, nil, wd, port); err != nil {
+		port, err := onFreePort(func(port int) error {
+			args := append(serverArgs(port, wd, sp.Persistence), "--replicaof", "127.0.0.1", strconv.Itoa(link.port()))
+			var err error
+			r.cmd, err = startProc(bin, args, nil, wd, port)
+			return err
+		})
+		r.port = port
+		if err != nil {
 			return err
 		}
 		// The handshake's few round trips and the first sync pass the
@@ -64,26 +67,26 @@ func (s *Servers) startReplicas(bin string, i int) error {
 		return errors.New("start: a failover needs redis-sentinel, which is not on PATH " +
 			"(Debian's package redis-sentinel; scripts/redis-server.sh installs it)")
 	}
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	s.sentinelPort[i] = port
 	wd := filepath.Join(s.dir, fmt.Sprintf("%d-sentinel", i))
 	if err := os.MkdirAll(wd, 0o755); err != nil {
 		return err
 	}
 	name := masterName(i)
 	conf := filepath.Join(wd, "sentinel.conf")
-	text := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\n"+
-		"sentinel monitor %s 127.0.0.1 %d 1\n"+
-		"sentinel down-after-milliseconds %s %d\n"+
-		"sentinel failover-timeout %s 10000\n",
-		port, wd, filepath.Join(wd, "log"), name, s.ports[i], name, sp.DownAfter.Milliseconds(), name)
-	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+	s.sentinelPort[i], err = onFreePort(func(port int) error {
+		text := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\n"+
+			"sentinel monitor %s 127.0.0.1 %d 1\n"+
+			"sentinel down-after-milliseconds %s %d\n"+
+			"sentinel failover-timeout %s 10000\n",
+			port, wd, filepath.Join(wd, "log"), name, s.ports[i], name, sp.DownAfter.Milliseconds(), name)
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			return err
+		}
+		var err error
+		s.sentinel[i], err = startProc(sbin, []string{conf}, nil, wd, port)
 		return err
-	}
-	if s.sentinel[i], err = startProc(sbin, []string{conf}, nil, wd, port); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	if err := s.waitSentinelSees(i); err != nil {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/fault"
-	"github.com/locksim/locksim/internal/resp"
 	"github.com/locksim/locksim/realtime/engine"
 	"github.com/locksim/locksim/sim"
 )
@@ -138,11 +137,10 @@ func StartSpecs(specs []ServerSpec) (*Servers, error) {
 				return nil, err
 			}
 		}
-		port, err := freePort()
-		if err == nil {
+		_, err := onFreePort(func(port int) error {
 			s.ports[i] = port
-			err = s.launch(bin, i)
-		}
+			return s.launch(bin, i)
+		})
 		if err != nil {
 			s.Stop()
 			return nil, err
@@ -395,9 +393,11 @@ func (s *Servers) launch(bin string, i int) error {
 	return err
 }
 
-// startProc starts bin with args (and env added) in wd and waits for PONG
-// on port. The process is returned even when it does not answer, for the
-// caller to kill.
+// startProc starts bin with args (and env added) in wd and waits until it
+// answers on port. The process is returned even when it does not answer,
+// for the caller to kill. When another process answers there (it took the
+// port first, so bin could not bind it), bin is killed and the error is
+// errPortTaken.
 func startProc(bin string, args, env []string, wd string, port int) (*exec.Cmd, error) {
 	if err := os.MkdirAll(wd, 0o755); err != nil {
 		return nil, err
@@ -412,22 +412,29 @@ func startProc(bin string, args, env []string, wd string, port int) (*exec.Cmd, 
 		return nil, fmt.Errorf("start: %s: %w", filepath.Base(bin), err)
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
+	// A PONG alone could come from anyone on the port, a lag link's
+	// listener included; INFO names the process that answered.
+	ours := "\r\nprocess_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
 	for deadline := time.Now().Add(startWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		c, err := resp.Dial(addr, time.Second)
-		if err != nil {
+		info, err := ask(addr, "INFO", "server")
+		if err != nil || !strings.HasPrefix(info, "$") {
 			continue
 		}
-		raw, err := c.Do("PING")
-		c.Close()
-		if err == nil && string(raw) == "+PONG\r\n" {
-			return cmd, nil
+		if !strings.Contains(info, ours) {
+			killCmd(&cmd)
+			return nil, fmt.Errorf("start: %s: port %d %w", filepath.Base(bin), port, errPortTaken)
 		}
+		return cmd, nil
 	}
-	return cmd, fmt.Errorf("start: %s on %s did not answer PING within %s (see %s)", filepath.Base(bin), addr, startWait, filepath.Join(wd, "log"))
+	return cmd, fmt.Errorf("start: %s on %s did not answer within %s (see %s)", filepath.Base(bin), addr, startWait, filepath.Join(wd, "log"))
 }
 
+// errPortTaken is startProc's error when another process answers on the
+// port it started a server on.
+var errPortTaken = errors.New("is another process's (it took the port first)")
+
 // freePort asks the kernel for a free loopback port. Another process may
-// take it before the server binds; launch then fails with the log's reason.
+// take it before the server binds: onFreePort then tries another.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -435,6 +442,21 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// onFreePort calls start with a free port, and again with another one, up
+// to three tries, while start finds its port taken (errPortTaken). It
+// returns the port of the last try.
+func onFreePort(start func(port int) error) (port int, err error) {
+	for range 3 {
+		if port, err = freePort(); err != nil {
+			return 0, err
+		}
+		if err = start(port); !errors.Is(err, errPortTaken) {
+			break
+		}
+	}
+	return port, err
 }
 
 // OpenServers is Open for servers locksim started: a node restart restarts
