@@ -394,7 +394,7 @@ func (s *Servers) launch(bin string, i int) error {
 }
 
 // startProc starts bin with args (and env added) in wd and waits until it
-// answers on port. The process is returned even when it does not answer,
+// answers PING on port. The process is returned even when it does not answer,
 // for the caller to kill. When another process answers there (it took the
 // port first, so bin could not bind it), bin is killed and the error is
 // errPortTaken.
@@ -413,18 +413,25 @@ func startProc(bin string, args, env []string, wd string, port int) (*exec.Cmd, 
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	// A PONG alone could come from anyone on the port, a lag link's
-	// listener included; INFO names the process that answered.
+	// listener included; INFO names the process that answered. INFO is
+	// answered while an AOF loads, PING only after (-LOADING before).
 	ours := "\r\nprocess_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
+	identified := false
 	for deadline := time.Now().Add(startWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		info, err := ask(addr, "INFO", "server")
-		if err != nil || !strings.HasPrefix(info, "$") {
-			continue
+		if !identified {
+			info, err := ask(addr, "INFO", "server")
+			if err != nil || !strings.HasPrefix(info, "$") {
+				continue
+			}
+			if !strings.Contains(info, ours) {
+				killCmd(&cmd)
+				return nil, fmt.Errorf("start: %s: port %d %w", filepath.Base(bin), port, errPortTaken)
+			}
+			identified = true
 		}
-		if !strings.Contains(info, ours) {
-			killCmd(&cmd)
-			return nil, fmt.Errorf("start: %s: port %d %w", filepath.Base(bin), port, errPortTaken)
+		if pong, err := ask(addr, "PING"); err == nil && pong == "+PONG\r\n" {
+			return cmd, nil
 		}
-		return cmd, nil
 	}
 	return cmd, fmt.Errorf("start: %s on %s did not answer within %s (see %s)", filepath.Base(bin), addr, startWait, filepath.Join(wd, "log"))
 }
