@@ -109,7 +109,10 @@ func (w *walker) handOver(nodes []*node, last bool) *group {
 	unread := last && w.p.opts.Jumps == JumpsUnread
 	var run []*node
 	for _, n := range nodes {
-		if !(w.sides.settled && n.outside != "") && !(unread && w.takenUnrun(n)) {
+		switch {
+		case w.sides.settled && n.outside != "": // judged skipped or not extended
+		case unread && w.takenUnrun(n): // the verdict of the schedule without the jump
+		default:
 			run = append(run, n)
 		}
 	}

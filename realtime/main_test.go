@@ -8,10 +8,11 @@ import (
 )
 
 // waitingParallel is how many parallel tests run at once here unless
-// -test.parallel says: the tests on servers of their own (see
+// -test.parallel says: the four on servers of their own (see
 // parallelOwnServers) spend their seconds waiting on real time (a lease, a
-// sync, a failover's detection), not on a core, so GOMAXPROCS of them at a
-// time left the package's wall time the sum of the longest two.
+// sync, a failover's detection), not on a core. At GOMAXPROCS (two here)
+// the longest, TestSearchOnStartedServers, could start only after another
+// had ended.
 const waitingParallel = 4
 
 func TestMain(m *testing.M) {

@@ -29,7 +29,8 @@ import (
 // use the shared server (redistest.Addr): a parallel test starts once every
 // sequential one has ended, so it never meets TestSearchAgainstServer on
 // that server, nor TestStopStarted, which stops every started server.
-// The package's wall time was the sum of theirs.
+// The package's wall time was the sum of theirs; all four run at once
+// (main_test.go: waitingParallel).
 
 // TestSearchVerdict: a find's verdict wins over cut runs; cut runs alone
 // are incomplete, as in explore's JSON; nothing met is no verdict.

@@ -37,9 +37,9 @@ const pyPrograms = "../../examples/foreign/python/"
 // the client's own clock, so clocks 5 s apart with a 3 s lease let a
 // skewed client take a live lock (outside), and int(None) raises inside
 // (a waiter GETs a key the holder has just deleted): a client error. Both
-// turn up by run 1 (examples/foreign's 002 table has the classes searched 100
-// runs deep), and the inside search goes on to its last run: five are
-// enough.
+// turn up by run 1, and the inside search goes on to its last run, so five
+// runs are enough (examples/foreign's 002 table searches each class 100
+// runs deep).
 func TestForeignExploreSkew(t *testing.T) {
 	needsPython(t)
 	code, out, errOut := simrun("explore", "--algo-file", pyPrograms+"002-setnx.py", "--faults", "skew", "--runs", "5",
