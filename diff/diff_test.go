@@ -15,7 +15,11 @@ import (
 	"pgregory.net/rapid"
 
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
+	"github.com/locksim/locksim/internal/searchtest"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 // twin is a lock and a second copy of it, made apart: a built-in looked up
 // twice, or a file loaded twice.

@@ -9,12 +9,16 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/internal/searchtest"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 func explorer(t testing.TB, o Options) *Explorer {
 	t.Helper()

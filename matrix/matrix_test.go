@@ -9,10 +9,14 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/internal/searchtest"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 // A small matrix: failing cells found early and late, a safe cell, one
 // multi-node lock.

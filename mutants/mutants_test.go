@@ -14,11 +14,15 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/internal/searchtest"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/algofile"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/search"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 // The budget of each front door, the figure's: seed 1, every fault class.
 const (

@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/fault"
+	"github.com/locksim/locksim/internal/searchtest"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/search"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 func run(t *testing.T, o Options) *Result {
 	t.Helper()

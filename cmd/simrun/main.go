@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/gctune"
 	"github.com/locksim/locksim/internal/text"
 	"github.com/locksim/locksim/locks"
 )
@@ -31,7 +32,7 @@ const (
 
 func main() {
 	if len(os.Args) > 1 && searchCommands[os.Args[1]] {
-		startGCTuner() // memlimit.go
+		gctune.Start() // after memlimit.go's init: its limit is the one put back
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

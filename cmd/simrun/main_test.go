@@ -14,14 +14,18 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/internal/searchtest"
 )
 
 // TestMain removes the binary builtSimrun made, once every test is done;
-// started as a go-between (peakrss_test.go), it is only that.
+// started as a go-between (peakrss_test.go), it is only that. The tests
+// run their searches in process with the collector as simrun runs them
+// (internal/searchtest).
 func TestMain(m *testing.M) {
 	if peakFile := os.Getenv(peakRSSEnv); peakFile != "" {
 		os.Exit(goBetween(peakFile, os.Args[1:]))
 	}
+	searchtest.Start()
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

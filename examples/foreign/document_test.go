@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/internal/golden"
 	"github.com/locksim/locksim/internal/racedetect"
+	"github.com/locksim/locksim/internal/searchtest"
 	"github.com/locksim/locksim/judge"
 	"github.com/locksim/locksim/locks"
 	"github.com/locksim/locksim/locks/resolve"
@@ -21,6 +22,9 @@ import (
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/foreign"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 // needs skips t when one of the lock programs at paths cannot run here
 // (no interpreter, or a Node program's packages not installed: npm ci),

@@ -17,7 +17,11 @@ import (
 	"pgregory.net/rapid"
 
 	_ "github.com/locksim/locksim/internal/golden" // its -update flag: go test ./... -update runs everywhere
+	"github.com/locksim/locksim/internal/searchtest"
 )
+
+// TestMain: these tests are searches, run as simrun runs them (internal/searchtest).
+func TestMain(m *testing.M) { searchtest.Main(m) }
 
 // atLeastChecks makes the rapid.Check calls of this test run at least n
 // cases, unless -rapid.checks asks for more.
