@@ -127,8 +127,9 @@ func TestRedlockAgainstItsAlgorithmFile(t *testing.T) {
 	}
 }
 
-// phpClassRuns is each class's search for a PHP program, whose workers
-// start fresh in about 30 ms.
+// phpClassRuns is each class's search for a PHP program, set when its
+// workers started fresh (about 30 ms each; they are forked now): more runs
+// would rewrite the agreement table.
 const phpClassRuns = 30
 
 // nodeClassRuns is each class's search for a Node program: a tenth of a

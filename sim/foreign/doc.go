@@ -10,7 +10,8 @@
 // new language implements.
 //
 // A worker is started fresh (the interpreter loads the shim, then the
-// program) or, for Python, forked from a warm one that has loaded the shim
-// and the Redis client library already (zygote.go): a fork costs a hundredth
-// of a start. Both give the same messages, so the same digest.
+// program) or, for Python and PHP, forked from a warm one that has loaded
+// the shim (and for Python the Redis client library) already (zygote.go): a
+// fork costs a small part of a start. Both give the same messages, so the
+// same digest.
 package foreign

@@ -299,8 +299,9 @@ func TestPHPConnectsWhileLoading(t *testing.T) {
 }
 
 // TestPHPSameDigest: a PHP program's run gives one digest every time, at
-// GOMAXPROCS 1 and 2 (PHP workers start fresh), a crash's respawn and a
-// 20 s wait for a lost reply among them.
+// GOMAXPROCS 1 and 2, whether its workers start fresh or are forked from
+// the zygote, a crash's respawn and a 20 s wait for a lost reply among
+// them.
 func TestPHPSameDigest(t *testing.T) {
 	needs(t, PHP)
 	for _, name := range []string{"set-get-pause", "crash-deadlock", "lost-setnx-reply"} {
@@ -308,12 +309,12 @@ func TestPHPSameDigest(t *testing.T) {
 			var first string
 			for _, procs := range []int{1, 2} {
 				old := runtime.GOMAXPROCS(procs)
-				for range 2 {
-					o := run(t, "../../examples/foreign/php/004-set-get.php", name, Starter{Mode: Fresh})
+				for _, mode := range []Mode{Fresh, Forked, Forked} {
+					o := run(t, "../../examples/foreign/php/004-set-get.php", name, Starter{Mode: mode})
 					if first == "" {
 						first = o.Digest
 					} else if o.Digest != first {
-						t.Errorf("GOMAXPROCS %d: digest %.12s, want %.12s", procs, o.Digest, first)
+						t.Errorf("GOMAXPROCS %d, %s workers: digest %.12s, want %.12s", procs, mode, o.Digest, first)
 					}
 				}
 				runtime.GOMAXPROCS(old)
@@ -334,11 +335,12 @@ func TestMain(m *testing.M) {
 // TestPHPClocks: the PHP shim's clocks and random sources are the run's:
 // hrtime and microtime advance by a usleep's length exactly, time() is
 // the simulated epoch's, and each client's random numbers are its seed's,
-// the same in every run and another client's differ.
+// the same in every run, fresh or forked (nothing drawn in the zygote
+// carries over), and another client's differ.
 func TestPHPClocks(t *testing.T) {
 	needs(t, PHP)
-	tokens := func() map[string]string {
-		o := run(t, "testdata/clocks.php", "token-pause", Starter{Mode: Fresh})
+	tokens := func(mode Mode) map[string]string {
+		o := run(t, "testdata/clocks.php", "token-pause", Starter{Mode: mode})
 		out := map[string]string{}
 		for _, e := range o.Result.History.Events {
 			if e.Kind == sim.KindLockReturn && e.Token != "" {
@@ -347,9 +349,9 @@ func TestPHPClocks(t *testing.T) {
 		}
 		return out
 	}
-	a, b := tokens(), tokens()
+	a, b := tokens(Fresh), tokens(Forked)
 	if len(a) < 2 || !maps.Equal(a, b) {
-		t.Fatalf("tokens %q, then %q: want one per client, at least two, the same in both runs", a, b)
+		t.Fatalf("tokens %q fresh, then %q forked: want one per client, at least two, the same in both runs", a, b)
 	}
 	seen := map[string]string{}
 	for proc, tok := range a {

@@ -28,7 +28,8 @@ type Mode uint8
 
 const (
 	// Forked: a Python worker is forked from a warm interpreter that has
-	// loaded the shim and the client library; a Node worker that ended
+	// loaded the shim and the client library, a PHP worker from one that
+	// has compiled the shim (zygote.go); a Node worker that ended
 	// its last run at rest is reset and serves the next (reuse).
 	Forked Mode = iota
 	// Fresh: a new interpreter for every worker.
@@ -139,8 +140,8 @@ func (s Starter) start(prog *Program) (*worker, error) {
 		return nil, err
 	}
 	w := &worker{c: ours, r: bufio.NewReaderSize(ours, 64<<10), key: key, resettable: resettable, program: prog.SHA256}
-	if lang == Python && s.Mode == Forked {
-		err = forkPython(interp, dir, theirs)
+	if (lang == Python || lang == PHP) && s.Mode == Forked {
+		err = forkWorker(lang, interp, dir, theirs)
 		theirs.Close()
 	} else {
 		err = w.exec(interp, dir, lang, theirs)
@@ -166,17 +167,7 @@ func (s Starter) start(prog *Program) (*worker, error) {
 // a resettable Node worker takes --reset (it saves the process's state
 // before its first init, to put it back on reset).
 func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
-	args := []string{filepath.Join(dir, "python", "locksim_worker.py")}
-	switch lang {
-	case Node:
-		args = []string{filepath.Join(dir, "node", "locksim.js")}
-		if w.resettable {
-			args = append(args, "--reset")
-		}
-	case PHP:
-		args = slices.Concat(phpFlags, []string{filepath.Join(dir, "php", "locksim_worker.php")}) // a copy: explore starts workers at once
-	}
-	cmd := exec.Command(interp, args...)
+	cmd := exec.Command(interp, shimArgs(lang, dir, w.resettable)...)
 	cmd.Env = workerEnv(dir)
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -187,6 +178,22 @@ func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
 	}
 	w.wait = func() { _ = cmd.Wait() }
 	return nil
+}
+
+// shimArgs are the interpreter's arguments that run lang's shim: a
+// resettable Node worker takes --reset (it saves the process's state before
+// its first init, to put it back on reset).
+func shimArgs(lang Lang, dir string, resettable bool) []string {
+	switch lang {
+	case Node:
+		if resettable {
+			return []string{filepath.Join(dir, "node", "locksim.js"), "--reset"}
+		}
+		return []string{filepath.Join(dir, "node", "locksim.js")}
+	case PHP:
+		return slices.Concat(phpFlags, []string{filepath.Join(dir, "php", "locksim_worker.php")}) // a copy: explore starts workers at once
+	}
+	return []string{filepath.Join(dir, "python", "locksim_worker.py")}
 }
 
 // phpFlags are a PHP worker's settings: uopz lets exit() end the process

@@ -235,6 +235,34 @@ final class LockSim
         return [substr($t, 0, $i), substr($t, $i + 1)];
     }
 
+    // ------------------------------------------------------------ zygote
+
+    // zygote serves fork requests on fd 3 until it closes: each is one byte
+    // with a socket passed along (SCM_RIGHTS, zygote.go). It returns in each
+    // child, with that socket as a stream. Called before install, which
+    // takes pcntl_fork and ext/sockets from the program.
+    public static function zygote()
+    {
+        $ctl = socket_import_stream(fopen('php://fd/3', 'r+'));
+        pcntl_signal(SIGCHLD, SIG_IGN); // children reap themselves
+        for (;;) {
+            $m = ['name' => [], 'buffer_size' => 1, 'controllen' => socket_cmsg_space(SOL_SOCKET, SCM_RIGHTS, 1)];
+            if (!socket_recvmsg($ctl, $m, 0) || empty($m['control'][0]['data'][0])) {
+                exit(0); // the controller is gone
+            }
+            $sock = $m['control'][0]['data'][0];
+            $pid = pcntl_fork();
+            if ($pid === 0) {
+                socket_close($ctl);
+                pcntl_signal(SIGCHLD, SIG_DFL);
+                $s = socket_export_stream($sock);
+                stream_set_timeout($s, 365 * 86400); // the controller times a worker out, not the stream
+                return $s;
+            }
+            socket_close($sock);
+        }
+    }
+
     // ------------------------------------------------------------ install
 
     private static function set($fn, Closure $c)

@@ -4,10 +4,20 @@
 // so that a finding's exit() ends the process.
 
 require __DIR__ . '/locksim.php';
+
+// With --zygote, the process serves fork requests on fd 3 first
+// (LockSim::zygote) and each child goes on below with the socket its request
+// passed, as a fresh worker goes on with fd 3. The zygote has compiled the
+// shim only: a child installs it, loads its program and is seeded after the
+// fork, as a fresh worker does.
+if (in_array('--zygote', $argv, true)) {
+    LockSim::$ctl = LockSim::zygote();
+} else {
+    LockSim::$ctl = fopen('php://fd/3', 'r+');
+}
 LockSim::install();
 
 // The worker's life: hello, init, load the program, then calls.
-LockSim::$ctl = fopen('php://fd/3', 'r+');
 LockSim::send(['op' => 'hello', 'lang' => 'php', 'version' => PHP_VERSION, 'pid' => getmypid()]);
 $__locksim = LockSim::recv();
 LockSim::$nodes = $__locksim['nodes'];
