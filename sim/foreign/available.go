@@ -82,8 +82,10 @@ func Runnable(path string) error {
 }
 
 // phpCheck is what a PHP worker needs: uopz, which replaces the functions
-// the shim simulates, and predis (pure PHP, whose sockets the shim can see).
-const phpCheck = `if (!extension_loaded("uopz")) { fwrite(STDERR, "no uopz extension\n"); exit(1); }
+// the shim simulates, pcntl and sockets, with which the zygote forks
+// workers (zygote.go; Debian's php-cli has both), and predis (pure PHP,
+// whose sockets the shim can see).
+const phpCheck = `foreach (["uopz", "pcntl", "sockets"] as $x) { if (!extension_loaded($x)) { fwrite(STDERR, "no $x extension\n"); exit(1); } }
 require "` + PredisAutoload + `";`
 
 // PredisAutoload is Debian's predis (php-nrk-predis), which the PHP
