@@ -10,7 +10,7 @@
 // and puts the default back otherwise. It learns the live heap only after a
 // collection, and a script can grow it by hundreds of MB before the next:
 // so while GOGC is raised the soft memory limit is lowered too
-// (RaisedMemoryLimit), which bounds what a stale 400% can let through.
+// (raisedMemoryLimit), which bounds what a stale 400% can let through.
 //
 // It changes when memory is collected, never what a run computes. GOGC or
 // GOMEMLIMIT in the environment turns it off. simrun starts it for its
@@ -28,9 +28,9 @@ import (
 )
 
 const (
-	SearchGCPercent   = 400
-	SmallLiveHeap     = 32 << 20  // raised only below this live heap: at 400%, 160 MiB
-	RaisedMemoryLimit = 256 << 20 // the soft limit while raised, or the one set before if lower
+	searchGCPercent   = 400
+	smallLiveHeap     = 32 << 20  // raised only below this live heap: at 400%, 160 MiB
+	raisedMemoryLimit = 256 << 20 // the soft limit while raised, or the one set before if lower
 )
 
 var once sync.Once
@@ -51,7 +51,7 @@ func start() {
 		return
 	}
 	limit := debug.SetMemoryLimit(-1) // a negative limit reads it
-	raisedLimit := min(limit, int64(RaisedMemoryLimit))
+	raisedLimit := min(limit, int64(raisedMemoryLimit))
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	raised := false
 	set := func(up bool) {
@@ -62,7 +62,7 @@ func start() {
 		raised = up
 		if up {
 			debug.SetMemoryLimit(raisedLimit)
-			debug.SetGCPercent(SearchGCPercent)
+			debug.SetGCPercent(searchGCPercent)
 		} else {
 			debug.SetGCPercent(100)
 			debug.SetMemoryLimit(limit)
@@ -71,7 +71,7 @@ func start() {
 	var retune func(*sentinel)
 	retune = func(s *sentinel) {
 		metrics.Read(live)
-		set(live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() <= SmallLiveHeap)
+		set(live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() <= smallLiveHeap)
 		runtime.SetFinalizer(s, retune)
 	}
 	set(true)

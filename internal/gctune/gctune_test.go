@@ -45,12 +45,12 @@ func TestTuner(t *testing.T) {
 	debug.SetMemoryLimit(before)
 	Start()
 	Start() // once: a second call starts nothing
-	waitFor(t, SearchGCPercent, RaisedMemoryLimit)
-	big := make([]byte, 2*SmallLiveHeap)
+	waitFor(t, searchGCPercent, raisedMemoryLimit)
+	big := make([]byte, 2*smallLiveHeap)
 	for i := range big {
 		big[i] = byte(i)
 	}
 	waitFor(t, 100, before)
 	runtime.KeepAlive(big)
-	waitFor(t, SearchGCPercent, RaisedMemoryLimit)
+	waitFor(t, searchGCPercent, raisedMemoryLimit)
 }

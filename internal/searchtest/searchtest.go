@@ -20,8 +20,9 @@ func Main(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Start starts the tuner unless the binary runs benchmarks; a TestMain that
-// does more than Main calls it after its flags are parsed or before m.Run.
+// Start starts the tuner unless the binary runs benchmarks (-test.bench),
+// parsing the test flags first if nothing has: for a TestMain that does more
+// than Main, before its m.Run.
 func Start() {
 	if !flag.Parsed() {
 		flag.Parse()

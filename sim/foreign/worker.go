@@ -163,9 +163,8 @@ func (s Starter) start(prog *Program) (*worker, error) {
 	return w, nil
 }
 
-// exec starts a fresh interpreter on the shim's entry, with fd 3 theirs;
-// a resettable Node worker takes --reset (it saves the process's state
-// before its first init, to put it back on reset).
+// exec starts a fresh interpreter on the shim's entry (shimArgs), with
+// fd 3 theirs.
 func (w *worker) exec(interp, dir string, lang Lang, theirs *os.File) error {
 	cmd := exec.Command(interp, shimArgs(lang, dir, w.resettable)...)
 	cmd.Env = workerEnv(dir)
