@@ -92,8 +92,9 @@ func (l *hashReentrant) RenewEvery() time.Duration { return l.p.TTL / 3 }
 
 func (l *hashReentrant) Acquire(p sim.Proc) (sim.Lease, error) {
 	owner := l.ownerID(p)
+	leaseMillis := millis(l.p.TTL) // the script's ARGV[1], the same at every try
 	for try := 1; ; try++ {
-		r, err := sim.Do(p, 0, "EVAL", hashLockScript, "1", l.p.Key, millis(l.p.TTL), owner)
+		r, err := sim.Do(p, 0, "EVAL", hashLockScript, "1", l.p.Key, leaseMillis, owner)
 		if err == nil && r.Kind == node.Nil {
 			return sim.Lease{Held: true, Token: owner}, nil
 		}

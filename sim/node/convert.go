@@ -63,6 +63,17 @@ func fieldTable(L *lua.LState, key, value string) *lua.LTable {
 // (truncated), string → bulk, true → 1, false and nil → nil, a table with a
 // string err or ok field → error or status, any other table → array up to
 // its first nil. Fields are read raw: metamethods do not run.
+// throughLua is the reply of a script that returns call reply r as it got
+// it: toReply(toLua(r)), which is r itself for an integer a Lua number
+// holds exactly (a waiter's PTTL, the hash lock's tail call), without
+// boxing it.
+func (vm *luaVM) throughLua(r Reply) Reply {
+	if r.Kind == Int && r.Int > -1<<53 && r.Int < 1<<53 {
+		return r
+	}
+	return toReply(vm.toLua(r))
+}
+
 func toReply(v lua.LValue) Reply {
 	left := maxReplyValues
 	return convert(v, 0, &left)

@@ -31,7 +31,7 @@ import (
 // state; TestPollsAsMiniredis runs scripts with and without replays.
 
 // Bounds on what a VM keeps: paths of scripts whose arguments vary (a new
-// token each attempt) push out the oldest.
+// token each attempt) push out the ones used least recently.
 const (
 	maxReplayScripts = 32
 	maxReplaySteps   = 64 // calls and ends a tree grows to, and calls a kept path makes
@@ -55,6 +55,7 @@ type pathStep struct {
 	common  bool     // name is one of lockCommands
 	cost    int64    // callCost
 	tail    bool     // the script returns this call's reply
+	read    []string // a poll read's args, name upper-cased (pollRead); nil: not one
 	replies []pathEdge
 	result  Reply
 }
@@ -73,7 +74,14 @@ func (s *pathStep) after(r Reply) *pathStep {
 }
 
 func (s *pathStep) edge(r Reply) int {
-	return slices.IndexFunc(s.replies, func(e pathEdge) bool { return e.reply.Equal(r) })
+	for i := range s.replies {
+		// Kind, Int and Str first: most replies differ there, and Equal
+		// copies both replies to compare them.
+		if e := &s.replies[i].reply; e.Kind == r.Kind && e.Int == r.Int && e.Str == r.Str && e.Equal(r) {
+			return i
+		}
+	}
+	return -1
 }
 
 // madeCall is one redis.call of the script being run or replayed.
@@ -89,8 +97,7 @@ type madeCall struct {
 // replayer is the VM's part of replaying: the kept trees, and the calls of
 // the script being run.
 type replayer struct {
-	paths   []*scriptPaths // a ring of maxReplayScripts
-	next    int            // the ring's oldest when full
+	paths   []*scriptPaths // at most maxReplayScripts, the last found first
 	cur     *scriptPaths   // the running script's tree, if kept
 	made    []madeCall
 	presets []madeCall // calls a replay made before it left the tree
@@ -102,26 +109,30 @@ type replayer struct {
 // runs in Lua has its calls noted in made, and a known one is replayed.
 func (vm *luaVM) replaying() bool { return !vm.n.noReplay }
 
-// find returns the tree of the script with these arguments, or nil.
+// find returns the tree of the script with these arguments, or nil, and
+// moves it to the front: a search's nodes keep the trees of earlier runs'
+// tokens, and the few a run polls with are then met first.
 func (r *replayer) find(proto *lua.FunctionProto, keys, argv []string, readOnly bool, limit int64) *scriptPaths {
-	for _, p := range r.paths {
+	for i, p := range r.paths {
 		if p.proto == proto && p.readOnly == readOnly && p.limit == limit &&
 			slices.Equal(p.keys, keys) && slices.Equal(p.argv, argv) {
+			copy(r.paths[1:i+1], r.paths[:i])
+			r.paths[0] = p
 			return p
 		}
 	}
 	return nil
 }
 
-// add keeps a new, empty tree, dropping the oldest past the bound.
+// add keeps a new, empty tree in front, dropping the one used least
+// recently past the bound.
 func (r *replayer) add(proto *lua.FunctionProto, keys, argv []string, readOnly bool, limit int64) *scriptPaths {
 	p := &scriptPaths{proto: proto, keys: slices.Clone(keys), argv: slices.Clone(argv), readOnly: readOnly, limit: limit}
 	if len(r.paths) < maxReplayScripts {
-		r.paths = append(r.paths, p)
-	} else {
-		r.paths[r.next] = p
-		r.next = (r.next + 1) % maxReplayScripts
+		r.paths = append(r.paths, nil)
 	}
+	copy(r.paths[1:], r.paths)
+	r.paths[0] = p
 	return p
 }
 
@@ -184,6 +195,9 @@ func (vm *luaVM) keep(ok bool, c *compiled, keys, argv []string, readOnly bool, 
 		if s == nil {
 			s = &pathStep{args: m.args, cost: m.cost}
 			s.name, s.common = commandCase(m.args[0])
+			if pollRead(s.name, len(m.args)) {
+				s.read = append([]string{s.name}, m.args[1:]...)
+			}
 			*at = s
 			p.steps++
 		} else if !slices.Equal(s.args, m.args) || s.cost != m.cost {
@@ -223,19 +237,58 @@ func (vm *luaVM) replayed(p *scriptPaths) (Reply, bool) {
 			vm.n.replays++
 			return cloneReply(s.result), true
 		}
-		args := append(vm.args[:0], s.args...)
-		vm.args = args
-		reply, refused := vm.sendAs(args, s.name, s.common, s.cost)
+		var reply Reply
+		var refused bool
+		if s.read != nil {
+			reply, refused = vm.sendRead(s)
+		} else {
+			args := append(vm.args[:0], s.args...)
+			vm.args = args
+			reply, refused = vm.sendAs(args, s.name, s.common, s.cost)
+		}
 		r.presets = append(r.presets, madeCall{args: s.args, cost: s.cost, reply: reply, refused: refused})
 		next := s.after(reply)
 		if next == nil && s.tail && !refused && (reply.Kind == Int || reply.Kind == Nil) {
 			r.presets = r.presets[:0]
 			vm.n.replays++
-			return toReply(vm.toLua(reply)), true
+			return vm.throughLua(reply), true
 		}
 		s = next
 	}
 	return Reply{}, false
+}
+
+// pollRead says whether a script's call of name with n arguments is a
+// read answerPoll may answer: a lock command that read-only scripts may
+// call too, which no check refuses, effects replication leaves out and
+// nothing before answerPoll answers (exec), so a kept one goes there
+// first (sendRead).
+func pollRead(name string, n int) bool {
+	switch name {
+	case "GET", "EXISTS", "PTTL":
+		return n == 2
+	case "HEXISTS":
+		return n == 3
+	}
+	return false
+}
+
+// sendRead is sendAs for a kept poll read (pathStep.read): answerPoll's
+// answer, or, when it does not answer, the whole of exec.
+func (vm *luaVM) sendRead(s *pathStep) (Reply, bool) {
+	if !vm.countWrites(s.cost) {
+		return errorReply(oomError), true
+	}
+	n := vm.n
+	if r, ok := n.answerPoll(vm.peer, s.name, s.read); ok {
+		if n.follow.on {
+			n.followed(s.read, r)
+		}
+		return r, false
+	}
+	args := append(vm.args[:0], s.args...)
+	vm.args = args
+	return vm.exec(args, s.name, s.common), false
 }
 
 // cloneReply copies r's element lists, which a kept reply must not share.
