@@ -45,6 +45,7 @@ package prove
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -394,7 +395,7 @@ type node struct {
 	// After the run:
 	points  []point
 	verdict string
-	key     [32]byte
+	key     [32]byte // the run's history and points (run): equal runs, equal keys
 	// reads is what jumps.go reads of the run (noteReads), or of the run
 	// it was taken from; nil when that run cannot stand for another.
 	reads []int
@@ -502,8 +503,14 @@ func (p *Prover) run(n *node, last bool) error {
 			pts[i].key[3] ^= fh
 		}
 	}
+	// The run's key: its history (the sum its state keys took as it went,
+	// or, without them, its digest) and its choice points.
 	h := sha256.New()
-	h.Write([]byte(res.History.Digest()))
+	if k := res.HistoryKey; k != sim.Unknown {
+		h.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, k[0]), k[1]))
+	} else {
+		h.Write([]byte(res.History.Digest()))
+	}
 	for _, pt := range pts {
 		h.Write([]byte{byte(pt.proc), byte(pt.at), byte(pt.n), byte(pt.n >> 8), byte(pt.n >> 16)})
 	}

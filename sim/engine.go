@@ -37,6 +37,12 @@ type Result struct {
 	// later point of its own changes nothing of the run but its own fault
 	// event (prove/jumps.go).
 	LastClockRead []int
+	// HistoryKey is, for a run with Config.OnState set, a 128-bit hash of
+	// its whole history, its clients, nodes and watched key included: equal
+	// keys are equal histories, as equal digests are, but it is summed event
+	// by event as the run records them (StateKeys.History), where Digest
+	// reads the history again. Unknown without OnState.
+	HistoryKey StateKey
 	// spareEvents and spareBytes are what the history could still have
 	// held when the run ended (Room).
 	spareEvents, spareBytes int
@@ -98,6 +104,9 @@ type request struct {
 	lib                       LibConn // a client library's connection (libhost.go)
 	ref                       reqRef  // its name in the scheduler's queue
 	argBytes                  int     // what args count in the history; 0: not yet reckoned (countArgs)
+	// argSum is args summed for the state keys, once argSummed (argsSum).
+	argSum    stateSum
+	argSummed bool
 }
 
 type simNode struct {
@@ -234,6 +243,9 @@ func Run(cfg Config) (*Result, error) {
 		res.LastClockRead[i] = p.readAt - 1
 	}
 	res.spareEvents, res.spareBytes = r.maxEv-r.hist.n, MaxHistoryBytes-r.hist.size
+	if cfg.OnState != nil {
+		res.HistoryKey = r.historyKey(&res.History)
+	}
 	return res, nil
 }
 
@@ -589,13 +601,17 @@ func (r *runner) record(e Event) {
 
 // recordSlot records e, set in the history's last slot (recorder.slot),
 // whose argument list counts args bytes.
-func (r *runner) recordSlot(e *Event, args int) {
+func (r *runner) recordSlot(e *Event, args int) { r.recordFor(e, args, nil) }
+
+// recordFor is recordSlot of an event of request q (nil: none), whose
+// argument list the state keys then sum once for all its events.
+func (r *runner) recordFor(e *Event, args int, q *request) {
 	e.At = r.now
 	if e.Proc >= 0 && e.Kind != KindCommand {
 		e.Incarnation = r.procs[e.Proc].inc
 	}
 	if r.cfg.OnState != nil {
-		r.note(e)
+		r.note(e, q)
 	}
 	r.hist.counted(e, args)
 }

@@ -202,9 +202,11 @@ func (h *Host) Send(p Proc, n int, args []string, c LibConn) {
 	r, sp := h.r, p.(*process).home()
 	// The process's own pending effect, if any, stays as it was.
 	node, keep := sp.node, sp.args
-	sp.node, sp.args = n, r.mem.keep(args)
+	sp.node = n
+	sp.setArgs(r.mem.keep(args))
 	q := r.send(sp)
-	sp.node, sp.args = node, keep
+	sp.node = node
+	sp.setArgs(keep)
 	q.lib = c
 }
 

@@ -15,7 +15,8 @@ func (r *runner) send(p *process) *request {
 	nw := &r.cfg.Network
 	r.reqID++
 	q, ref := r.mem.request()
-	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now, ref: ref}
+	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now, ref: ref,
+		argSum: p.argSum, argSummed: p.argSummed}
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}
@@ -126,7 +127,7 @@ func (r *runner) recordCommand(q *request) {
 	if r.cfg.WatchKey != "" {
 		ev.Key = n.n.Watched() // the node's last event was this command (or Observe)
 	}
-	r.recordSlot(ev, q.countArgs())
+	r.recordFor(ev, q.countArgs(), q)
 }
 
 // countArgs is what q's argument list counts in the history (argsBytes),
@@ -201,7 +202,7 @@ func (r *runner) deliver(p *process, q *request) {
 		p.reply, p.err = Reply{}, ErrTimeout
 		p.observeReply()
 		res.Err = q.why
-		r.recordSlot(res, q.countArgs())
+		r.recordFor(res, q.countArgs(), q)
 		r.resume(p)
 		return
 	}
@@ -211,7 +212,7 @@ func (r *runner) deliver(p *process, q *request) {
 	}
 	p.observeReply()
 	res.Reply = q.reply
-	r.recordSlot(res, q.countArgs())
+	r.recordFor(res, q.countArgs(), q)
 	r.trigger(PointReply, p, q.args[0])
 	if p.live {
 		r.resume(p)

@@ -92,15 +92,17 @@ type process struct {
 	awaitNo uint32
 
 	// The pending effect, set before yielding.
-	want    effectKind
-	args    []string
-	node    int
-	sleep   time.Duration
-	value   int64
-	fence   int64
-	reply   Reply
-	err     error
-	readVal int64
+	want      effectKind
+	args      []string
+	argSum    stateSum // args summed for the state keys, once argSummed (setArgs)
+	argSummed bool
+	node      int
+	sleep     time.Duration
+	value     int64
+	fence     int64
+	reply     Reply
+	err       error
+	readVal   int64
 }
 
 func (p *process) Name() string     { return p.spec.Name }
@@ -156,10 +158,14 @@ func (p *process) do(node int, args []string) (Reply, error) {
 		return Reply{}, fmt.Errorf("empty command")
 	}
 	p.want, p.node = effCommand, node
-	p.args = p.r.mem.keep(args) // the history keeps them
+	p.setArgs(p.r.mem.keep(args)) // the history keeps them
 	p.suspend()
 	return p.reply, p.err
 }
+
+// setArgs sets the pending command, whose sum for the state keys is then
+// to be taken again (argsSum).
+func (p *process) setArgs(args []string) { p.args, p.argSummed = args, false }
 
 // Sleep with d <= 0 returns at once without yielding, like sleep(0).
 func (p *process) Sleep(d time.Duration) {

@@ -66,8 +66,9 @@ type past struct {
 	nodeFault               []Time
 }
 
-// note adds an event to the past.
-func (r *runner) note(e *Event) {
+// note adds an event to the past: of request q, if not nil, whose
+// argument list it sums once (a command's and its result's are the same).
+func (r *runner) note(e *Event, q *request) {
 	pa := &r.past
 	if pa.trying == nil {
 		n := len(r.procs)
@@ -75,14 +76,17 @@ func (r *runner) note(e *Event) {
 		pa.sent, pa.timedOut, pa.faulted = make([]Time, n), make([]Time, n), make([]Time, n)
 		pa.nodeFault = make([]Time, len(r.nodes))
 	}
-	h := pa.history.num(int64(e.At)).num(int64(e.Kind)).flag(e.Held).flag(e.Silent).flag(e.Accepted).num(int64(e.Fault))
-	h = h.num(int64(e.Proc)).num(int64(e.Node)).num(int64(e.Incarnation)).num(int64(e.Req)).num(int64(len(e.Args)))
-	for _, a := range e.Args {
-		h = h.str(a)
+	h := pa.history.num(int64(e.At)).num(int64(e.Kind)<<3 | bit(e.Held)<<2 | bit(e.Silent)<<1 | bit(e.Accepted)).num(int64(e.Fault))
+	h = h.num(int64(e.Proc)).num(int64(e.Node)).num(int64(e.Incarnation)).num(int64(e.Req))
+	if q != nil {
+		a := q.argsSum()
+		h = h.num(int64(a[0])).num(int64(a[1]))
+	} else {
+		h = h.args(e.Args)
 	}
 	h = h.reply(e.Reply).str(e.Err).num(int64(e.Sent)).str(e.Token).num(e.Fence).num(e.Value).num(int64(e.Dur))
 	k := e.Key
-	pa.history = h.flag(k.Exists).flag(k.Fresh).num(int64(k.Type)).str(k.Value).num(int64(k.TTL))
+	pa.history = h.num(int64(k.Type)<<2 | bit(k.Exists)<<1 | bit(k.Fresh)).str(k.Value).num(int64(k.TTL))
 	endHold := func(p int) {
 		if pa.holding[p] != 0 {
 			pa.holding[p], pa.lastHoldEnd = 0, e.At+1
@@ -133,6 +137,24 @@ func (r *runner) note(e *Event) {
 	}
 }
 
+// historyKey is Result.HistoryKey: the past's history sum with what
+// Digest reads of h besides its events.
+func (r *runner) historyKey(h *History) StateKey {
+	s := r.past.history.num(int64(len(h.Procs)))
+	for _, p := range h.Procs {
+		s = s.str(p)
+	}
+	s = s.num(int64(h.Nodes)).str(h.WatchKey).num(int64(len(h.Replicas)))
+	for _, n := range h.Replicas {
+		s = s.num(int64(n))
+	}
+	s = s.num(int64(len(h.Events)))
+	if s == stateSum(Unknown) {
+		s[0] = 1 // never Unknown by chance
+	}
+	return StateKey(s)
+}
+
 // summary is the Summary key of the past, its times relative to now.
 func (pa *past) summary(now Time) StateKey {
 	s := stateSum{}.num(int64(rel(pa.lastHoldEnd, now))).num(int64(pa.accepted)).num(int64(pa.refused))
@@ -166,6 +188,25 @@ func (s stateSum) num(x int64) stateSum {
 
 func (s stateSum) str(v string) stateSum { return sumBytes(s, v) }
 
+// args adds an argument list, its length first.
+func (s stateSum) args(args []string) stateSum {
+	s = s.num(int64(len(args)))
+	for _, a := range args {
+		s = s.str(a)
+	}
+	return s
+}
+
+// argsSum is q's argument list summed on its own (stateSum{}.args), once
+// (or taken from its sender's, process.setArgs): a request's events and
+// the state keys taken while it is in flight fold it in as two numbers.
+func (q *request) argsSum() stateSum {
+	if !q.argSummed {
+		q.argSum, q.argSummed = stateSum{}.args(q.args), true
+	}
+	return q.argSum
+}
+
 // sumBytes is str for a string or bytes (a random source's state, read
 // into a buffer of the caller's without a copy).
 func sumBytes[T string | []byte](s stateSum, v T) stateSum {
@@ -180,6 +221,15 @@ func sumBytes[T string | []byte](s stateSum, v T) stateSum {
 		last |= uint64(v[i]) << (8 * i)
 	}
 	return s.num(int64(last))
+}
+
+// bit is b as 1 or 0: flags are packed into one number of the sum with
+// the small number beside them, each at its own bit.
+func bit(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (s stateSum) flag(b bool) stateSum {
@@ -244,7 +294,7 @@ func (r *runner) stateKey() StateKey {
 	s = s.num(int64(len(evs)))
 	for i := range evs {
 		e := &evs[i]
-		s = s.num(int64(e.at - r.now)).num(int64(e.kind)).flag(e.sub).num(int64(e.proc)).num(int64(e.inc)).num(int64(e.fault))
+		s = s.num(int64(e.at - r.now)).num(int64(e.kind)<<1 | bit(e.sub)).num(int64(e.proc)).num(int64(e.inc)).num(int64(e.fault))
 		if e.req != 0 {
 			s = r.requestSum(s, r.mem.req(e.req))
 		}
@@ -293,19 +343,17 @@ func (r *runner) drifts() bool {
 }
 
 func (r *runner) requestSum(s stateSum, q *request) stateSum {
-	s = s.num(int64(q.proc)).num(int64(q.inc)).num(int64(q.node)).num(int64(len(q.args)))
-	for _, a := range q.args {
-		s = s.str(a)
-	}
+	a := q.argsSum()
+	s = s.num(int64(q.proc)).num(int64(q.inc)).num(int64(q.node)).num(int64(a[0])).num(int64(a[1]))
 	s = s.num(int64(q.sent - r.now)).num(int64(rel(q.deadline, r.now))).num(int64(rel(q.arrived, r.now)))
-	s = s.flag(q.dropped).flag(q.ran).num(int64(q.gen)).num(int64(q.block))
-	s = s.str(q.why).reply(q.reply).flag(q.waiting).flag(q.answered).num(int64(q.replyLat))
+	s = s.num(bit(q.dropped)<<3 | bit(q.ran)<<2 | bit(q.waiting)<<1 | bit(q.answered)).num(int64(q.gen)).num(int64(q.block))
+	s = s.str(q.why).reply(q.reply).num(int64(q.replyLat))
 	return s
 }
 
 // stateSum adds a coroutine's state (a main one's or its watchdog's).
 func (p *process) stateSum(s stateSum) stateSum {
-	s = s.flag(p.live).flag(p.ended).flag(p.crashPending).flag(p.running).num(int64(p.inc))
+	s = s.num(bit(p.live)<<3 | bit(p.ended)<<2 | bit(p.crashPending)<<1 | bit(p.running)).num(int64(p.inc))
 	s = s.num(int64(p.clock.at(p.r.now) - p.r.now)).num(p.clock.spec.DriftPPM)
 	if !p.live {
 		// Nothing of a dead coroutine lives on: a restart starts afresh
@@ -314,12 +362,13 @@ func (p *process) stateSum(s stateSum) stateSum {
 	}
 	s = s.num(int64(max(p.pausedUntil-p.r.now, 0))).num(int64(max(p.dogPausedUntil-p.r.now, 0)))
 	s = s.num(int64(len(p.pauses))).num(int64(len(p.dogPauses)))
-	s = s.num(int64(p.lose.kind)).num(int64(p.lose.timeout)).flag(p.lose.kind != 0 && p.lose.fault >= 0)
-	s = s.flag(p.lost).num(int64(p.want)).num(int64(p.node)).num(int64(p.sleep)).num(p.value).num(p.fence)
-	for _, a := range p.args {
-		s = s.str(a)
+	s = s.num(int64(p.lose.kind)<<2 | bit(p.lose.kind != 0 && p.lose.fault >= 0)<<1 | bit(p.lost)).num(int64(p.lose.timeout))
+	s = s.num(int64(p.want)<<1 | bit(p.err != nil)).num(int64(p.node)).num(int64(p.sleep)).num(p.value).num(p.fence)
+	if !p.argSummed {
+		p.argSum, p.argSummed = stateSum{}.args(p.args), true
 	}
-	s = s.reply(p.reply).flag(p.err != nil).num(p.readVal)
+	s = s.num(int64(p.argSum[0])).num(int64(p.argSum[1]))
+	s = s.reply(p.reply).num(p.readVal)
 	if p.owner == nil && p.rngSrc != nil {
 		var buf [32]byte
 		b, _ := p.rngSrc.AppendBinary(buf[:0])

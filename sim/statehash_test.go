@@ -132,3 +132,72 @@ func TestStateKeyIsRelativeToNow(t *testing.T) {
 		t.Fatal("a drifting clock: the same key 7 ms apart")
 	}
 }
+
+// Result.HistoryKey tells histories apart exactly as Digest does: runs with
+// equal digests (the same config twice) have equal keys, and different
+// digests different keys; a run without OnState has none.
+func TestHistoryKeyAsDigest(t *testing.T) {
+	byDigest := map[string]StateKey{}
+	byKey := map[StateKey]string{}
+	for seed := uint64(1); seed <= 12; seed++ {
+		for _, pause := range []time.Duration{0, 2 * time.Second, 2*time.Second + time.Millisecond} {
+			cfg := standardConfig(seed)
+			if pause > 0 {
+				cfg.Faults = []Fault{{Kind: fault.Pause, Proc: 0, On: Trigger{Point: PointAcquired, Proc: 0, N: 2}, Dur: pause}}
+			}
+			plain, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain.HistoryKey != Unknown {
+				t.Fatalf("seed %d: a run without OnState has history key %x", seed, plain.HistoryKey)
+			}
+			for range 2 {
+				res, _ := keyedRun(t, cfg)
+				d, k := res.History.Digest(), res.HistoryKey
+				if k == Unknown {
+					t.Fatalf("seed %d: no history key", seed)
+				}
+				if was, ok := byDigest[d]; ok && was != k {
+					t.Fatalf("seed %d, pause %s: digest %s has keys %x and %x", seed, pause, d, was, k)
+				}
+				if was, ok := byKey[k]; ok && was != d {
+					t.Fatalf("seed %d, pause %s: key %x has digests %s and %s", seed, pause, k, was, d)
+				}
+				byDigest[d], byKey[k] = k, d
+			}
+		}
+	}
+	if len(byDigest) < 30 {
+		t.Fatalf("only %d distinct histories of 36 configs: the test tells too few apart", len(byDigest))
+	}
+}
+
+// A process's pending command is summed once, and summed again when it
+// changes (setArgs): a stale sum would make two states with different
+// commands pending equal, and prove would prune one for the other. A
+// request takes its sender's sum, or sums its own list alike.
+func TestArgsSumFollowsSetArgs(t *testing.T) {
+	r := &runner{cfg: &Config{}}
+	p := &process{r: r, spec: &ProcSpec{}, live: true, want: effCommand}
+	p.setArgs([]string{"SET", "lock", "a", "NX"})
+	first := p.stateSum(stateSum{})
+	if again := p.stateSum(stateSum{}); again != first {
+		t.Fatalf("the same pending command sums %x, then %x", first, again)
+	}
+	p.setArgs([]string{"SET", "lock", "b", "NX"})
+	if other := p.stateSum(stateSum{}); other == first {
+		t.Fatalf("another pending command sums as the first: %x", other)
+	}
+	p.setArgs([]string{"SET", "lock", "a", "NX"})
+	if back := p.stateSum(stateSum{}); back != first {
+		t.Fatalf("the first command again sums %x, not %x", back, first)
+	}
+	q := &request{args: p.args}
+	if got, want := q.argsSum(), p.argSum; got != want {
+		t.Fatalf("a request sums its list as %x, its sender as %x", got, want)
+	}
+	if whole := (stateSum{}.args([]string{"SET", "lock", "aN", "X"})); whole == p.argSum {
+		t.Fatal("argument lists that join to the same text sum alike")
+	}
+}
