@@ -52,12 +52,13 @@ type scriptPaths struct {
 type pathStep struct {
 	args    []string // as the script passed them, name not upper-cased
 	name    string   // args[0] upper-cased (commandCase), looked up once
-	common  bool     // name is one of lockCommands
 	cost    int64    // callCost
-	tail    bool     // the script returns this call's reply
-	read    []string // a poll read's args, name upper-cased (pollRead); nil: not one
+	read    []string // a poll read's args, name upper-cased, made at its first replay
 	replies []pathEdge
 	result  Reply
+	common  bool // name is one of lockCommands
+	tail    bool // the script returns this call's reply
+	poll    bool // a poll read (pollRead)
 }
 
 type pathEdge struct {
@@ -195,9 +196,7 @@ func (vm *luaVM) keep(ok bool, c *compiled, keys, argv []string, readOnly bool, 
 		if s == nil {
 			s = &pathStep{args: m.args, cost: m.cost}
 			s.name, s.common = commandCase(m.args[0])
-			if pollRead(s.name, len(m.args)) {
-				s.read = append([]string{s.name}, m.args[1:]...)
-			}
+			s.poll = pollRead(s.name, len(m.args))
 			*at = s
 			p.steps++
 		} else if !slices.Equal(s.args, m.args) || s.cost != m.cost {
@@ -239,7 +238,7 @@ func (vm *luaVM) replayed(p *scriptPaths) (Reply, bool) {
 		}
 		var reply Reply
 		var refused bool
-		if s.read != nil {
+		if s.poll {
 			reply, refused = vm.sendRead(s)
 		} else {
 			args := append(vm.args[:0], s.args...)
@@ -273,11 +272,16 @@ func pollRead(name string, n int) bool {
 	return false
 }
 
-// sendRead is sendAs for a kept poll read (pathStep.read): answerPoll's
+// sendRead is sendAs for a kept poll read (pathStep.poll): answerPoll's
 // answer, or, when it does not answer, the whole of exec.
 func (vm *luaVM) sendRead(s *pathStep) (Reply, bool) {
 	if !vm.countWrites(s.cost) {
 		return errorReply(oomError), true
+	}
+	if s.read == nil { // not when kept: most scripts a lock sends once never replay
+		s.read = make([]string, len(s.args))
+		s.read[0] = s.name
+		copy(s.read[1:], s.args[1:])
 	}
 	n := vm.n
 	if r, ok := n.answerPoll(vm.peer, s.name, s.read); ok {
