@@ -104,9 +104,7 @@ type request struct {
 	lib                       LibConn // a client library's connection (libhost.go)
 	ref                       reqRef  // its name in the scheduler's queue
 	argBytes                  int     // what args count in the history; 0: not yet reckoned (countArgs)
-	// argSum is args summed for the state keys, once argSummed (argsSum).
-	argSum    stateSum
-	argSummed bool
+	argSum                    argsSum // args summed for the state keys
 }
 
 type simNode struct {

@@ -201,12 +201,11 @@ func (h *Host) Trigger(point Point, p Proc, cmd string) { h.r.trigger(point, p.(
 func (h *Host) Send(p Proc, n int, args []string, c LibConn) {
 	r, sp := h.r, p.(*process).home()
 	// The process's own pending effect, if any, stays as it was.
-	node, keep := sp.node, sp.args
+	node, keep, sum := sp.node, sp.args, sp.argSum
 	sp.node = n
 	sp.setArgs(r.mem.keep(args))
 	q := r.send(sp)
-	sp.node = node
-	sp.setArgs(keep)
+	sp.node, sp.args, sp.argSum = node, keep, sum
 	q.lib = c
 }
 

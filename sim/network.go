@@ -15,8 +15,7 @@ func (r *runner) send(p *process) *request {
 	nw := &r.cfg.Network
 	r.reqID++
 	q, ref := r.mem.request()
-	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, sent: r.now, ref: ref,
-		argSum: p.argSum, argSummed: p.argSummed}
+	*q = request{id: r.reqID, proc: p.id, inc: p.home().inc, node: p.node, args: p.args, argSum: p.argSum, sent: r.now, ref: ref}
 	if nw.Timeout > 0 {
 		q.deadline = r.now + Time(nw.Timeout)
 	}

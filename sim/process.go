@@ -92,17 +92,16 @@ type process struct {
 	awaitNo uint32
 
 	// The pending effect, set before yielding.
-	want      effectKind
-	args      []string
-	argSum    stateSum // args summed for the state keys, once argSummed (setArgs)
-	argSummed bool
-	node      int
-	sleep     time.Duration
-	value     int64
-	fence     int64
-	reply     Reply
-	err       error
-	readVal   int64
+	want    effectKind
+	args    []string
+	argSum  argsSum // args summed for the state keys (setArgs)
+	node    int
+	sleep   time.Duration
+	value   int64
+	fence   int64
+	reply   Reply
+	err     error
+	readVal int64
 }
 
 func (p *process) Name() string     { return p.spec.Name }
@@ -165,7 +164,7 @@ func (p *process) do(node int, args []string) (Reply, error) {
 
 // setArgs sets the pending command, whose sum for the state keys is then
 // to be taken again (argsSum).
-func (p *process) setArgs(args []string) { p.args, p.argSummed = args, false }
+func (p *process) setArgs(args []string) { p.args, p.argSum = args, argsSum{} }
 
 // Sleep with d <= 0 returns at once without yielding, like sleep(0).
 func (p *process) Sleep(d time.Duration) {

@@ -79,8 +79,7 @@ func (r *runner) note(e *Event, q *request) {
 	h := pa.history.num(int64(e.At)).num(int64(e.Kind)<<3 | bit(e.Held)<<2 | bit(e.Silent)<<1 | bit(e.Accepted)).num(int64(e.Fault))
 	h = h.num(int64(e.Proc)).num(int64(e.Node)).num(int64(e.Incarnation)).num(int64(e.Req))
 	if q != nil {
-		a := q.argsSum()
-		h = h.num(int64(a[0])).num(int64(a[1]))
+		h = h.sum(q.argSum.of(q.args))
 	} else {
 		h = h.args(e.Args)
 	}
@@ -148,11 +147,7 @@ func (r *runner) historyKey(h *History) StateKey {
 	for _, n := range h.Replicas {
 		s = s.num(int64(n))
 	}
-	s = s.num(int64(len(h.Events)))
-	if s == stateSum(Unknown) {
-		s[0] = 1 // never Unknown by chance
-	}
-	return StateKey(s)
+	return s.num(int64(len(h.Events))).key()
 }
 
 // summary is the Summary key of the past, its times relative to now.
@@ -197,14 +192,32 @@ func (s stateSum) args(args []string) stateSum {
 	return s
 }
 
-// argsSum is q's argument list summed on its own (stateSum{}.args), once
-// (or taken from its sender's, process.setArgs): a request's events and
-// the state keys taken while it is in flight fold it in as two numbers.
-func (q *request) argsSum() stateSum {
-	if !q.argSummed {
-		q.argSum, q.argSummed = stateSum{}.args(q.args), true
+// sum folds another sum in, as two numbers.
+func (s stateSum) sum(o stateSum) stateSum { return s.num(int64(o[0])).num(int64(o[1])) }
+
+// key is s as a state key, never Unknown by chance.
+func (s stateSum) key() StateKey {
+	if s == stateSum(Unknown) {
+		s[0] = 1
 	}
-	return q.argSum
+	return StateKey(s)
+}
+
+// argsSum is an argument list summed on its own (stateSum{}.args), taken
+// once: a request's events, the state keys taken while it is in flight and
+// its sender's pending effect fold the list in as two numbers (sum). Its
+// holder resets it whenever the list changes (process.setArgs); a request
+// takes its sender's.
+type argsSum struct {
+	s  stateSum
+	ok bool
+}
+
+func (a *argsSum) of(args []string) stateSum {
+	if !a.ok {
+		a.s, a.ok = stateSum{}.args(args), true
+	}
+	return a.s
 }
 
 // sumBytes is str for a string or bytes (a random source's state, read
@@ -321,10 +334,7 @@ func (r *runner) stateKey() StateKey {
 		}
 		s = s.num(int64(f.On.Point)).num(int64(f.On.Proc)).str(f.On.Cmd).num(int64(f.On.N - r.counts[i]))
 	}
-	if s == stateSum(Unknown) {
-		s[0] = 1 // never Unknown by chance
-	}
-	return StateKey(s)
+	return s.key()
 }
 
 // drifts says some clock of the run drifts.
@@ -343,8 +353,7 @@ func (r *runner) drifts() bool {
 }
 
 func (r *runner) requestSum(s stateSum, q *request) stateSum {
-	a := q.argsSum()
-	s = s.num(int64(q.proc)).num(int64(q.inc)).num(int64(q.node)).num(int64(a[0])).num(int64(a[1]))
+	s = s.num(int64(q.proc)).num(int64(q.inc)).num(int64(q.node)).sum(q.argSum.of(q.args))
 	s = s.num(int64(q.sent - r.now)).num(int64(rel(q.deadline, r.now))).num(int64(rel(q.arrived, r.now)))
 	s = s.num(bit(q.dropped)<<3 | bit(q.ran)<<2 | bit(q.waiting)<<1 | bit(q.answered)).num(int64(q.gen)).num(int64(q.block))
 	s = s.str(q.why).reply(q.reply).num(int64(q.replyLat))
@@ -364,11 +373,7 @@ func (p *process) stateSum(s stateSum) stateSum {
 	s = s.num(int64(len(p.pauses))).num(int64(len(p.dogPauses)))
 	s = s.num(int64(p.lose.kind)<<2 | bit(p.lose.kind != 0 && p.lose.fault >= 0)<<1 | bit(p.lost)).num(int64(p.lose.timeout))
 	s = s.num(int64(p.want)<<1 | bit(p.err != nil)).num(int64(p.node)).num(int64(p.sleep)).num(p.value).num(p.fence)
-	if !p.argSummed {
-		p.argSum, p.argSummed = stateSum{}.args(p.args), true
-	}
-	s = s.num(int64(p.argSum[0])).num(int64(p.argSum[1]))
-	s = s.reply(p.reply).num(p.readVal)
+	s = s.sum(p.argSum.of(p.args)).reply(p.reply).num(p.readVal)
 	if p.owner == nil && p.rngSrc != nil {
 		var buf [32]byte
 		b, _ := p.rngSrc.AppendBinary(buf[:0])
@@ -381,7 +386,7 @@ func (p *process) stateSum(s stateSum) stateSum {
 		// where now is from there says what they were.
 		s = s.num(int64(p.r.now - p.obsStart))
 	}
-	return s.num(int64(p.obs[0])).num(int64(p.obs[1]))
+	return s.sum(p.obs)
 }
 
 // rel is a deadline relative to now; 0 stays 0 (none).

@@ -194,10 +194,10 @@ func TestArgsSumFollowsSetArgs(t *testing.T) {
 		t.Fatalf("the first command again sums %x, not %x", back, first)
 	}
 	q := &request{args: p.args}
-	if got, want := q.argsSum(), p.argSum; got != want {
+	if got, want := q.argSum.of(q.args), p.argSum.s; got != want {
 		t.Fatalf("a request sums its list as %x, its sender as %x", got, want)
 	}
-	if whole := (stateSum{}.args([]string{"SET", "lock", "aN", "X"})); whole == p.argSum {
+	if whole := (stateSum{}.args([]string{"SET", "lock", "aN", "X"})); whole == p.argSum.s {
 		t.Fatal("argument lists that join to the same text sum alike")
 	}
 }

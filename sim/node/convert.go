@@ -63,6 +63,11 @@ func fieldTable(L *lua.LState, key, value string) *lua.LTable {
 // (truncated), string → bulk, true → 1, false and nil → nil, a table with a
 // string err or ok field → error or status, any other table → array up to
 // its first nil. Fields are read raw: metamethods do not run.
+func toReply(v lua.LValue) Reply {
+	left := maxReplyValues
+	return convert(v, 0, &left)
+}
+
 // throughLua is the reply of a script that returns call reply r as it got
 // it: toReply(toLua(r)), which is r itself for an integer a Lua number
 // holds exactly (a waiter's PTTL, the hash lock's tail call), without
@@ -72,11 +77,6 @@ func (vm *luaVM) throughLua(r Reply) Reply {
 		return r
 	}
 	return toReply(vm.toLua(r))
-}
-
-func toReply(v lua.LValue) Reply {
-	left := maxReplyValues
-	return convert(v, 0, &left)
 }
 
 func convert(v lua.LValue, depth int, left *int) Reply {

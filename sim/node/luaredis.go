@@ -132,25 +132,16 @@ func (vm *luaVM) callArgs(L *lua.LState) ([]string, string) {
 
 // send is one redis.call's command, cost bytes of arguments: refused with
 // Redis's OOM error past MaxScriptWrites, else run (or the error msg for
-// its arguments). Replays send their recorded calls through sendAs.
+// its arguments). Replays send their kept calls through sendKept, whose
+// names were upper-cased when kept.
 func (vm *luaVM) send(args []string, msg string, cost int64) (r Reply, refused bool) {
-	if msg == "" {
-		name, common := commandCase(args[0])
-		return vm.sendAs(args, name, common, cost)
-	}
 	if !vm.countWrites(cost) {
 		return errorReply(oomError), true
 	}
-	return errorReply(msg), false
-}
-
-// sendAs is send of a call with good arguments whose name is known
-// upper-cased: a replayed one's was looked up when it was kept, which at
-// every call was 5% of the hash lock's row.
-func (vm *luaVM) sendAs(args []string, name string, common bool, cost int64) (r Reply, refused bool) {
-	if !vm.countWrites(cost) {
-		return errorReply(oomError), true
+	if msg != "" {
+		return errorReply(msg), false
 	}
+	name, common := commandCase(args[0])
 	return vm.exec(args, name, common), false
 }
 

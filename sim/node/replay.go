@@ -236,15 +236,7 @@ func (vm *luaVM) replayed(p *scriptPaths) (Reply, bool) {
 			vm.n.replays++
 			return cloneReply(s.result), true
 		}
-		var reply Reply
-		var refused bool
-		if s.poll {
-			reply, refused = vm.sendRead(s)
-		} else {
-			args := append(vm.args[:0], s.args...)
-			vm.args = args
-			reply, refused = vm.sendAs(args, s.name, s.common, s.cost)
-		}
+		reply, refused := vm.sendKept(s)
 		r.presets = append(r.presets, madeCall{args: s.args, cost: s.cost, reply: reply, refused: refused})
 		next := s.after(reply)
 		if next == nil && s.tail && !refused && (reply.Kind == Int || reply.Kind == Nil) {
@@ -261,7 +253,7 @@ func (vm *luaVM) replayed(p *scriptPaths) (Reply, bool) {
 // read answerPoll may answer: a lock command that read-only scripts may
 // call too, which no check refuses, effects replication leaves out and
 // nothing before answerPoll answers (exec), so a kept one goes there
-// first (sendRead).
+// first (sendKept).
 func pollRead(name string, n int) bool {
 	switch name {
 	case "GET", "EXISTS", "PTTL":
@@ -272,25 +264,28 @@ func pollRead(name string, n int) bool {
 	return false
 }
 
-// sendRead is sendAs for a kept poll read (pathStep.poll): answerPoll's
-// answer, or, when it does not answer, the whole of exec.
-func (vm *luaVM) sendRead(s *pathStep) (Reply, bool) {
+// sendKept is send for kept call s, its name upper-cased when kept: a poll
+// read (pathStep.poll) goes to answerPoll first, with no argument copy,
+// and the rest of exec only when it does not answer.
+func (vm *luaVM) sendKept(s *pathStep) (Reply, bool) {
 	if !vm.countWrites(s.cost) {
 		return errorReply(oomError), true
 	}
-	if s.read == nil { // not when kept: most scripts a lock sends once never replay
-		s.read = make([]string, len(s.args))
-		s.read[0] = s.name
-		copy(s.read[1:], s.args[1:])
-	}
-	n := vm.n
-	if r, ok := n.answerPoll(vm.peer, s.name, s.read); ok {
-		if n.follow.on {
-			n.followed(s.read, r)
+	if s.poll {
+		if s.read == nil { // not when kept: most scripts a lock sends once never replay
+			s.read = make([]string, len(s.args))
+			s.read[0] = s.name
+			copy(s.read[1:], s.args[1:])
 		}
-		return r, false
+		n := vm.n
+		if r, ok := n.answerPoll(vm.peer, s.name, s.read); ok {
+			if n.follow.on {
+				n.followed(s.read, r)
+			}
+			return r, false
+		}
 	}
-	args := append(vm.args[:0], s.args...)
+	args := append(vm.args[:0], s.args...) // exec upper-cases the name in place
 	vm.args = args
 	return vm.exec(args, s.name, s.common), false
 }
